@@ -1,0 +1,151 @@
+"""Command line: ``python -m bench suite=NAME key=value …``, ``… report DIR …``, ``… compare A B``.
+
+Hydra's compose API turns the suite YAML files (registered in Hydra's ConfigStore as the config group
+``suite``, merged over the typed :class:`bench.config.SuiteConfig`) and the overrides into a typed
+config. The compose API (instead of ``@hydra.main``) keeps Hydra from changing the working folder or
+writing logs and output folders, and lets bench exit with status 2 on bad input. Nothing here imports
+TensorFlow: every key is validated before any worker starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from bench.config import STRATEGY_HELP, ConfigError, SuiteConfig, validate
+from bench.workloads import WORKLOADS
+
+EXIT_BAD_INPUT = 2
+_KEY_HELP = {
+    "workloads": "workloads to run", "strategies": STRATEGY_HELP, "batch_sizes": "global batch sizes",
+    "batch_scaling": "global | per_replica", "steps_per_execution": "steps per host call",
+    "precisions": "float32 | mixed_float16 | mixed_bfloat16", "epochs": "epochs per point (1 = warm-up)",
+    "repeats": "independent repetitions per point", "seed": "model init + data order seed",
+    "data_scale": "reduced | full (the seeds' dataset sizes)", "n_train": "training examples (0 = by scale)",
+    "n_val": "validation examples (0 = by scale)", "all_reduce": "auto | hierarchical_copy | reduce_to_one "
+    "| nccl | collective", "tpu": "TPU address ('' = TPU_NAME env or 'local')",
+    "tpu_connect_timeout_s": "seconds", "point_timeout_s": "seconds per point before it is killed",
+    "results_dir": "where records go", "reports_dir": "where reports go", "report": "write a report at the end",
+    "baseline": "strategy the report compares with", "resume": "'' | latest | <run_id>",
+    "progress": "auto | on | off", "measure_input": "time the input pipeline alone",
+    "measure_peak": "measure the device matmul peak",
+}
+
+
+def suites_dir() -> Path:
+    """Suite YAML folder: $BENCH_SUITES_DIR, the installed copy (bench/suites) or the checkout's suites/."""
+    env = os.environ.get("BENCH_SUITES_DIR")
+    if env:
+        return Path(env)
+    packaged = Path(__file__).resolve().parent / "suites"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "suites"
+
+
+def available_suites() -> dict[str, str]:
+    """Suite name -> description, from the YAML files."""
+    out = {}
+    for f in sorted(suites_dir().glob("*.yaml")):
+        out[f.stem] = str(OmegaConf.load(f).get("description", ""))
+    return out
+
+
+def usage() -> str:
+    """The ``--help`` text: commands, suites, keys and examples."""
+    suites = available_suites()
+    width = max(map(len, suites), default=4)
+    lines = [
+        "usage: python -m bench suite=NAME [key=value ...]     run a suite, write records and a report",
+        "       python -m bench report DIR [DIR ...] [out=PATH] [baseline=cpu]   report from result folders",
+        "       python -m bench compare A B [fail_above=1.10]   compare two result folders (exit 1 if slower)",
+        "",
+        f"suites (suite=NAME; YAML files in {suites_dir()}):",
+        *(f"  {n:<{width}}  {d}" for n, d in suites.items()),
+        "",
+        "keys (Hydra-style overrides, e.g. batch_sizes=[32,256] strategies=[cpu,cpu_x2] epochs=3):",
+    ]
+    defaults = SuiteConfig.__dataclass_fields__
+    for f in fields(SuiteConfig):
+        if f.name in ("defaults", "name", "description"):
+            continue
+        d = defaults[f.name]
+        default = d.default_factory() if callable(d.default_factory) else d.default
+        lines.append(f"  {f.name:<22} {_KEY_HELP.get(f.name, '')} (default {default!r})")
+    lines += ["", f"workloads: {', '.join(WORKLOADS)}", f"strategies: {STRATEGY_HELP}", "",
+              "examples:", "  python -m bench suite=cnn",
+              "  python -m bench suite=cnn strategies=[cpu,cpu_x2] batch_sizes=[32,256] "
+              "steps_per_execution=[1,16] epochs=3 repeats=2 results_dir=/tmp/r",
+              "  python -m bench suite=cnn resume=latest"]
+    return "\n".join(lines)
+
+
+def _format_hydra_error(e: Exception, suites: list[str]) -> str:
+    msg = str(e)
+    m = re.search(r"Could not find 'suite/([^']*)'", msg)
+    if m:
+        return f"suite={m.group(1)!r} is not a suite; allowed: {', '.join(suites)}"
+    if "You must specify 'suite'" in msg:
+        return f"suite: missing; allowed: {', '.join(suites)} (e.g. python -m bench suite=cnn)"
+    m = re.search(r"Could not override '([^']*)'", msg)
+    if m:
+        keys = [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
+        return f"{m.group(1)}: unknown key; allowed keys: {', '.join(keys)}"
+    cause = e.__cause__
+    if cause is not None:
+        text = str(cause)
+        first = text.splitlines()[0].strip()
+        key = re.search(r"full_key:\s*(\S+)", text)
+        override = re.search(r"override (\S+)", msg)
+        where = key.group(1) if key else override.group(1) if override else "override"
+        return f"{where}: {first}"
+    return msg.splitlines()[0]
+
+
+def parse_config(argv: list[str]) -> SuiteConfig:
+    """Compose suite YAML + overrides into a validated SuiteConfig; ConfigError on any bad input."""
+    from hydra import compose, initialize
+    from hydra.core.config_store import ConfigStore
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    suites = available_suites()
+    cs = ConfigStore.instance()
+    cs.store(name="bench", node=SuiteConfig)
+    for name in suites:
+        node = OmegaConf.load(suites_dir() / f"{name}.yaml")
+        node.name = name
+        cs.store(group="suite", name=name, node=node, package="_global_")
+    GlobalHydra.instance().clear()
+    try:
+        with initialize(version_base="1.3", config_path=None):
+            composed = compose("bench", overrides=argv)
+        cfg = OmegaConf.to_object(composed)
+    except (HydraException, OmegaConfBaseException, ValueError) as e:
+        raise ConfigError(_format_hydra_error(e, list(suites))) from e
+    return validate(cfg)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit status (2 = bad input, 130 = interrupted)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("report", "compare"):
+        from bench import compare, report
+
+        return (report.report_main if argv[0] == "report" else compare.compare_main)(argv[1:])
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if argv else EXIT_BAD_INPUT
+    try:
+        cfg = parse_config(argv)
+    except ConfigError as e:
+        print(f"bench: error: {e}", file=sys.stderr)
+        print("(python -m bench --help lists suites, keys and allowed values)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    from bench.suite import run_suite
+
+    return run_suite(cfg)

@@ -1,0 +1,189 @@
+"""Typed run configuration and its validation. Imports no TensorFlow.
+
+A suite YAML (``suites/<name>.yaml``) sets values of :class:`SuiteConfig`; command-line overrides
+(``batch_sizes=[32,256] epochs=3``) are applied on top by :mod:`bench.cli`. Every cross-field rule is
+checked here, before any TensorFlow import, and reported as one line that names the key and what is
+allowed (:class:`ConfigError`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omegaconf import MISSING
+
+PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+PRECISION_TAGS = {"float32": "fp32", "mixed_float16": "mp16", "mixed_bfloat16": "bf16"}
+BATCH_SCALINGS = ("global", "per_replica")
+DATA_SCALES = ("reduced", "full")
+ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
+PROGRESS = ("auto", "on", "off")
+FIXED_STRATEGIES = ("cpu", "gpu", "gpus", "tpu", "default", "auto")
+STRATEGY_HELP = "cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpus, tpu, default, auto"
+_CPU_X = re.compile(r"cpu_x(\d+)")
+_IDENT = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+class ConfigError(ValueError):
+    """Bad input: the message names the key, the value and what is allowed."""
+
+
+@dataclass
+class SuiteConfig:
+    """All the axes and settings of one run. Units are in the names (``_s`` = seconds)."""
+
+    defaults: list[Any] = field(default_factory=lambda: ["_self_", {"suite": MISSING}])
+    name: str = MISSING  # the suite's name (set from the YAML file name)
+    description: str = ""
+    workloads: list[str] = field(default_factory=list)
+    strategies: list[str] = field(default_factory=lambda: ["cpu"])
+    batch_sizes: list[int] = field(default_factory=lambda: [128])
+    batch_scaling: str = "global"  # global | per_replica (value x replicas, seed 001's TPU sizing)
+    steps_per_execution: list[int] = field(default_factory=lambda: [1])
+    precisions: list[str] = field(default_factory=lambda: ["float32"])
+    epochs: int = 3  # epoch 1 is the warm-up epoch; steady state needs at least epochs 2..n
+    repeats: int = 1
+    seed: int = 0
+    data_scale: str = "reduced"  # reduced (short CPU runs) | full (the seeds' dataset sizes)
+    n_train: int = 0  # 0 = the workload's size at data_scale
+    n_val: int = 0
+    all_reduce: str = "auto"  # MirroredStrategy cross-device ops; auto = one that works with spe > 1
+    tpu: str = ""  # '' = TPU_NAME/TPU_CONFIG from the environment, else 'local' (TPU VM)
+    tpu_connect_timeout_s: float = 60.0
+    point_timeout_s: float = 1800.0  # a point running longer is stopped and recorded as failed
+    results_dir: str = "results"
+    reports_dir: str = "reports"
+    report: bool = True  # write reports/<run_id>/report.md at the end of the run
+    baseline: str = "cpu"  # strategy the report compares the others with
+    resume: str = ""  # '' (new run) | latest | <run_id>
+    progress: str = "auto"  # auto = live display only when stderr is a terminal
+    measure_input: bool = True  # also time the input pipeline alone (input-bound diagnosis)
+    measure_peak: bool = True  # measure the device's matmul peak once per worker (MFU)
+
+
+def strategy_replicas(name: str) -> int | None:
+    """Replica count a strategy name implies without touching hardware (None: known only at run time)."""
+    m = _CPU_X.fullmatch(name)
+    if m:
+        return int(m.group(1))
+    return 1 if name in ("cpu", "gpu", "default") else None
+
+
+def _check_list(key: str, values: list[Any], allowed_help: str) -> None:
+    if not values:
+        raise ConfigError(f"{key}: must not be empty; allowed: {allowed_help}")
+    dup = sorted({v for v in values if values.count(v) > 1}, key=str)
+    if dup:
+        raise ConfigError(f"{key}: duplicate value(s) {dup}; list each value once")
+
+
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: {', '.join(allowed)}")
+
+
+def validate(cfg: SuiteConfig) -> SuiteConfig:
+    """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
+    from bench.workloads import WORKLOADS, dataset_size
+
+    _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
+    for i, w in enumerate(cfg.workloads):
+        if w not in WORKLOADS:
+            raise ConfigError(f"workloads[{i}]={w!r} is not a workload; allowed: {', '.join(WORKLOADS)}")
+    _check_list("strategies", cfg.strategies, STRATEGY_HELP)
+    for i, s in enumerate(cfg.strategies):
+        m = _CPU_X.fullmatch(s)
+        if s not in FIXED_STRATEGIES and not (m and int(m.group(1)) >= 2):
+            raise ConfigError(f"strategies[{i}]={s!r} is not a strategy; allowed: {STRATEGY_HELP}")
+        if m and int(m.group(1)) > 64:
+            raise ConfigError(f"strategies[{i}]={s!r}: at most 64 logical CPUs (cpu_x2 .. cpu_x64)")
+    _check_list("batch_sizes", cfg.batch_sizes, "positive integers, e.g. [32,128]")
+    for i, b in enumerate(cfg.batch_sizes):
+        if b < 1:
+            raise ConfigError(f"batch_sizes[{i}]={b}: must be a positive integer")
+    _check_list("steps_per_execution", cfg.steps_per_execution, "positive integers, e.g. [1,16]")
+    for i, s in enumerate(cfg.steps_per_execution):
+        if s < 1:
+            raise ConfigError(f"steps_per_execution[{i}]={s}: must be a positive integer (1 = one step per call)")
+    _check_list("precisions", cfg.precisions, ", ".join(PRECISIONS))
+    for i, p in enumerate(cfg.precisions):
+        if p not in PRECISIONS:
+            raise ConfigError(f"precisions[{i}]={p!r} is not allowed; allowed: {', '.join(PRECISIONS)}")
+    _check_choice("batch_scaling", cfg.batch_scaling, BATCH_SCALINGS)
+    _check_choice("data_scale", cfg.data_scale, DATA_SCALES)
+    _check_choice("all_reduce", cfg.all_reduce, ALL_REDUCES)
+    _check_choice("progress", cfg.progress, PROGRESS)
+    if cfg.epochs < 2:
+        raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
+    if cfg.repeats < 1:
+        raise ConfigError(f"repeats={cfg.repeats}: must be >= 1")
+    if cfg.seed < 0:
+        raise ConfigError(f"seed={cfg.seed}: must be >= 0")
+    for key in ("n_train", "n_val"):
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"{key}={getattr(cfg, key)}: must be >= 0 (0 = the size for data_scale)")
+    for key in ("point_timeout_s", "tpu_connect_timeout_s"):
+        if not getattr(cfg, key) > 0:
+            raise ConfigError(f"{key}={getattr(cfg, key)}: must be a positive number of seconds")
+    if cfg.resume not in ("", "latest") and not _IDENT.fullmatch(cfg.resume):
+        raise ConfigError(f"resume={cfg.resume!r}: allowed: latest or a run_id (a folder name under results_dir)")
+    if cfg.all_reduce == "collective" and max(cfg.steps_per_execution) > 1 and any(
+        s == "gpus" or _CPU_X.fullmatch(s) for s in cfg.strategies
+    ):
+        raise ConfigError(
+            "all_reduce='collective' fails under MirroredStrategy with steps_per_execution > 1 "
+            "(keras-team/keras#19246); allowed here: auto, hierarchical_copy, reduce_to_one, nccl")
+
+    for s in cfg.strategies:
+        n = strategy_replicas(s)
+        for b in cfg.batch_sizes:
+            if cfg.batch_scaling == "global" and n and b % n:
+                raise ConfigError(
+                    f"batch_sizes: global batch {b} is not divisible by the {n} replicas of {s}; "
+                    f"allowed: multiples of {n} (or batch_scaling=per_replica)")
+
+    for w in cfg.workloads:
+        n_train, n_val = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
+        for s in cfg.strategies:
+            n = strategy_replicas(s) or 1
+            for b in cfg.batch_sizes:
+                gb = b * n if cfg.batch_scaling == "per_replica" else b
+                steps = n_train // gb
+                if steps < 1 or n_val // gb < 1:
+                    raise ConfigError(
+                        f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
+                        f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
+                        f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
+                for spe in cfg.steps_per_execution:
+                    if spe > steps:
+                        # Refused, not clamped: a clamped point would silently measure another setting.
+                        raise ConfigError(
+                            f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at "
+                            f"global batch {gb}; allowed: 1..{steps} (or more data: n_train / data_scale=full)")
+    check_writable("results_dir", cfg.results_dir)
+    if cfg.report:
+        check_writable("reports_dir", cfg.reports_dir)
+    return cfg
+
+
+def check_writable(key: str, path: str) -> None:
+    """Refuse a folder that cannot be created or written, without creating anything."""
+    p = Path(path)
+    probe = p
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"{key}={path!r}: {probe} is not a folder; allowed: a writable folder path")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key}={path!r}: {probe} is not writable; allowed: a writable folder path")
+
+
+def global_batch(cfg: SuiteConfig, batch: int, replicas: int) -> int:
+    """The global batch for a listed batch size: the value itself, or value x replicas (per_replica)."""
+    return batch * replicas if cfg.batch_scaling == "per_replica" else batch

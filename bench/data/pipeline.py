@@ -1,0 +1,67 @@
+"""tf.data input pipelines for the workloads (imports TensorFlow).
+
+Rules from the seeds and DESIGN.md: static shapes (``drop_remainder=True``, required on TPU), random
+augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), the
+same seed and therefore the same data order under every strategy, ``prefetch(AUTOTUNE)`` last.
+Images are batched first and converted as whole batches (one vectorised op per batch, not per image).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tensorflow as tf
+
+from bench.data.synthetic import Arrays
+from bench.workloads import WorkloadSpec
+
+
+@dataclass
+class Pipelines:
+    """Train/validation datasets of one point and their step counts."""
+
+    train: tf.data.Dataset  # repeats forever; an epoch is ``steps_per_epoch`` global batches
+    val: tf.data.Dataset  # finite: ``validation_steps`` global batches
+    steps_per_epoch: int
+    validation_steps: int
+
+
+def _prepare(spec: WorkloadSpec, augment: bool, seed: int):
+    is_image = len(spec.shape) == 3
+
+    def fn(x, y):
+        if is_image:
+            x = tf.cast(x, tf.float32) / 255.0
+            if augment:
+                x = tf.image.random_flip_left_right(x, seed=seed)
+        if spec.classes == 2:
+            y = tf.cast(y, tf.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
+        return x, y
+
+    return fn
+
+
+def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, seed: int) -> Pipelines:
+    """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch."""
+    steps = len(arrays.y_train) // global_batch_size
+    val_steps = len(arrays.y_val) // global_batch_size
+    options = tf.data.Options()
+    options.deterministic = True  # same order under every strategy, so accuracy can be compared
+    train = (
+        tf.data.Dataset.from_tensor_slices((arrays.x_train, arrays.y_train))
+        .shuffle(min(len(arrays.y_train), 16384), seed=seed, reshuffle_each_iteration=True)
+        .batch(global_batch_size, drop_remainder=True)
+        .map(_prepare(spec, spec.augment, seed), num_parallel_calls=tf.data.AUTOTUNE)
+        .repeat()
+        .prefetch(tf.data.AUTOTUNE)
+        .with_options(options)
+    )
+    val = (
+        tf.data.Dataset.from_tensor_slices((arrays.x_val, arrays.y_val))
+        .batch(global_batch_size, drop_remainder=True)
+        .map(_prepare(spec, False, seed), num_parallel_calls=tf.data.AUTOTUNE)
+        .cache()
+        .prefetch(tf.data.AUTOTUNE)
+        .with_options(options)
+    )
+    return Pipelines(train, val, steps, val_steps)

@@ -1,0 +1,81 @@
+"""Analytic training FLOPs and a measured device peak (imports TensorFlow/Keras).
+
+Training FLOPs per example = 3 x forward (forward + 2 x forward for the backward pass), the convention
+of tf-keras-facts.md §5: TensorFlow's profiler over-counts the train step by ~24 %, but agrees with the
+analytic forward count within ~1 %. One multiply-add counts as 2 FLOPs. Embedding lookups, pooling,
+activations and bias adds count zero (they are memory-bound and small).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+
+import keras
+
+# Vendor datasheet peaks (dense FLOP/s per chip/device) for the MFU column against the datasheet.
+# Sources: Google Cloud TPU system architecture pages (v2: 45 TFLOPS bf16 per chip; v3: 123; v4: 275;
+# v5e: 197; v5p: 459; v6e: 918), NVIDIA datasheets (V100 SXM2 fp32 15.7 TFLOPS; T4 fp32 8.1, fp16 65;
+# A100 fp32 19.5, bf16/fp16 tensor 312; L4 fp32 30.3, fp16 tensor 121; H100 SXM fp32 67, bf16 989).
+DATASHEET_PEAK_FLOPS = {
+    ("tpu", "v2", "bf16"): 45e12, ("tpu", "v3", "bf16"): 123e12, ("tpu", "v4", "bf16"): 275e12,
+    ("tpu", "v5litepod", "bf16"): 197e12, ("tpu", "v5e", "bf16"): 197e12, ("tpu", "v5p", "bf16"): 459e12,
+    ("tpu", "v6e", "bf16"): 918e12,
+    ("gpu", "V100", "fp32"): 15.7e12, ("gpu", "T4", "fp32"): 8.1e12, ("gpu", "T4", "fp16"): 65e12,
+    ("gpu", "A100", "fp32"): 19.5e12, ("gpu", "A100", "fp16"): 312e12, ("gpu", "A100", "bf16"): 312e12,
+    ("gpu", "L4", "fp32"): 30.3e12, ("gpu", "L4", "fp16"): 121e12, ("gpu", "L4", "bf16"): 121e12,
+    ("gpu", "H100", "fp32"): 67e12, ("gpu", "H100", "fp16"): 989e12, ("gpu", "H100", "bf16"): 989e12,
+}
+
+
+def datasheet_peak(device_kind: str, accelerator: str | None, precision: str) -> float | None:
+    """Vendor peak FLOP/s for an accelerator name (e.g. 'v3-8', 'Tesla T4') at a precision, if known."""
+    if not accelerator or device_kind not in ("tpu", "gpu"):
+        return None
+    tag = {"float32": "fp32", "mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
+    if device_kind == "tpu":
+        tag = "bf16"  # TPU matrix units compute in bfloat16
+    name = accelerator.lower()
+    for (kind, model, t), peak in DATASHEET_PEAK_FLOPS.items():
+        if kind == device_kind and t == tag and model.lower() in name:
+            return peak
+    return None
+
+
+def forward_flops_per_example(model: keras.Model) -> int:
+    """Analytic forward FLOPs for one example: Conv1D/Conv2D and Dense layers (2 x multiply-adds)."""
+    total = 0
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.Conv2D):
+            _, h, w, cout = layer.output.shape
+            kh, kw = layer.kernel_size
+            total += 2 * h * w * kh * kw * layer.input.shape[-1] * cout
+        elif isinstance(layer, keras.layers.Conv1D):
+            _, length, cout = layer.output.shape
+            total += 2 * length * layer.kernel_size[0] * layer.input.shape[-1] * cout
+        elif isinstance(layer, keras.layers.Dense):
+            total += 2 * layer.input.shape[-1] * layer.units
+    return int(total)
+
+
+def train_flops_per_example(model: keras.Model) -> int:
+    """Training FLOPs per example: 3 x the analytic forward count."""
+    return 3 * forward_flops_per_example(model)
+
+
+@cache
+def measured_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 5) -> float:
+    """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (cached per process)."""
+    import tensorflow as tf
+
+    with tf.device(device):
+        a = tf.random.uniform((n, n), dtype=tf.float32)
+        a = tf.cast(a, dtype)
+        matmul = tf.function(lambda x: tf.reduce_sum(tf.cast(tf.linalg.matmul(x, x), tf.float32)))
+        matmul(a).numpy()  # trace + warm-up
+        best = float("inf")
+        for _ in range(reps):
+            t = time.perf_counter()
+            matmul(a).numpy()
+            best = min(best, time.perf_counter() - t)
+    return 2 * n**3 / best

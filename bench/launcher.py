@@ -1,0 +1,266 @@
+"""Runs a planned suite: one worker process per strategy group, with a per-point time limit.
+
+A worker that dies (segfault, ``os._exit``, SIGKILL) or runs past ``point_timeout_s`` costs exactly the
+point it was running: that point gets a ``failed`` record naming the cause, and a fresh worker takes the
+rest of the group. The launcher never busy-waits: a reader thread turns the worker's event lines into a
+queue, and the main thread blocks on it with a timeout (for the time limit and the progress display).
+
+Imports no TensorFlow: workers do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.config import SuiteConfig
+from bench.env import git_info, host_env
+from bench.plan import Point, groups
+from bench.records import RUN_MANIFEST, SCHEMA_VERSION, atomic_write_json, load_records, write_record
+
+RESUMABLE = ("ok", "skipped", "diverged")  # failed points are retried on resume
+STDERR_TAIL_LINES = 15
+
+
+class Interrupted(Exception):
+    """The user pressed Ctrl-C; the point in flight was recorded as failed."""
+
+
+def new_run_id(suite: str, results_dir: Path) -> tuple[str, Path]:
+    """Create a fresh run folder ``<UTC time>-<suite>-<commit>`` atomically (``-2``, ``-3`` … on clashes).
+
+    ``mkdir`` is atomic, so two runs started in the same second never share a folder.
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    base = f"{stamp}-{suite}-{git_info()[0] or 'nogit'}"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 1000):
+        run_id = base if i == 1 else f"{base}-{i}"
+        try:
+            (results_dir / run_id).mkdir()
+            return run_id, results_dir / run_id
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"could not create a run folder under {results_dir}")
+
+
+def find_run(results_dir: Path, resume: str) -> Path:
+    """The run folder to resume: ``latest`` (newest folder with a run.json) or a run_id."""
+    if resume == "latest":
+        runs = sorted((p for p in results_dir.glob("*/") if (p / RUN_MANIFEST).exists()),
+                      key=lambda p: (p / RUN_MANIFEST).stat().st_mtime)
+        if not runs:
+            raise FileNotFoundError(f"resume=latest: no run under {results_dir} to resume")
+        return runs[-1]
+    path = results_dir / resume
+    if not (path / RUN_MANIFEST).exists():
+        raise FileNotFoundError(f"resume={resume}: no run folder {path} with a {RUN_MANIFEST}")
+    return path
+
+
+def finished_points(run_dir: Path) -> dict[str, str]:
+    """point_id -> config_hash of the points that need no re-run (ok, skipped or diverged)."""
+    loaded = load_records([run_dir], warn=False)
+    return {r["point_id"]: r.get("config_hash", "") for r in loaded.records if r["status"] in RESUMABLE}
+
+
+@dataclass
+class Progress:
+    """Live progress on a terminal: points done / total, current point, epoch, elapsed, ETA."""
+
+    total: int
+    enabled: bool
+    done: int = 0
+    current: str = ""
+    epoch: str = ""
+    started: float = field(default_factory=time.monotonic)
+    point_times: list[float] = field(default_factory=list)
+    _width: int = 0
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.started
+        remaining = self.total - self.done
+        if self.point_times:
+            eta = f"{_clock(sum(self.point_times) / len(self.point_times) * remaining)}"
+        else:
+            eta = "?"
+        return (f"[{self.done}/{self.total}] {self.current} {self.epoch} | elapsed {_clock(elapsed)} "
+                f"| ETA {eta}").rstrip()
+
+    def show(self) -> None:
+        if not self.enabled:
+            return
+        text = self.line()
+        pad = max(0, self._width - len(text))
+        self._width = len(text)
+        sys.stderr.write("\r" + text + " " * pad)
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self._width:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class Launcher:
+    """Runs the points of one run folder, group by group, in worker processes."""
+
+    def __init__(self, cfg: SuiteConfig, points: list[Point], run_id: str, run_dir: Path,
+                 progress: Progress) -> None:
+        self.cfg = cfg
+        self.points = points
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self.progress = progress
+        self.log_dir = run_dir / "logs"
+        self.proc: subprocess.Popen | None = None
+
+    def run(self) -> None:
+        for strategy, pts in groups(self.points).items():
+            self.run_group(strategy, pts)
+
+    def _spawn(self, strategy: str, pts: list[Point], attempt: int) -> tuple[subprocess.Popen, Path]:
+        self.log_dir.mkdir(exist_ok=True)
+        log = self.log_dir / f"{strategy}-worker{attempt}.log"
+        spec = {"run_id": self.run_id, "run_dir": str(self.run_dir), "suite": self.cfg.name,
+                "strategy": strategy, "config": asdict(self.cfg), "points": [p.as_dict() for p in pts]}
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+               "PYTHONUNBUFFERED": "1"}
+        with log.open("w") as err:
+            # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
+            proc = subprocess.Popen([sys.executable, "-m", "bench.worker"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                                    start_new_session=True)
+        proc.stdin.write(json.dumps(spec))
+        proc.stdin.close()
+        return proc, log
+
+    def run_group(self, strategy: str, pts: list[Point]) -> None:
+        """Run a group's points, restarting a fresh worker after each crash or time-out."""
+        remaining = list(pts)
+        attempt = 0
+        while remaining:
+            attempt += 1
+            proc, log = self._spawn(strategy, remaining, attempt)
+            self.proc = proc
+            events: queue.Queue = queue.Queue()
+            reader = threading.Thread(target=_read_events, args=(proc, events), daemon=True)
+            reader.start()
+            in_flight: Point | None = None
+            started = time.monotonic()  # the time limit covers start-up too (TF import, TPU connect)
+            by_id = {p.point_id: p for p in remaining}
+            cause = None
+            try:
+                while True:
+                    try:
+                        ev = events.get(timeout=0.5)
+                    except queue.Empty:
+                        ev = None
+                    if ev is None:
+                        if time.monotonic() - started > self.cfg.point_timeout_s:
+                            cause = {"type": "TimeLimit", "message": (
+                                f"point exceeded point_timeout_s={self.cfg.point_timeout_s:g} "
+                                "and its worker was killed")}
+                            _kill(proc)
+                            break
+                        if not reader.is_alive() and events.empty():
+                            break  # the worker closed its event stream: it has exited
+                        self.progress.show()
+                        continue
+                    if ev.get("event") == "start":
+                        in_flight = by_id.get(ev["point_id"])
+                        started = time.monotonic()
+                        self.progress.current, self.progress.epoch = ev["point_id"], ""
+                    elif ev.get("event") == "epoch":
+                        self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
+                    elif ev.get("event") == "done":
+                        point = by_id.get(ev["point_id"])
+                        if point in remaining:
+                            remaining.remove(point)
+                        self.progress.done += 1
+                        self.progress.point_times.append(time.monotonic() - started)
+                        in_flight = None
+                        started = time.monotonic()
+                    self.progress.show()
+            except KeyboardInterrupt:
+                _kill(proc)
+                if in_flight is not None:
+                    self._fail(in_flight, {"type": "Interrupted", "message": "stopped by Ctrl-C (SIGINT)"}, log)
+                raise Interrupted from None
+            finally:
+                proc.wait()
+                self.proc = None
+            if not remaining:
+                return
+            point = in_flight or remaining[0]  # died before starting a point: charge the next one
+            if cause is None:
+                cause = _exit_cause(proc.returncode)
+            self._fail(point, cause, log)
+            remaining.remove(point)
+            self.progress.done += 1
+
+    def _fail(self, point: Point, cause: dict[str, Any], log: Path) -> None:
+        """Write the ``failed`` record of a point whose worker died or was stopped."""
+        from bench.worker import base_record, utc_now
+
+        tail = _tail(log, STDERR_TAIL_LINES)
+        rec = base_record({"run_id": self.run_id, "suite": self.cfg.name}, point,
+                          {"requested": point.strategy, "name": point.strategy, "class": None,
+                           "num_replicas": None, "devices": [], "device_kind": None}, host_env(), None, None)
+        rec.update(status="failed", error={**cause, "stderr_tail": tail, "log": str(log)},
+                   finished_at=utc_now())
+        write_record(self.run_dir, rec)
+
+
+def _read_events(proc: subprocess.Popen, events: queue.Queue) -> None:
+    for line in proc.stdout:
+        try:
+            events.put(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _exit_cause(code: int | None) -> dict[str, Any]:
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        return {"type": "WorkerCrashed", "message": f"worker killed by signal {name}", "signal": name}
+    return {"type": "WorkerCrashed", "message": f"worker exited with status {code} during the point",
+            "exit_code": code}
+
+
+def _tail(path: Path, n: int) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return ""
+
+
+def write_manifest(run_dir: Path, run_id: str, cfg: SuiteConfig, points: list[Point]) -> None:
+    """``run.json``: the resolved configuration and the planned points (resume and reports read it)."""
+    atomic_write_json(run_dir / RUN_MANIFEST, {
+        "schema_version": SCHEMA_VERSION, "run_id": run_id, "suite": cfg.name,
+        "config": {k: v for k, v in asdict(cfg).items() if k != "defaults"},
+        "points": [p.point_id for p in points], "host": host_env(),
+        "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})

@@ -1,0 +1,111 @@
+"""Runs a validated suite end to end: plan -> (resume) -> workers -> summary table -> report.
+
+Imports no TensorFlow (workers do).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from bench.config import SuiteConfig
+from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
+from bench.plan import Point, plan
+from bench.records import load_records, steady_epochs
+
+EXIT_INTERRUPTED = 130
+
+
+def points_to_run(points: list[Point], run_dir: Path) -> list[Point]:
+    """Points without an ok/skipped/diverged record of the identical resolved configuration."""
+    done = finished_points(run_dir)
+    return [p for p in points if done.get(p.point_id) != p.config_hash]
+
+
+def summary_rows(records: list[dict[str, Any]]) -> list[list[Any]]:
+    """One row per point (repeats pooled): the end-of-run console table.
+
+    ``steady epoch s`` is the median ``epoch_s`` of epochs 2..n; ``examples/s`` is examples over
+    ``train_s`` (validation excluded), median over the same epochs.
+    """
+    grouped: dict[tuple, list[dict[str, Any]]] = {}
+    for r in records:
+        key = (r["workload"], r["strategy"].get("requested") or r["strategy"].get("name"),
+               r.get("global_batch_size") or r.get("point", {}).get("batch_size"), r["steps_per_execution"],
+               r["precision"])
+        grouped.setdefault(key, []).append(r)
+    rows = []
+    for key, recs in sorted(grouped.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+        steady = [e for r in recs if r["status"] == "ok" for e in steady_epochs(r)]
+        statuses = sorted({r["status"] for r in recs})
+        epoch_s = statistics.median(e["epoch_s"] for e in steady) if steady else None
+        ex_s = statistics.median(e["examples"] / e["train_s"] for e in steady if e["train_s"] > 0) if steady else None
+        final = [r["epochs"][-1].get("val_accuracy") for r in recs if r["status"] == "ok" and r["epochs"]]
+        final = [v for v in final if v is not None]
+        status = "/".join(statuses)
+        if statuses != ["ok"]:
+            errs = [r["error"]["message"] for r in recs if r.get("error")]
+            if errs:
+                status += f": {errs[0][:70]}"
+        rows.append([*key[:4], _fmt(epoch_s, ".3f"), _fmt(ex_s, ",.0f"),
+                     _fmt(statistics.mean(final) if final else None, ".3f"), status])
+    return rows
+
+
+def _fmt(v: float | None, spec: str) -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def print_summary(records: list[dict[str, Any]], out: Any = sys.stdout) -> None:
+    """Plain-text table: workload, strategy, batch, spe, steady epoch s, examples/s, val accuracy, status."""
+    headers = ["workload", "strategy", "batch", "spe", "steady epoch s", "examples/s", "val acc", "status"]
+    print(tabulate(summary_rows(records), headers=headers, disable_numparse=True), file=out)
+
+
+def run_suite(cfg: SuiteConfig) -> int:
+    """Run every point of ``cfg``; returns the exit status (0, or 130 when interrupted)."""
+    results_dir = Path(cfg.results_dir)
+    points = plan(cfg)
+    if cfg.resume:
+        try:
+            run_dir = find_run(results_dir, cfg.resume)
+        except FileNotFoundError as e:
+            print(f"bench: error: {e}", file=sys.stderr)
+            return 2
+        run_id = run_dir.name
+        todo = points_to_run(points, run_dir)
+        print(f"resuming {run_id}: {len(points) - len(todo)} of {len(points)} points already recorded",
+              file=sys.stderr)
+    else:
+        run_id, run_dir = new_run_id(cfg.name, results_dir)
+        todo = points
+    write_manifest(run_dir, run_id, cfg, points)
+    show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
+    progress = Progress(total=len(todo), enabled=show)
+    status = 0
+    try:
+        Launcher(cfg, todo, run_id, run_dir, progress).run()
+    except Interrupted:
+        status = EXIT_INTERRUPTED
+    finally:
+        progress.close()
+    records = [r for r in load_records([run_dir], warn=False).records]
+    print_summary(records)
+    print(f"\nrecords: {run_dir}")
+    if cfg.report and records:
+        from bench.report import build_report
+
+        try:
+            path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline)
+            print(f"report:  {path}")
+        except Exception as e:  # a report bug must not hide the records the run produced
+            print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
+                  f"python -m bench report {run_dir}", file=sys.stderr)
+    if status == EXIT_INTERRUPTED:
+        print(f"interrupted: resume with  python -m bench suite={cfg.name} resume={run_id} "
+              "(plus the same overrides)", file=sys.stderr)
+    return status

@@ -1,0 +1,71 @@
+"""Per-epoch timing callback. Only epoch- and test-level hooks (tf-keras-facts.md §4.1).
+
+``on_train_batch_end`` is deliberately not overridden: doing so turns off Keras' asynchronous batch
+dispatch and changes what is measured. Keras converts the epoch's logs to Python floats before
+``on_epoch_end``, which synchronises the device, so the end timestamp covers finished work.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import keras
+
+
+class EpochTimer(keras.callbacks.Callback):
+    """Records one row per epoch: ``epoch_s`` (train + validation), ``train_s``, ``val_s`` (seconds),
+    exact ``steps`` (from ``optimizer.iterations``), ``examples`` and every logged metric.
+
+    Args:
+        global_batch_size: examples per step, to turn steps into ``examples``.
+        clock: a monotonic clock in seconds (``time.perf_counter``; tests pass a fake one).
+        on_epoch: optional hook called with each finished row (progress display).
+    """
+
+    def __init__(self, global_batch_size: int, clock: Callable[[], float] = time.perf_counter,
+                 on_epoch: Callable[[dict[str, Any]], None] | None = None) -> None:
+        super().__init__()
+        self.global_batch_size = global_batch_size
+        self.clock = clock
+        self.on_epoch = on_epoch
+        self.rows: list[dict[str, Any]] = []
+        self.diverged = False
+        self._t0 = 0.0
+        self._t_val: float | None = None
+        self._it0 = 0
+
+    def _iterations(self) -> int:
+        return int(self.model.optimizer.iterations.numpy())
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._it0 = self._iterations()  # read before the clock starts: not part of the epoch
+        self._t_val = None
+        self._t0 = self.clock()
+
+    def on_test_begin(self, logs: dict | None = None) -> None:
+        if self._t_val is None:  # validation inside fit() starts here
+            self._t_val = self.clock()
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        t = self.clock()
+        steps = self._iterations() - self._it0
+        t_val = self._t_val if self._t_val is not None else t
+        row: dict[str, Any] = {
+            "epoch": epoch + 1,
+            "epoch_s": t - self._t0,
+            "train_s": t_val - self._t0,
+            "val_s": t - t_val,
+            "steps": steps,
+            "examples": steps * self.global_batch_size,
+        }
+        for k, v in sorted((logs or {}).items()):
+            row[k] = float(v)
+        self.rows.append(row)
+        if not math.isfinite(row.get("loss", 0.0)):
+            self.diverged = True  # NaN/inf loss: nothing more to learn; stop and record `diverged`
+            self.model.stop_training = True
+        if self.on_epoch:
+            self.on_epoch(row)

@@ -1,0 +1,119 @@
+"""Model builders and compile settings for each workload: the seeds' exact layer stacks (imports Keras).
+
+Each builder returns an *uncompiled* model; :func:`compile_kwargs` gives what ``model.compile`` needs.
+Under a mixed precision policy the final layer runs in float32 (Keras' advice), which changes no
+parameter count or shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+from keras import layers
+
+from bench.workloads import get_workload
+
+REUTERS_VOCAB = 30982  # seed 004's printed summary: Embedding params 216,874 = 30,982 x 7
+
+
+def build_fashion_cnn() -> keras.Model:
+    """Seed 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax."""
+    return keras.Sequential(
+        [
+            keras.Input((28, 28, 1)),
+            layers.Conv2D(64, (3, 3)),
+            layers.MaxPooling2D(pool_size=(2, 2), strides=(2, 2)),
+            layers.Activation("relu"),
+            layers.Flatten(),
+            layers.Dense(10),
+            layers.Activation("softmax", dtype="float32"),
+        ],
+        name="fashion_cnn",
+    )
+
+
+def build_catsdogs_cnn() -> keras.Model:
+    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, sigmoid."""
+    conv = {"padding": "same", "activation": "relu", "kernel_initializer": "he_uniform"}
+    return keras.Sequential(
+        [
+            keras.Input((128, 128, 3)),
+            layers.Conv2D(32, (3, 3), **conv),
+            layers.MaxPooling2D(pool_size=(2, 2)),
+            layers.Conv2D(64, (3, 3), **conv),
+            layers.MaxPooling2D(pool_size=(2, 2)),
+            layers.Conv2D(128, (3, 3), **conv),
+            layers.MaxPooling2D(pool_size=(2, 2)),
+            layers.Flatten(),
+            layers.Dense(256, activation="relu"),
+            layers.Dropout(0.2),
+            layers.Dense(128, activation="relu"),
+            layers.Dropout(0.2),
+            layers.Dense(1, activation="sigmoid", dtype="float32"),
+        ],
+        name="catsdogs_cnn",
+    )
+
+
+def build_reuters_textcnn() -> keras.Model:
+    """Seed 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax."""
+    return keras.Sequential(
+        [
+            keras.Input((300,), dtype="int32"),
+            layers.Embedding(REUTERS_VOCAB, 7),
+            layers.Conv1D(filters=64, kernel_size=5, activation="relu"),
+            layers.MaxPool1D(2),
+            layers.Conv1D(filters=32, kernel_size=3, activation="relu"),
+            layers.MaxPool1D(2),
+            layers.Flatten(),
+            layers.Dense(46, activation="softmax", dtype="float32"),
+        ],
+        name="reuters_textcnn",
+    )
+
+
+BUILDERS = {
+    "fashion_cnn": build_fashion_cnn,
+    "catsdogs_cnn": build_catsdogs_cnn,
+    "reuters_textcnn": build_reuters_textcnn,
+    "reuters_textcnn_logits_bug": build_reuters_textcnn,
+}
+
+
+def build_model(name: str) -> keras.Model:
+    """Build workload ``name``'s model (call inside ``strategy.scope()``)."""
+    get_workload(name)
+    return BUILDERS[name]()
+
+
+def compile_kwargs(name: str) -> dict[str, Any]:
+    """Optimizer, loss and metrics of a workload, as its seed sets them (fresh objects on every call).
+
+    Every workload reports its main metric as ``accuracy`` so records and reports use one name.
+    """
+    if name == "fashion_cnn":
+        return {
+            "optimizer": keras.optimizers.Adam(learning_rate=1e-3),
+            "loss": keras.losses.SparseCategoricalCrossentropy(),
+            "metrics": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        }
+    if name == "catsdogs_cnn":
+        return {
+            "optimizer": keras.optimizers.Adam(),
+            "loss": keras.losses.BinaryCrossentropy(),
+            "metrics": [keras.metrics.BinaryAccuracy(name="accuracy")],
+        }
+    if name in ("reuters_textcnn", "reuters_textcnn_logits_bug"):
+        # The seed pairs a softmax output with from_logits=True, which squashes the gradients and
+        # stalls training; the corrected workload uses from_logits=False to match the softmax.
+        return {
+            "optimizer": keras.optimizers.Nadam(),
+            "loss": keras.losses.SparseCategoricalCrossentropy(
+                from_logits=name == "reuters_textcnn_logits_bug"),
+            "metrics": [
+                keras.metrics.SparseCategoricalAccuracy(name="accuracy"),
+                keras.metrics.SparseTopKCategoricalAccuracy(5, name="top5_accuracy"),
+            ],
+        }
+    raise KeyError(name)
