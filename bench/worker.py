@@ -48,6 +48,8 @@ def base_record(spec: dict[str, Any], point: Point, strategy: dict[str, Any], en
                 global_batch: int | None, replicas: int | None) -> dict[str, Any]:
     """The fields every record of this point carries, whatever its status."""
     wl = get_workload(point.workload)
+    if global_batch is None and point.batch_scaling == "global":
+        global_batch = point.batch_size  # known without the hardware
     return {
         "schema_version": SCHEMA_VERSION,
         "run_id": spec["run_id"],

@@ -1,0 +1,157 @@
+"""Compare two result folders point by point: ``python -m bench compare A B [--fail-above 1.10]``.
+
+Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision);
+repeats are pooled. For each match the table gives the steady-state medians of A and B (seconds, epochs
+2..n), the time ratio B/A with a 95% bootstrap interval, and a verdict: ``faster`` / ``slower`` when the
+interval excludes 1, else ``~ not significant`` (noise-aware, like asv's compare). The exit code gates CI:
+1 when any *significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Never imports
+TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tabulate import tabulate
+
+from bench import analysis as an
+from bench import stats
+from bench.records import load_records
+from bench.report import CliError, _Parser, fmt_s, hydra_style_args
+
+METRICS = {"epoch_s": "steady_epoch_s", "train_s": "steady_train_s"}
+DEFAULT_FAIL_ABOVE = 1.10
+KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_execution", "precision"]
+
+
+def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Pool repeats per key: samples of ``column`` from ok points, plus status/error when none is ok."""
+    if points.empty:
+        return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
+    points = points.assign(strategy_key=[
+        f"{n}@{h}" if "@" in str(lab) else str(n)
+        for n, h, lab in zip(points["strategy_name"], points["host"], points["strategy"], strict=True)])
+    rows = []
+    for key, g in points.groupby(KEY, sort=True, dropna=False):
+        ok = g[g["status"] == "ok"]
+        samples = tuple(v for t in ok[column] for v in t if math.isfinite(v))
+        bad = g[g["status"] != "ok"]
+        rows.append({**dict(zip(KEY, key, strict=True)), "samples": samples,
+                     "status": "ok" if len(ok) else bad.iloc[0]["status"],
+                     "error": "" if bad.empty else bad.iloc[0]["error"]})
+    return pd.DataFrame(rows)
+
+
+def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str = "epoch_s",
+                   fail_above: float = DEFAULT_FAIL_ABOVE) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return ``(matched, unmatched)``.
+
+    ``matched`` has one row per key present and ok on both sides: ``a_median_s``, ``b_median_s``,
+    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict``, ``fails`` (significant and
+    ratio > fail_above). ``unmatched`` lists keys found on one side only or not ok on a side, with a note.
+    """
+    column = METRICS[metric]
+    a, b = _side(a_points, column), _side(b_points, column)
+    merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True).sort_values(KEY)
+    matched: list[dict[str, Any]] = []
+    unmatched: list[dict[str, Any]] = []
+    for _, r in merged.iterrows():
+        base = {k: r[k] for k in KEY}
+        if r["_merge"] != "both":
+            unmatched.append({**base, "note": "only in A" if r["_merge"] == "left_only" else "only in B"})
+            continue
+        notes = [f"{side}: {r[f'status_{s}']} ({r[f'error_{s}']})" for side, s in (("A", "a"), ("B", "b"))
+                 if r[f"status_{s}"] != "ok"]
+        if len(notes) == 2 and (r["status_a"], r["error_a"]) == (r["status_b"], r["error_b"]):
+            notes = [f"A and B: {r['status_a']} ({r['error_a']})"]
+        if notes:
+            unmatched.append({**base, "note": "; ".join(notes)})
+            continue
+        ci = stats.ratio_of_medians_ci(r["samples_b"], r["samples_a"])
+        verdict = "~ not significant" if not ci.significant else ("slower" if ci.ratio > 1 else "faster")
+        fails = bool(ci.significant and ci.ratio > fail_above)
+        matched.append({**base, "a_median_s": stats.median_iqr(r["samples_a"])[0],
+                        "b_median_s": stats.median_iqr(r["samples_b"])[0], "ratio": ci.ratio, "low": ci.low,
+                        "high": ci.high, "significant": ci.significant,
+                        "verdict": f"{verdict} (> {fail_above:g}x)" if fails else verdict, "fails": fails})
+    return pd.DataFrame(matched), pd.DataFrame(unmatched)
+
+
+def _key_cells(r: pd.Series) -> list[Any]:
+    return [r["workload"], r["dataset"], r["strategy_key"], r["global_batch_size"], r["steps_per_execution"],
+            r["precision"]]
+
+
+def render(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
+    """Plain-text tables (tabulate) for the console."""
+    head = ["workload", "dataset", "strategy", "global batch", "spe", "precision"]
+    out = []
+    if not matched.empty:
+        rows = [[*_key_cells(r), fmt_s(r["a_median_s"]), fmt_s(r["b_median_s"]),
+                 stats.RatioCI(r["ratio"], r["low"], r["high"], 0, 0).format().lstrip("~"), r["verdict"]]
+                for _, r in matched.iterrows()]
+        out.append(tabulate(rows, headers=[*head, f"A {metric} median", f"B {metric} median",
+                                           "B/A [95% CI]", "verdict"], disable_numparse=True))
+    else:
+        out.append("No point was measured in both folders.")
+    if not unmatched.empty:
+        rows = [[*_key_cells(r), r["note"]] for _, r in unmatched.iterrows()]
+        out += ["", "Not compared:", tabulate(rows, headers=[*head, "why"], disable_numparse=True)]
+    return "\n".join(out)
+
+
+def compare_main(argv: list[str]) -> int:
+    """``python -m bench compare A B [--fail-above 1.10] [--metric epoch_s|train_s]``.
+
+    Returns 1 when a significant B/A time ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input.
+    """
+    parser = _Parser(prog="python -m bench compare",
+                     description="Compare steady-state times of two result folders (B relative to A).")
+    parser.add_argument("a", type=Path, nargs="?", help="reference result folder (A)")
+    parser.add_argument("b", type=Path, nargs="?", help="result folder to judge (B)")
+    parser.add_argument("--fail-above", type=float, default=DEFAULT_FAIL_ABOVE,
+                        help="exit 1 when a significant B/A time ratio exceeds this (default: 1.10)")
+    parser.add_argument("--metric", choices=sorted(METRICS), default="epoch_s",
+                        help="epoch_s (training + validation) or train_s (training only); default epoch_s")
+    try:
+        args = parser.parse_args(hydra_style_args(argv, ["fail_above", "metric"]))
+        if args.a is None or args.b is None:
+            raise CliError("need two result folders (usage: python -m bench compare A B [--fail-above 1.10])")
+        if not (args.fail_above > 0):
+            raise CliError(f"--fail-above must be > 0, got {args.fail_above}")
+        for side, d in (("A", args.a), ("B", args.b)):
+            if not d.exists():
+                raise CliError(f"results folder {side} not found: {d}")
+        loaded = {}
+        for side, d in (("A", args.a), ("B", args.b)):
+            loaded[side] = load_records([d], warn=False)
+            if not loaded[side].records:
+                raise CliError(f"no point records found in {side} ({d}); "
+                               f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
+    except CliError as e:
+        print(f"bench compare: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    matched, unmatched = compare_frames(an.points_frame(loaded["A"].records), an.points_frame(
+        loaded["B"].records), metric=args.metric, fail_above=args.fail_above)
+    print(f"A: {args.a} ({len(loaded['A'].records)} records)   B: {args.b} ({len(loaded['B'].records)} "
+          f"records)   metric: {args.metric}, steady epochs 2..n, repeats pooled; ratio = B/A "
+          "(< 1: B faster)")
+    print(render(matched, unmatched, args.metric))
+    for side in ("A", "B"):
+        for _path, reason in loaded[side].skipped:
+            print(f"skipped in {side}: {reason}")
+    failing = int(matched["fails"].sum()) if not matched.empty else 0
+    if failing:
+        print(f"FAIL: {failing} point(s) take significantly more than {args.fail_above:g}x A's time")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(compare_main(sys.argv[1:]))

@@ -1,0 +1,238 @@
+"""Write the committed fixture records under tests/data/records/ (deterministic; no TensorFlow).
+
+Run from the repository root::
+
+    python tests/data/make_fixtures.py
+
+then regenerate the golden report (``BENCH_REGEN_GOLDEN=1 python -m pytest tests/test_report.py``).
+
+Two machines, shaped like real runs of the ``cnn`` and ``text`` suites:
+
+* ``hostA`` (2-core CPU box): fashion_cnn on ``cpu`` and ``cpu_x2`` at global batch 64/256 x spe 1/8,
+  two repeats; ``gpu`` skipped (no GPU); ``cpu_x2`` b256 spe8 lands 2.6 pp below ``cpu`` (parity flag);
+  imdb_lstm on ``cpu`` does not learn; a truncated (corrupt) JSON file.
+* ``hostB`` (TPU VM, 8 replicas): fashion_cnn on ``tpu`` at 256/1024 x spe 1/32 (two repeats), ``cpu``
+  on the same host; the spe32 points (and the bf16 one) are input-bound; a mixed_bfloat16 point, a
+  diverged one at b2048, an out-of-memory failure at b4096, and a record of a newer schema version.
+
+:func:`synthetic_records` also makes any number of records for the report-speed benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.records import atomic_write_json, write_record  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "records"
+CNN_DATA = {"name": "synthetic", "scale": "reduced", "n_train": 12288, "n_val": 2048, "shape": [28, 28, 1],
+            "classes": 10, "chance_accuracy": 0.1}
+TEXT_DATA = {"name": "imdb", "scale": "reduced", "n_train": 4096, "n_val": 1024, "shape": [200],
+             "classes": 2, "chance_accuracy": 0.5}
+CNN_FLOPS = 15_780_000  # 3 x analytic forward FLOPs of the small CNN (research/exp/mfu.py)
+ENV_A = {"hostname": "hostA", "platform": "Linux-6.8.0-x86_64-with-glibc2.39", "python": "3.11.7",
+         "tensorflow": "2.21.0", "keras": "3.15.1", "cpu": "Intel Xeon Platinum 8370C", "cpu_count": 2,
+         "accelerator": None, "device_kind": "cpu", "device_count": 1, "bench_version": "0.1.0",
+         "git_commit": "3f2a9c1", "git_dirty": False}
+ENV_B = {"hostname": "hostB", "platform": "Linux-5.19.0-gcp-x86_64-with-glibc2.35", "python": "3.11.9",
+         "tensorflow": "2.18.0", "keras": "3.8.0", "cpu": "AMD EPYC 7B12", "cpu_count": 96,
+         "accelerator": "TPU v3", "device_kind": "tpu", "device_count": 8, "bench_version": "0.1.0",
+         "git_commit": "9b1e0d2", "git_dirty": False}
+STRATEGIES = {
+    "cpu": {"class": "OneDeviceStrategy", "num_replicas": 1, "devices": ["/cpu:0"], "device_kind": "cpu"},
+    "cpu_x2": {"class": "MirroredStrategy", "num_replicas": 2, "devices": ["/device:CPU:0", "/device:CPU:1"],
+               "device_kind": "cpu", "cross_device_ops": "HierarchicalCopyAllReduce"},
+    "tpu": {"class": "TPUStrategy", "num_replicas": 8,
+            "devices": [f"/job:worker/replica:0/task:0/device:TPU:{i}" for i in range(8)],
+            "device_kind": "tpu"},
+    "gpu": {"class": None, "num_replicas": 0, "devices": [], "device_kind": None},
+}
+PREC_SHORT = {"float32": "fp32", "mixed_bfloat16": "mbf16"}
+
+
+def _r(x: float, nd: int = 4) -> float:
+    return float(f"{x:.{nd}g}")
+
+
+def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, dataset: dict[str, Any],
+                strategy: str, gb: int, spe: int, repeat: int, rng: random.Random, precision: str = "float32",
+                status: str = "ok", error: dict[str, Any] | None = None, epochs: int = 5,
+                rate: float = 5000.0, call_s: float = 0.002, warmup_s: float = 2.0, noise: float = 0.03,
+                final_acc: float = 0.86, start_acc: float = 0.70, loss_end: float = 0.38,
+                loss_start: float = 0.80, diverge_at: int | None = None,
+                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One point record. ``rate`` = compute examples/s, ``call_s`` = host cost per execution (s)."""
+    strat = STRATEGIES[strategy]
+    replicas = strat["num_replicas"] or 1
+    steps = dataset["n_train"] // gb
+    val_steps = max(1, dataset["n_val"] // gb)
+    recs = []
+    if status in ("ok", "diverged"):
+        for ep in range(1, epochs + 1):
+            jitter = math.exp(rng.gauss(0.0, noise))
+            train_s = (steps * gb / rate + math.ceil(steps / spe) * call_s) * jitter
+            val_s = (val_steps * gb / (3 * rate) + math.ceil(val_steps / spe) * call_s) * jitter
+            if ep == 1:
+                train_s += warmup_s * math.exp(rng.gauss(0.0, 0.02))
+            k = math.exp(-(ep - 1) / 1.5)
+            loss = loss_end + (loss_start - loss_end) * k + rng.gauss(0.0, 0.003)
+            acc = final_acc - (final_acc - start_acc) * k + rng.gauss(0.0, 0.002)
+            e = {"epoch": ep, "epoch_s": _r(train_s + val_s), "train_s": _r(train_s), "val_s": _r(val_s),
+                 "steps": steps, "examples": steps * gb, "loss": _r(loss), "accuracy": _r(acc + 0.01),
+                 "val_loss": _r(loss * 0.9), "val_accuracy": _r(acc)}
+            if diverge_at is not None and ep >= diverge_at:
+                e.update(loss=None, val_loss=None, accuracy=0.1, val_accuracy=0.1)
+            recs.append(e)
+    steady = sorted(e["epoch_s"] for e in recs[1:])
+    med = (steady[len(steady) // 2] + steady[(len(steady) - 1) // 2]) / 2 if steady else None
+    point_id = f"{workload}-{strategy}-b{gb}-spe{spe}-{PREC_SHORT[precision]}-r{repeat}"
+    started = f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T{run_id[9:11]}:{run_id[11:13]}:00Z"
+    rec = {
+        "schema_version": 1, "run_id": run_id, "point_id": point_id, "suite": suite, "status": status,
+        "error": error, "workload": workload, "workload_variant": None, "dataset": dataset,
+        "strategy": {"requested": strategy, "name": strategy, **strat}, "global_batch_size": gb,
+        "per_replica_batch_size": gb // replicas, "batch_scaling": "global", "steps_per_execution": spe,
+        "precision": precision, "repeat": repeat, "seed": 0, "steps_per_epoch": steps,
+        "validation_steps": val_steps, "epochs": recs,
+        "fit_wall_s": _r(sum(e["epoch_s"] for e in recs) + 0.05) if recs else None,
+        "warmup_overhead_s": _r(recs[0]["epoch_s"] - med) if med is not None else None,
+        "notes": [], "env": env, "started_at": started, "finished_at": started,
+    }
+    rec.update(extra or {})
+    return rec
+
+
+def host_a(rng: random.Random) -> list[dict[str, Any]]:
+    run, out = "20261121T101500Z-cnn-3f2a9c1", []
+    perf = {("cpu", 64): 4300.0, ("cpu", 256): 5200.0, ("cpu_x2", 64): 3500.0, ("cpu_x2", 256): 5400.0}
+    acc = {64: 0.884, 256: 0.861}
+    for strategy in ("cpu", "cpu_x2"):
+        for gb in (64, 256):
+            for spe in (1, 8):
+                for repeat in (0, 1):
+                    parity_gap = (strategy, gb, spe) == ("cpu_x2", 256, 8)
+                    final = acc[gb] + (-0.026 if parity_gap else 0.001 * spe / 8)
+                    out.append(make_record(
+                        run_id=run, suite="cnn", env=ENV_A, workload="fashion_cnn", dataset=CNN_DATA,
+                        strategy=strategy, gb=gb, spe=spe, repeat=repeat, rng=rng, rate=perf[strategy, gb],
+                        call_s=0.004 if strategy == "cpu_x2" else 0.002,
+                        warmup_s=(3.4 if strategy == "cpu_x2" else 1.6) + 0.3 * (spe > 1), final_acc=final,
+                        extra={"flops_per_example": CNN_FLOPS, "peak_flops_per_s": {"float32": 2.3e11},
+                               "datasheet_peak_flops_per_s": None, "input_examples_per_s": 250000.0}))
+    for gb in (64, 256):
+        out.append(make_record(
+            run_id=run, suite="cnn", env=ENV_A, workload="fashion_cnn", dataset=CNN_DATA, strategy="gpu",
+            gb=gb, spe=8, repeat=0, rng=rng, status="skipped",
+            error={"type": "StrategyUnavailable",
+                   "message": "strategy 'gpu' needs a GPU; tf.config.list_physical_devices('GPU') is empty"}))
+    text = "20261121T113000Z-text-3f2a9c1"
+    for spe in (1, 8):
+        out.append(make_record(
+            run_id=text, suite="text", env=ENV_A, workload="imdb_lstm", dataset=TEXT_DATA, strategy="cpu",
+            gb=64, spe=spe, repeat=0, rng=rng, epochs=4, rate=900.0, warmup_s=4.1, final_acc=0.503,
+            start_acc=0.499, loss_start=0.6932, loss_end=0.6921, noise=0.02))
+    return out
+
+
+def host_b(rng: random.Random) -> list[dict[str, Any]]:
+    run, out = "20261122T080000Z-cnn-9b1e0d2", []
+    peaks = {"peak_flops_per_s": {"float32": 3.1e13, "bfloat16": 1.0e14},
+             "datasheet_peak_flops_per_s": {"bfloat16": 4.2e14}, "input_examples_per_s": 62000.0,
+             "flops_per_example": CNN_FLOPS}
+    acc = {256: 0.861, 1024: 0.792, 2048: 0.74}
+    for gb in (256, 1024):
+        for spe in (1, 32):
+            for repeat in (0, 1):
+                out.append(make_record(
+                    run_id=run, suite="cnn", env=ENV_B, workload="fashion_cnn", dataset=CNN_DATA,
+                    strategy="tpu", gb=gb, spe=spe, repeat=repeat, rng=rng, epochs=6, rate=60000.0,
+                    call_s=0.0045, warmup_s=24.0 + 9.0 * (spe > 1), noise=0.05, final_acc=acc[gb] - 0.002,
+                    extra=peaks))
+            out.append(make_record(
+                run_id=run, suite="cnn", env=ENV_B, workload="fashion_cnn", dataset=CNN_DATA, strategy="cpu",
+                gb=gb, spe=spe, repeat=0, rng=rng, epochs=6, rate=21000.0, call_s=0.003, warmup_s=2.2,
+                final_acc=acc[gb], extra={**peaks, "peak_flops_per_s": {"float32": 1.9e12},
+                                          "datasheet_peak_flops_per_s": None}))
+    out.append(make_record(
+        run_id=run, suite="cnn", env=ENV_B, workload="fashion_cnn", dataset=CNN_DATA, strategy="tpu", gb=1024,
+        spe=32, repeat=0, rng=rng, precision="mixed_bfloat16", epochs=6, rate=64000.0, call_s=0.0045,
+        warmup_s=36.0, noise=0.05, final_acc=0.79, extra=peaks))
+    out.append(make_record(
+        run_id=run, suite="cnn", env=ENV_B, workload="fashion_cnn", dataset=CNN_DATA, strategy="tpu", gb=2048,
+        spe=32, repeat=0, rng=rng, precision="mixed_bfloat16", status="diverged", epochs=6, rate=64000.0,
+        call_s=0.0045, warmup_s=35.0, noise=0.05, final_acc=0.74, diverge_at=3,
+        error={"type": "Diverged", "message": "training loss became NaN at epoch 3"}, extra=peaks))
+    out.append(make_record(
+        run_id=run, suite="cnn", env=ENV_B, workload="fashion_cnn", dataset=CNN_DATA, strategy="tpu", gb=4096,
+        spe=32, repeat=0, rng=rng, status="failed",
+        error={"type": "ResourceExhaustedError",
+               "message": "Attempting to reserve 18.41G at the bottom of memory. That was not possible. "
+                          "There are 15.48G free, 0B reserved, and 15.48G reservable.",
+               "traceback": "  File \"bench/worker.py\", line 88, in run_point\n    model.fit(...)"},
+        extra=peaks))
+    return out
+
+
+def write_fixtures(out: Path = OUT) -> list[Path]:
+    """(Re)write every fixture file under ``out``; returns the paths written, sorted."""
+    if out.exists():
+        shutil.rmtree(out)
+    rng = random.Random(20261121)
+    written = []
+    for host, records in (("hostA", host_a(rng)), ("hostB", host_b(rng))):
+        for rec in records:
+            written.append(write_record(out / host / rec["run_id"], rec))
+        for run_id in sorted({r["run_id"] for r in records}):
+            n = sum(r["run_id"] == run_id for r in records)
+            written.append(atomic_write_json(out / host / run_id / "run.json",
+                                             {"run_id": run_id, "host": host, "n_points": n}))
+    corrupt = out / "hostA" / "20261121T101500Z-cnn-3f2a9c1" / "fashion_cnn-cpu_x2-b512-spe8-fp32-r0.json"
+    corrupt.write_text('{"schema_version": 1, "run_id": "20261121T101500Z-cnn-3f2a9c1", "epochs": [{"epo',
+                       encoding="utf-8")
+    future = json.loads((out / "hostB" / "20261122T080000Z-cnn-9b1e0d2" /
+                         "fashion_cnn-tpu-b256-spe1-fp32-r0.json").read_text(encoding="utf-8"))
+    future.update(schema_version=2, point_id="fashion_cnn-tpu-b256-spe1-fp32-r9", repeat=9)
+    newer = atomic_write_json(out / "hostB" / "20261122T080000Z-cnn-9b1e0d2" /
+                              "fashion_cnn-tpu-b256-spe1-fp32-r9.json", future)
+    return sorted([*written, corrupt, newer])
+
+
+def synthetic_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` ok/failed records over 2 workloads x 3 strategies x 5 batches x 4 spe x repeats (benchmark)."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    strategies = ("cpu", "cpu_x2", "tpu")
+    i = 0
+    while len(out) < n:
+        workload = ("fashion_cnn", "cifar_resnet")[i % 2]
+        strategy = strategies[(i // 2) % 3]
+        gb = (64, 128, 256, 512, 1024)[(i // 6) % 5]
+        spe = (1, 4, 16, 64)[(i // 30) % 4]
+        repeat = i // 120
+        failed = rng.random() < 0.02
+        out.append(make_record(
+            run_id=f"20261201T000000Z-bench-{repeat:04d}", suite="bench",
+            env=ENV_B if strategy == "tpu" else ENV_A,
+            workload=workload, dataset=CNN_DATA, strategy=strategy, gb=gb, spe=spe, repeat=repeat, rng=rng,
+            status="failed" if failed else "ok",
+            error={"type": "ResourceExhaustedError", "message": "OOM"} if failed else None,
+            rate=70000.0 if strategy == "tpu" else 5000.0, warmup_s=30.0 if strategy == "tpu" else 2.0,
+            extra={"flops_per_example": CNN_FLOPS, "peak_flops_per_s": {"float32": 2.3e11},
+                   "input_examples_per_s": 65000.0}))
+        i += 1
+    return out
+
+
+if __name__ == "__main__":
+    for p in write_fixtures():
+        print(p.relative_to(ROOT))

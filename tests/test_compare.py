@@ -1,0 +1,91 @@
+"""``python -m bench compare A B``: matching, noise-aware verdicts and the CI exit code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.compare import compare_main
+
+HOST_A = Path(__file__).parent / "data" / "records" / "hostA"
+
+
+def slowed_copy(dst: Path, factor: float, pattern: str = "*cpu-b256*.json") -> Path:
+    shutil.copytree(HOST_A, dst)
+    for p in dst.rglob(pattern):
+        r = json.loads(p.read_text())
+        for e in r["epochs"]:
+            e["epoch_s"] *= factor
+            e["train_s"] *= factor
+        p.write_text(json.dumps(r))
+    return dst
+
+
+def test_identical_folders_pass(capsys):
+    assert compare_main([str(HOST_A), str(HOST_A)]) == 0
+    out = capsys.readouterr().out
+    verdicts = [line.rsplit("  ", 1)[-1] for line in out.splitlines() if line.startswith(("fashion", "imdb"))]
+    assert verdicts[:10] == ["~ not significant"] * 10
+    assert "A and B: skipped (StrategyUnavailable" in out
+
+
+def test_significant_slowdown_above_threshold_fails(tmp_path, capsys):
+    b = slowed_copy(tmp_path / "b", 1.3)
+    assert compare_main([str(HOST_A), str(b), "--fail-above", "1.2"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("slower (> 1.2x)") == 2 and "FAIL: 2 point(s)" in out
+    assert "1.30x [" in out
+
+
+def test_slowdown_below_threshold_passes(tmp_path, capsys):
+    b = slowed_copy(tmp_path / "b", 1.3)
+    assert compare_main([str(HOST_A), str(b), "fail_above=1.5"]) == 0
+    out = capsys.readouterr().out
+    assert sum(line.endswith("  slower") for line in out.splitlines()) == 2 and "FAIL" not in out
+
+
+def test_speedup_never_fails(tmp_path, capsys):
+    b = slowed_copy(tmp_path / "b", 0.5)
+    assert compare_main([str(HOST_A), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.endswith("  faster") for line in lines) == 2
+
+
+def test_insignificant_large_ratio_does_not_fail(tmp_path, capsys):
+    # One steady epoch per side: the interval is infinite, so even 3x is "~", not a failure.
+    a = tmp_path / "a"
+    a.mkdir()
+    rec = json.loads(next(HOST_A.rglob("fashion_cnn-cpu-b64-spe1-fp32-r0.json")).read_text())
+    rec["epochs"] = rec["epochs"][:2]
+    (a / "p.json").write_text(json.dumps(rec))
+    b = tmp_path / "b"
+    b.mkdir()
+    rec["epochs"][1]["epoch_s"] *= 3
+    (b / "p.json").write_text(json.dumps(rec))
+    assert compare_main([str(a), str(b), "--fail-above", "1.1"]) == 0
+    assert "3.00x [n<2]" in capsys.readouterr().out
+
+
+def test_unmatched_points_are_listed(tmp_path, capsys):
+    b = tmp_path / "b"
+    shutil.copytree(HOST_A, b)
+    for p in b.rglob("imdb_lstm-*.json"):
+        p.unlink()
+    assert compare_main([str(HOST_A), str(b), "--metric", "train_s"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("only in A") == 2 and "A train_s median" in out
+
+
+@pytest.mark.parametrize("argv,needle", [([], "need two result folders"),
+                                         (["X", "missing"], "results folder B not found: missing"),
+                                         (["X", "X"], "no point records found in A"),
+                                         (["X", "X", "--metric", "loss"], "invalid choice")])
+def test_bad_input(tmp_path, monkeypatch, capsys, argv, needle):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "X").mkdir()
+    assert compare_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bench compare: ") and err.count("\n") == 1 and needle in err

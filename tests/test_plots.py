@@ -1,0 +1,94 @@
+"""Figures: the right axes, labels and series, PNGs that exist, and clean skips without data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import analysis as an
+from bench import plots
+from bench.records import load_records
+
+RECORDS = Path(__file__).parent / "data" / "records"
+TITLE = "fashion_cnn on synthetic (reduced, n_train=12288)"
+
+
+@pytest.fixture(scope="module")
+def cnn():
+    a = an.analyze(load_records([RECORDS], warn=False).records)
+    return (a.points[a.points["workload"] == "fashion_cnn"],
+            a.summary[a.summary["workload"] == "fashion_cnn"])
+
+
+def visible_axes(fig):
+    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+
+
+def legend_labels(fig):
+    return [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+
+
+def test_epoch_time_figure(cnn):
+    fig = plots.epoch_time_figure(cnn[0], TITLE)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == [f"steps_per_execution = {s}" for s in (1, 8, 32)]
+    assert {ax.get_xlabel() for ax in axes} == {"global batch size (examples, log2)"}
+    assert axes[0].get_ylabel() == "steady epoch time (s)"
+    assert axes[0].get_xscale() == "log"
+    assert fig.get_suptitle().startswith("fashion_cnn on synthetic")
+    # Two precisions in this workload, so series carry the precision; diverged points have no steady time.
+    assert legend_labels(fig) == ["cpu@hostA float32", "cpu@hostB float32", "cpu_x2 float32", "tpu float32",
+                                  "tpu mixed_bfloat16"]
+
+
+def test_throughput_figure(cnn):
+    fig = plots.throughput_figure(cnn[0], TITLE)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == [f"global batch = {b}" for b in (64, 256, 1024)]
+    assert axes[0].get_ylabel() == "training throughput (examples/s)"
+    assert axes[0].get_xlabel() == "steps_per_execution (log2)"
+    assert "tpu float32" in legend_labels(fig)
+
+
+def test_val_accuracy_figure_shows_diverged_and_chance(cnn):
+    fig = plots.val_accuracy_figure(cnn[0], TITLE)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == [f"global batch = {b}" for b in (64, 256, 1024, 2048)]
+    assert axes[0].get_ylabel() == "validation accuracy"
+    labels = legend_labels(fig)
+    assert "tpu mixed_bfloat16 (diverged)" in labels and labels[-1] == "chance"
+
+
+def test_speedup_heatmap(cnn):
+    fig = plots.speedup_heatmap_figure(cnn[1], TITLE, "cpu")
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["cpu_x2 (vs cpu@hostA)", "tpu (vs cpu@hostB)"]
+    texts = [t.get_text() for t in axes[0].texts]
+    assert sorted(texts) == ["0.76x", "0.79x", "1.03x", "~0.99x"]
+    assert axes[1].get_ylabel() == "global batch size" and axes[1].get_xlabel() == "steps_per_execution"
+    colorbar = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert colorbar and "speedup vs cpu" in colorbar[0].get_ylabel()
+
+
+def test_plot_workload_writes_pngs(cnn, tmp_path):
+    paths = plots.plot_workload(cnn[0], cnn[1], TITLE, "cpu", tmp_path, "cnn")
+    assert sorted(paths) == ["epoch_time", "speedup", "throughput", "val_accuracy"]
+    for p in paths.values():
+        assert p.parent == tmp_path and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert p.stat().st_size > 20_000
+
+
+def test_no_data_skips_cleanly(cnn, tmp_path):
+    failed_points = cnn[0][cnn[0]["status"].isin(["failed", "skipped"])]
+    failed_summary = cnn[1][cnn[1]["status"].isin(["failed", "skipped"])]
+    assert plots.epoch_time_figure(failed_points, TITLE) is None
+    assert plots.val_accuracy_figure(failed_points, TITLE) is None
+    assert plots.speedup_heatmap_figure(failed_summary, TITLE, "cpu") is None
+    assert plots.plot_workload(failed_points, failed_summary, TITLE, "cpu", tmp_path, "x") == {}
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_slug():
+    assert plots.slug("fashion_cnn-synthetic (reduced, n_train=12288)") == \
+        "fashion_cnn-synthetic-reduced-n_train-12288"

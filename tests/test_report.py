@@ -1,0 +1,123 @@
+"""Golden-file test of the markdown report, plus the ``report`` command line.
+
+Regenerate the golden file after an intended change (then read the diff before committing it)::
+
+    BENCH_REGEN_GOLDEN=1 python -m pytest tests/test_report.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.report import build_report, hydra_style_args, report_main
+
+DATA = Path(__file__).parent / "data"
+RECORDS = DATA / "records"
+GOLDEN = DATA / "golden" / "report.md"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    return build_report([RECORDS], tmp_path_factory.mktemp("report") / "out")
+
+
+def test_report_matches_golden(report):
+    text = report.read_text(encoding="utf-8")
+    if os.environ.get("BENCH_REGEN_GOLDEN"):
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+
+
+def test_report_is_byte_identical_across_builds_and_locations(report, tmp_path):
+    copy = tmp_path / "elsewhere" / "records"
+    shutil.copytree(RECORDS, copy)
+    again = build_report([copy], tmp_path / "other")
+    assert again.read_bytes() == report.read_bytes()
+
+
+def test_no_absolute_paths(report):
+    text = report.read_text(encoding="utf-8")
+    assert str(RECORDS.parent) not in text and str(report.parent) not in text
+
+
+def test_every_point_accounted_for(report):
+    text = report.read_text(encoding="utf-8")
+    for point in ("fashion_cnn-gpu-b64-spe8-fp32-r0", "fashion_cnn-tpu-b4096-spe32-fp32-r0",
+                  "fashion_cnn-tpu-b2048-spe32-mbf16-r0"):
+        assert point in text
+    assert "records/hostA/20261121T101500Z-cnn-3f2a9c1/fashion_cnn-cpu_x2-b512-spe8-fp32-r0.json" in text
+    assert "schema_version 2 is newer than this bench reads" in text
+    assert "ResourceExhaustedError: Attempting to reserve 18.41G" in text
+
+
+def test_key_findings_are_in_the_text(report):
+    text = report.read_text(encoding="utf-8")
+    assert "**Input-bound**" in text and "tpu at b1024 spe32 float32" in text
+    assert "**Not learning**" in text and "cpu at b64 spe1 float32" in text
+    assert "cpu_x2 at b256 spe8 float32 seed 0 (-2.4 pp vs cpu@hostA)" in text
+    assert "**Overall winner:** tpu at b1024 spe32 float32" in text
+    assert "| ~0.99x [" in text  # not significant marker in the speedup column
+    assert "| 130 " in text  # tpu break-even epochs
+
+
+def test_figures_are_linked_relatively_and_exist(report):
+    text = report.read_text(encoding="utf-8")
+    links = [line.split("](", 1)[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]
+    assert len(links) == 7  # 4 for fashion_cnn, 3 for imdb_lstm (no speedup: cpu is the baseline there)
+    for link in links:
+        assert "/" not in link
+        assert (report.parent / link).stat().st_size > 10_000
+
+
+def test_report_main_writes_and_prints(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert report_main([str(RECORDS), f"out={out}", "baseline=cpu", "parity_tolerance=2.5"]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == str(out / "report.md")
+    text = Path(printed).read_text(encoding="utf-8")
+    assert "parity tolerance 2.5 pp" in text and "(-2.4 pp vs cpu@hostA)" not in text
+
+
+def test_report_main_default_out(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert report_main([str(RECORDS)]) == 0
+    assert capsys.readouterr().out.strip() == str(Path("reports") / "records" / "report.md")
+    assert (tmp_path / "reports" / "records" / "report.md").exists()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    ([], "no results folder given"),
+    (["does/not/exist"], "results folder not found: does/not/exist"),
+    (["--parity-tolerance", "-1", "X"], "--parity-tolerance must be >= 0"),
+    (["--bogus", "X"], "unrecognized arguments: --bogus"),
+])
+def test_report_main_bad_input(tmp_path, monkeypatch, capsys, argv, needle):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "X").mkdir()
+    assert report_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bench report: ") and needle in err
+    assert not (tmp_path / "reports").exists()
+
+
+def test_report_main_no_records(tmp_path, capsys):
+    folder = tmp_path / "results" / "run1"
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text("{}")
+    (folder / "broken.json").write_text("{")
+    out = tmp_path / "out"
+    assert report_main([str(folder), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no point records found" in err and "1 file(s) skipped" in err
+    assert not out.exists()
+
+
+def test_hydra_style_args():
+    assert hydra_style_args(["a", "out=x/y", "parity-tolerance=2", "b=c", "--baseline", "gpu"],
+                            ["out", "parity_tolerance", "baseline"]) == [
+        "a", "--out", "x/y", "--parity-tolerance", "2", "b=c", "--baseline", "gpu"]
