@@ -158,16 +158,34 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
                         f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
                         f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
                         f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
-                for spe in cfg.steps_per_execution:
-                    if spe > steps:
-                        # Refused, not clamped: a clamped point would silently measure another setting.
-                        raise ConfigError(
-                            f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at "
-                            f"global batch {gb}; allowed: 1..{steps} (or more data: n_train / data_scale=full)")
     check_writable("results_dir", cfg.results_dir)
     if cfg.report:
         check_writable("reports_dir", cfg.reports_dir)
     return cfg
+
+
+def clamp_warnings(cfg: SuiteConfig) -> list[str]:
+    """Points whose steps_per_execution exceeds the steps of an epoch: they run clamped, with a warning.
+
+    Clamped, not refused: a sweep over several workloads and batch sizes would otherwise be refused as a
+    whole for one small combination. Keras itself runs at most one execution per epoch; bench states it,
+    and the record keeps the requested value plus ``effective_steps_per_execution``.
+    """
+    from bench.workloads import dataset_size
+
+    out = []
+    for w in cfg.workloads:
+        n_train, _ = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
+        for s in cfg.strategies:
+            n = strategy_replicas(s) or 1
+            for b in cfg.batch_sizes:
+                steps = n_train // (b * n if cfg.batch_scaling == "per_replica" else b)
+                for spe in cfg.steps_per_execution:
+                    if spe > steps:
+                        out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at "
+                                   f"global batch {b * n if cfg.batch_scaling == 'per_replica' else b} ({s}): "
+                                   f"runs clamped to {steps} (recorded as effective_steps_per_execution)")
+    return out
 
 
 def check_writable(key: str, path: str) -> None:

@@ -2,8 +2,8 @@
 
 Training FLOPs per example = 3 x forward (forward + 2 x forward for the backward pass), the convention
 of tf-keras-facts.md §5: TensorFlow's profiler over-counts the train step by ~24 %, but agrees with the
-analytic forward count within ~1 %. One multiply-add counts as 2 FLOPs. Embedding lookups, pooling,
-activations and bias adds count zero (they are memory-bound and small).
+analytic forward count within ~1 %. One multiply-add counts as 2 FLOPs, a bias add as 1. Embedding lookups,
+pooling and activations count zero (memory-bound, no multiply-adds).
 """
 
 from __future__ import annotations
@@ -43,18 +43,18 @@ def datasheet_peak(device_kind: str, accelerator: str | None, precision: str) ->
 
 
 def forward_flops_per_example(model: keras.Model) -> int:
-    """Analytic forward FLOPs for one example: Conv1D/Conv2D and Dense layers (2 x multiply-adds)."""
+    """Analytic forward FLOPs for one example: Conv1D/Conv2D and Dense layers (2 x multiply-adds + bias)."""
     total = 0
     for layer in model.layers:
         if isinstance(layer, keras.layers.Conv2D):
             _, h, w, cout = layer.output.shape
             kh, kw = layer.kernel_size
-            total += 2 * h * w * kh * kw * layer.input.shape[-1] * cout
+            total += (2 * kh * kw * layer.input.shape[-1] + layer.use_bias) * h * w * cout
         elif isinstance(layer, keras.layers.Conv1D):
             _, length, cout = layer.output.shape
-            total += 2 * length * layer.kernel_size[0] * layer.input.shape[-1] * cout
+            total += (2 * layer.kernel_size[0] * layer.input.shape[-1] + layer.use_bias) * length * cout
         elif isinstance(layer, keras.layers.Dense):
-            total += 2 * layer.input.shape[-1] * layer.units
+            total += (2 * layer.input.shape[-1] + layer.use_bias) * layer.units
     return int(total)
 
 

@@ -5,6 +5,7 @@ Imports no TensorFlow (workers do).
 
 from __future__ import annotations
 
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from bench.config import SuiteConfig
+from bench.config import SuiteConfig, clamp_warnings
 from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
 from bench.plan import Point, plan
 from bench.records import load_records, steady_epochs
@@ -66,9 +67,36 @@ def print_summary(records: list[dict[str, Any]], out: Any = sys.stdout) -> None:
     print(tabulate(summary_rows(records), headers=headers, disable_numparse=True), file=out)
 
 
+def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
+    """End of a run (finished or interrupted): console summary and, with ``report=true``, the report."""
+    records = [r for r in load_records([run_dir], warn=False).records]
+    print_summary(records)
+    print(f"\nrecords: {run_dir}")
+    if cfg.report and records:
+        from bench.report import build_report
+
+        try:
+            path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline)
+            print(f"report:  {path}")
+        except Exception as e:  # a report bug must not hide the records the run produced
+            print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
+                  f"python -m bench report {run_dir}", file=sys.stderr)
+
+
+def resume_command(cfg: SuiteConfig, run_id: str, argv: list[str] | None = None) -> str:
+    """The command that resumes ``run_id``: this run's own overrides (from argv) plus ``resume=<run_id>``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not any(a.startswith("suite=") for a in args):  # not started from the command line: rebuild it
+        args = [f"suite={cfg.name}", f"results_dir={cfg.results_dir}"]
+    args = [a for a in args if not a.startswith("resume=")] + [f"resume={run_id}"]
+    return "python -m bench " + " ".join(shlex.quote(a) for a in args)
+
+
 def run_suite(cfg: SuiteConfig) -> int:
     """Run every point of ``cfg``; returns the exit status (0, or 130 when interrupted)."""
     results_dir = Path(cfg.results_dir)
+    for warning in clamp_warnings(cfg):
+        print(f"bench: warning: {warning}", file=sys.stderr)
     points = plan(cfg)
     if cfg.resume:
         try:
@@ -93,19 +121,12 @@ def run_suite(cfg: SuiteConfig) -> int:
         status = EXIT_INTERRUPTED
     finally:
         progress.close()
-    records = [r for r in load_records([run_dir], warn=False).records]
-    print_summary(records)
-    print(f"\nrecords: {run_dir}")
-    if cfg.report and records:
-        from bench.report import build_report
-
-        try:
-            path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline)
-            print(f"report:  {path}")
-        except Exception as e:  # a report bug must not hide the records the run produced
-            print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
-                  f"python -m bench report {run_dir}", file=sys.stderr)
+    try:
+        report_run(cfg, run_id, run_dir)
+    except KeyboardInterrupt:  # a second Ctrl-C stops the summary/report, never the records already written
+        print("\nbench: report interrupted; rebuild it with  python -m bench report " + str(run_dir),
+              file=sys.stderr)
+        status = EXIT_INTERRUPTED
     if status == EXIT_INTERRUPTED:
-        print(f"interrupted: resume with  python -m bench suite={cfg.name} resume={run_id} "
-              "(plus the same overrides)", file=sys.stderr)
+        print(f"interrupted: resume with  {resume_command(cfg, run_id)}", file=sys.stderr)
     return status

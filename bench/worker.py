@@ -184,9 +184,14 @@ class Worker:
         keras.mixed_precision.set_global_policy(point.precision)
         pipes = make_pipelines(spec, arrays, gb, point.seed)
         scope = self.strategy.scope() if self.strategy is not None else contextlib.nullcontext()
+        spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
+        rec["effective_steps_per_execution"] = spe
+        if spe != point.steps_per_execution:
+            rec["notes"].append(f"steps_per_execution {point.steps_per_execution} clamped to the {spe} steps "
+                                "of an epoch")
         with scope:
             model = build_model(point.workload)
-            model.compile(**compile_kwargs(point.workload), steps_per_execution=point.steps_per_execution)
+            model.compile(**compile_kwargs(point.workload), steps_per_execution=spe)
         rec["flops_per_example"] = train_flops_per_example(model)
         rec["params"] = int(model.count_params())
 
@@ -242,17 +247,38 @@ def input_only_rate(ds: Any, steps: int, global_batch_size: int) -> float:
 
 
 def main() -> int:
-    """Entry point of a worker process; the spec arrives as JSON on stdin."""
+    """Entry point of a worker process; the spec arrives as one JSON line on stdin.
+
+    The launcher keeps stdin open for the worker's whole life; end-of-file on it means the launcher is
+    gone (even by SIGKILL: the kernel closes a dead process's pipes), and the worker then exits at once
+    (status 70) instead of running on as an orphan in its own session.
+    """
+    import threading
+
+    exit_orphaned = 70
     events = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # stray prints (Keras, absl) go to the log, not into the event stream
     sys.stdout = sys.stderr
-    spec = json.load(sys.stdin)
+    line = sys.stdin.readline()
+    if not line.strip():
+        return exit_orphaned  # the launcher died before sending the spec
+    spec = json.loads(line)
+
+    def exit_when_orphaned() -> None:
+        with contextlib.suppress(Exception):
+            while sys.stdin.read(4096):
+                pass
+        sys.stderr.write("bench worker: launcher gone (stdin closed); exiting\n")
+        sys.stderr.flush()
+        os._exit(exit_orphaned)
+
+    threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     fault = os.environ.get("BENCH_FAULT")  # test-only fault injection, see bench.faults
     if fault:
         from bench import faults
 
-        faults.install(fault)
+        faults.install(fault, Worker)  # this module's Worker: under ``-m`` it is __main__.Worker
     Worker(spec, events).run()
     events.flush()
     return 0

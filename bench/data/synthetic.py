@@ -7,8 +7,8 @@ curves mean something (not random labels), yet noise keeps them from being solve
   a sample is its prototype shifted by up to 3 px, scaled, overlaid with a faint other-class prototype
   and Gaussian noise.
 - ``catsdogs``: 128x128x3 uint8, 2 classes. A textured disc ("the animal") on a smooth noisy
-  background; the texture is a grating whose orientation is class-specific: near-horizontal (0 deg) vs
-  near-vertical (90 deg), jittered by N(0, 22 deg), so the classes overlap slightly (~2 % Bayes error).
+  background; the texture is a grating whose orientation is class-specific: near-vertical stripes (class
+  0) vs near-horizontal stripes (class 1), jittered by N(0, 22 deg), so the classes overlap slightly (~2 % Bayes error).
   The cue survives a horizontal flip (the pipeline's augmentation); a 45/135 deg cue would not.
 - ``reuters``: length-300 int32 token ids, vocabulary 30,982 (0 = padding, left-padded like
   ``pad_sequences``), 46 imbalanced classes (Zipf-like prior, majority ~30 %). Tokens follow a Zipf

@@ -34,7 +34,7 @@ WORKLOADS: dict[str, WorkloadSpec] = {
         WorkloadSpec(
             "catsdogs_cnn", "catsdogs", "000", "Colab TPU cats-vs-dogs CNN: 3 x (Conv2D + MaxPool), "
             "Dense 256/128 + Dropout, sigmoid, binary cross-entropy, Adam", (128, 128, 3), 2, (8000, 2000),
-            (512, 128), augment=True),
+            (512, 256), augment=True),
         WorkloadSpec(
             "reuters_textcnn", "reuters", "004", "Reuters Conv1D text classifier: Embedding 7 -> Conv1D "
             "64/5 -> Conv1D 32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", (300,), 46,

@@ -1,0 +1,124 @@
+"""Config composition and validation: exact messages, before any TensorFlow import."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.cli import parse_config
+from bench.config import ConfigError
+
+
+def err(*overrides: str) -> str:
+    with pytest.raises(ConfigError) as e:
+        parse_config(list(overrides))
+    return str(e.value)
+
+
+def test_suite_and_overrides_compose() -> None:
+    cfg = parse_config(["suite=cnn", "strategies=[cpu,cpu_x2]", "batch_sizes=[32,256]",
+                        "steps_per_execution=[1,16]", "epochs=3", "repeats=2", "results_dir=/tmp/r"])
+    assert cfg.name == "cnn"
+    assert cfg.strategies == ["cpu", "cpu_x2"]
+    assert cfg.batch_sizes == [32, 256]
+    assert cfg.steps_per_execution == [1, 16]
+    assert (cfg.epochs, cfg.repeats, cfg.results_dir) == (3, 2, "/tmp/r")
+    assert cfg.workloads == ["fashion_cnn", "catsdogs_cnn"]  # from suites/cnn.yaml
+
+
+def test_every_suite_file_is_valid() -> None:
+    from bench.cli import available_suites
+
+    suites = available_suites()
+    assert {"cnn", "text", "smoke"} <= set(suites)
+    for name in suites:
+        assert parse_config([f"suite={name}"]).name == name
+
+
+def test_unknown_suite_names_the_allowed_ones() -> None:
+    assert err("suite=cnnn") == "suite='cnnn' is not a suite; allowed: cnn, smoke, text"
+
+
+def test_missing_suite() -> None:
+    assert err() == "suite: missing; allowed: cnn, smoke, text (e.g. python -m bench suite=cnn)"
+
+
+def test_type_error_names_the_key() -> None:
+    assert err("suite=cnn", "batch_sizes=[foo]") == (
+        "batch_sizes[0]: Value 'foo' of type 'str' could not be converted to Integer")
+
+
+def test_zero_steps_per_execution() -> None:
+    assert err("suite=cnn", "steps_per_execution=[0]") == (
+        "steps_per_execution[0]=0: must be a positive integer (1 = one step per call)")
+
+
+def test_unknown_strategy() -> None:
+    assert err("suite=cnn", "strategies=[tpux]") == (
+        "strategies[0]='tpux' is not a strategy; allowed: cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), "
+        "gpu, gpus, tpu, default, auto")
+
+
+def test_negative_epochs() -> None:
+    assert err("suite=cnn", "epochs=-1") == (
+        "epochs=-1: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
+
+
+def test_unknown_key_lists_keys() -> None:
+    msg = err("suite=cnn", "batchsizes=[1]")
+    assert msg.startswith("batchsizes: unknown key; allowed keys: description, workloads, strategies, batch_sizes")
+
+
+def test_unknown_workload() -> None:
+    assert err("suite=cnn", "workloads=[resnet]") == (
+        "workloads[0]='resnet' is not a workload; allowed: fashion_cnn, catsdogs_cnn, reuters_textcnn, "
+        "reuters_textcnn_logits_bug")
+
+
+def test_empty_list() -> None:
+    assert err("suite=cnn", "strategies=[]").startswith("strategies: must not be empty; allowed: cpu, cpu_xN")
+
+
+def test_batch_not_divisible_by_replicas() -> None:
+    assert err("suite=cnn", "strategies=[cpu_x4]", "batch_sizes=[30]") == (
+        "batch_sizes: global batch 30 is not divisible by the 4 replicas of cpu_x4; allowed: multiples of 4 "
+        "(or batch_scaling=per_replica)")
+
+
+def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> None:
+    from bench.config import clamp_warnings
+
+    # fashion_cnn at the reduced scale has 6144 training examples: 48 steps at global batch 128.
+    cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[128]",
+                        "steps_per_execution=[16,64]"])
+    assert clamp_warnings(cfg) == [
+        "steps_per_execution=64 exceeds the 48 steps of one fashion_cnn epoch at global batch 128 (cpu): runs "
+        "clamped to 48 (recorded as effective_steps_per_execution)"]
+
+
+def test_batch_larger_than_the_data_is_refused() -> None:
+    assert err("suite=cnn", "workloads=[catsdogs_cnn]", "batch_sizes=[1024]") == (
+        "batch_sizes: global batch 1024 (cpu) is larger than catsdogs_cnn's training split (512 train / 256 val "
+        "examples at data_scale=reduced); use a smaller batch or more data")
+
+
+def test_per_replica_scaling_multiplies_for_known_replicas() -> None:
+    msg = err("suite=cnn", "workloads=[catsdogs_cnn]", "strategies=[cpu_x4]", "batch_scaling=per_replica",
+              "batch_sizes=[128]", "steps_per_execution=[1]")
+    assert msg.startswith("batch_sizes: global batch 512 (cpu_x4) is larger than catsdogs_cnn's validation split")
+
+
+def test_collective_all_reduce_with_spe_is_refused() -> None:
+    assert "keras-team/keras#19246" in err("suite=cnn", "all_reduce=collective")
+
+
+def test_bad_choice_values() -> None:
+    assert err("suite=cnn", "data_scale=huge") == "data_scale='huge' is not allowed; allowed: reduced, full"
+    assert err("suite=cnn", "precisions=[fp8]") == (
+        "precisions[0]='fp8' is not allowed; allowed: float32, mixed_float16, mixed_bfloat16")
+
+
+def test_unwritable_results_dir(tmp_path) -> None:
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    assert err("suite=cnn", f"results_dir={f}/sub") == (
+        f"results_dir='{f}/sub': {f} is not a folder; allowed: a writable folder path")

@@ -1,0 +1,69 @@
+"""Synthetic datasets: shapes, determinism, caching, and learnable structure (checked without a CNN)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.data import synthetic
+
+
+@pytest.mark.parametrize(("name", "shape", "classes", "dtype"), [
+    ("fashion", (28, 28, 1), 10, np.uint8), ("catsdogs", (128, 128, 3), 2, np.uint8),
+    ("reuters", (300,), 46, np.int32)])
+def test_shapes_dtypes_and_determinism(name, shape, classes, dtype) -> None:
+    a = synthetic.generate(name, 64, 32, seed=3)
+    b = synthetic.generate(name, 64, 32, seed=3)
+    assert a.x_train.shape == (64, *shape) and a.x_val.shape == (32, *shape)
+    assert a.x_train.dtype == dtype and a.y_train.dtype == np.int32
+    assert a.y_train.min() >= 0 and a.y_train.max() < classes
+    assert np.array_equal(a.x_train, b.x_train) and np.array_equal(a.y_val, b.y_val)
+    assert not np.array_equal(a.x_train, synthetic.generate(name, 64, 32, seed=4).x_train)
+
+
+def test_fashion_labels_follow_from_the_image() -> None:
+    d = synthetic.generate("fashion", 3000, 1000, seed=0)
+    # nearest class mean: a model far weaker than the CNN must already beat chance (10 %) by far
+    means = np.stack([d.x_train[d.y_train == c].reshape(-1, 784).mean(0) for c in range(10)])
+    pred = np.argmin(((d.x_val.reshape(-1, 784)[:, None, :] - means[None]) ** 2).sum(-1), axis=1)
+    assert (pred == d.y_val).mean() > 0.5
+
+
+def test_reuters_is_imbalanced_and_keywords_carry_the_label() -> None:
+    d = synthetic.generate("reuters", 4000, 1000, seed=0)
+    counts = np.bincount(d.y_train, minlength=46)
+    assert counts.max() / counts.sum() > 0.2 and (counts > 0).sum() > 30  # imbalanced, most classes present
+    assert np.all(d.x_train[:, 0] >= 0) and (d.x_train == 0).any()  # left-padded ids
+    assert d.x_train.max() < synthetic.REUTERS_VOCAB
+    # a bag-of-words vote by per-class token frequencies beats the majority baseline by far
+    vocab = synthetic.REUTERS_VOCAB
+    freq = np.zeros((46, vocab))
+    for c in range(46):
+        toks = d.x_train[d.y_train == c].ravel()
+        freq[c] = np.bincount(toks[toks > 0], minlength=vocab) + 0.1
+    logp = np.log(freq / freq.sum(1, keepdims=True))
+    pred = np.array([logp[:, row[row > 0]].sum(1).argmax() for row in d.x_val])
+    assert (pred == d.y_val).mean() > d.chance_accuracy + 0.2
+
+
+def test_catsdogs_orientation_cue_survives_a_horizontal_flip() -> None:
+    d = synthetic.generate("catsdogs", 200, 10, seed=0)
+    g = d.x_train.astype(np.float32).mean(-1)
+    gx = np.abs(np.diff(g, axis=2)).mean((1, 2))  # strong for vertical stripes
+    gy = np.abs(np.diff(g, axis=1)).mean((1, 2))  # strong for horizontal stripes
+    pred = (gy > gx).astype(int)  # class 0 = vertical stripes, class 1 = horizontal stripes
+    assert (pred == d.y_train).mean() > 0.8
+    flipped = g[:, :, ::-1]
+    assert np.allclose(np.abs(np.diff(flipped, axis=2)).mean((1, 2)), gx, rtol=1e-4)
+
+
+def test_cache_round_trip(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
+    a = synthetic.load("fashion", 32, 16, seed=1)
+    files = list((tmp_path / "data").glob("*.npz"))
+    assert len(files) == 1
+    b = synthetic.load("fashion", 32, 16, seed=1)
+    assert np.array_equal(a.x_train, b.x_train)
+    files[0].write_bytes(b"not a zip")  # a damaged cache file is regenerated, not trusted
+    c = synthetic.load("fashion", 32, 16, seed=1)
+    assert np.array_equal(a.x_train, c.x_train)

@@ -1,0 +1,75 @@
+"""End to end: ``python -m bench suite=smoke`` in a subprocess writes valid records, a table and a report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.records import load_records
+from tests.conftest import run_bench
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("smoke")
+    proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
+                     "strategies=[cpu,cpu_x2,gpu]", env={"CUDA_VISIBLE_DEVICES": ""})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (tmp / "results").iterdir()
+    return tmp, run_dir, proc
+
+
+@pytest.mark.slow
+def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
+    _, run_dir, _ = smoke_run
+    loaded = load_records([run_dir])
+    assert loaded.skipped == []
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert sorted(r["point_id"] for r in loaded.records) == sorted(manifest["points"])
+    assert len(loaded.records) == 2 * 3 * 2  # workloads x strategies x spe
+    by_status = {}
+    for r in loaded.records:
+        by_status.setdefault(r["status"], []).append(r)
+    assert set(by_status) == {"ok", "skipped"}
+    assert {r["strategy"]["requested"] for r in by_status["skipped"]} == {"gpu"}
+    assert all("no GPU visible" in r["error"]["message"] for r in by_status["skipped"])
+    for r in by_status["ok"]:
+        assert r["run_id"] == run_dir.name and r["suite"] == "smoke"
+        assert [e["epoch"] for e in r["epochs"]] == [1, 2]
+        steps = r["steps_per_epoch"]
+        assert steps == 512 // 64
+        for e in r["epochs"]:
+            # exact steps from optimizer.iterations, whatever steps_per_execution
+            assert e["steps"] == steps and e["examples"] == steps * 64
+            assert e["epoch_s"] == pytest.approx(e["train_s"] + e["val_s"])
+            assert 0 <= e["val_accuracy"] <= 1 and e["loss"] > 0
+        assert r["fit_wall_s"] >= sum(e["epoch_s"] for e in r["epochs"])
+        assert r["env"]["tensorflow"].startswith("2.") and r["env"]["keras"].startswith("3.")
+        assert r["strategy"]["num_replicas"] == (2 if r["strategy"]["name"] == "cpu_x2" else 1)
+        assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
+
+
+@pytest.mark.slow
+def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
+    _, run_dir, _ = smoke_run
+    acc = {}
+    for r in load_records([run_dir]).records:
+        if r["status"] == "ok":
+            key = (r["workload"], r["steps_per_execution"])
+            acc.setdefault(key, {})[r["strategy"]["name"]] = r["epochs"][-1]["val_accuracy"]
+    assert acc
+    for key, by_strategy in acc.items():
+        assert abs(by_strategy["cpu"] - by_strategy["cpu_x2"]) <= 1e-3, key
+
+
+@pytest.mark.slow
+def test_console_table_run_folder_and_report(smoke_run) -> None:
+    tmp, run_dir, proc = smoke_run
+    assert "steady epoch s" in proc.stdout and "examples/s" in proc.stdout
+    assert f"records: {run_dir}" in proc.stdout
+    report = tmp / "reports" / run_dir.name / "report.md"
+    assert f"report:  {report}" in proc.stdout
+    text = report.read_text()
+    assert "fashion_cnn" in text and "reuters_textcnn" in text and "skipped" in text
+    assert not list(run_dir.rglob("*.tmp"))

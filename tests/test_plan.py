@@ -1,0 +1,37 @@
+"""Planning: points, their ids, order and grouping by strategy."""
+
+from __future__ import annotations
+
+from bench.cli import parse_config
+from bench.plan import Point, groups, plan
+
+
+def test_plan_covers_the_product_grouped_by_strategy_with_repeats_interleaved() -> None:
+    cfg = parse_config(["suite=cnn", "strategies=[cpu,cpu_x2]", "batch_sizes=[32,128]",
+                        "steps_per_execution=[1,4]", "repeats=2"])
+    points = plan(cfg)
+    assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
+    assert len({p.point_id for p in points}) == len(points)
+    g = groups(points)
+    assert list(g) == ["cpu", "cpu_x2"]
+    cpu = g["cpu"]
+    # repeats interleaved: every point's repeat 0 before any repeat 1
+    assert [p.repeat for p in cpu] == [0] * 8 + [1] * 8
+    assert cpu[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
+    assert cpu[-1].point_id == "catsdogs_cnn-cpu-b128-spe4-fp32-r1"
+
+
+def test_point_ids_name_scaling_and_precision() -> None:
+    cfg = parse_config(["suite=smoke", "batch_scaling=per_replica", "batch_sizes=[16]",
+                        "precisions=[mixed_bfloat16]", "strategies=[cpu_x2]"])
+    p = plan(cfg)[0]
+    assert p.point_id == "fashion_cnn-cpu_x2-pr16-spe1-bf16-r0"
+    assert p.global_batch_size(2) == 32
+
+
+def test_config_hash_changes_with_the_configuration_only() -> None:
+    cfg = parse_config(["suite=smoke"])
+    a = plan(cfg)[0]
+    assert a.config_hash == Point.from_dict(a.as_dict()).config_hash
+    b = Point.from_dict({**a.as_dict(), "epochs": a.epochs + 1})
+    assert a.point_id == b.point_id and a.config_hash != b.config_hash

@@ -1,0 +1,68 @@
+"""Records: round trip, atomic writes, contract checks, tolerant loading."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from bench.records import (
+    REQUIRED_FIELDS,
+    RecordError,
+    load_records,
+    read_record,
+    steady_epochs,
+    write_record,
+)
+
+
+def record(**kw):
+    r = {k: None for k in REQUIRED_FIELDS}
+    r.update(schema_version=1, run_id="run", point_id="p-cpu-b8-spe1-fp32-r0", suite="smoke", status="ok",
+             workload="fashion_cnn", dataset={"name": "synthetic"}, strategy={"name": "cpu"}, global_batch_size=8,
+             per_replica_batch_size=8, steps_per_execution=1, precision="float32", repeat=0, seed=0,
+             steps_per_epoch=4, env={}, started_at="t0", finished_at="t1",
+             epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}, {"epoch": 2, "epoch_s": 1.0, "loss": math.nan}])
+    r.update(kw)
+    return r
+
+
+def test_round_trip_keeps_fields_and_turns_nan_into_null(tmp_path) -> None:
+    path = write_record(tmp_path, record(extra={"a": 1}))
+    back = read_record(path)
+    assert back["extra"] == {"a": 1}
+    assert back["epochs"][1]["loss"] is None  # strict JSON: NaN stored as null
+    assert [e["epoch"] for e in steady_epochs(back)] == [2]
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_write_refuses_an_incomplete_record(tmp_path) -> None:
+    r = record()
+    del r["env"]
+    with pytest.raises(RecordError, match="missing required field"):
+        write_record(tmp_path, r)
+    assert not list(tmp_path.iterdir())
+
+
+def test_loader_skips_corrupt_foreign_and_newer_files_by_name(tmp_path) -> None:
+    write_record(tmp_path, record())
+    (tmp_path / "corrupt.json").write_text('{"schema_version": 1, "run_id": ')
+    (tmp_path / "foreign.json").write_text(json.dumps({"hello": "world"}))
+    (tmp_path / "newer.json").write_text(json.dumps(record(schema_version=99, point_id="newer")))
+    (tmp_path / "run.json").write_text(json.dumps({"run_id": "run"}))  # a manifest, not a record
+    with pytest.warns(UserWarning):
+        out = load_records([tmp_path])
+    assert [r["point_id"] for r in out.records] == ["p-cpu-b8-spe1-fp32-r0"]
+    reasons = dict(out.skipped)
+    assert set(reasons) == {str(tmp_path / n) for n in ("corrupt.json", "foreign.json", "newer.json")}
+    assert "unreadable" in reasons[str(tmp_path / "corrupt.json")]
+    assert "not a bench record" in reasons[str(tmp_path / "foreign.json")]
+    assert "schema_version 99 is newer" in reasons[str(tmp_path / "newer.json")]
+
+
+def test_bad_status_is_refused() -> None:
+    from bench.records import validate_record
+
+    with pytest.raises(RecordError, match="status 'weird' is not one of ok, failed, skipped, diverged"):
+        validate_record(record(status="weird"))

@@ -1,0 +1,81 @@
+"""EpochTimer with a fake clock and a fake model: split of train/val time, exact steps, divergence."""
+
+from __future__ import annotations
+
+import math
+
+from bench.timing import EpochTimer
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class FakeIterations:
+    def __init__(self) -> None:
+        self.value = 0
+
+    def numpy(self) -> int:
+        return self.value
+
+
+class FakeModel:
+    def __init__(self) -> None:
+        self.optimizer = type("Opt", (), {})()
+        self.optimizer.iterations = FakeIterations()
+        self.stop_training = False
+
+
+def make_timer():
+    clock, model = FakeClock(), FakeModel()
+    seen = []
+    timer = EpochTimer(global_batch_size=32, clock=clock, on_epoch=seen.append)
+    timer.set_model(model)
+    return timer, clock, model, seen
+
+
+def test_epoch_row_splits_train_and_validation_and_counts_real_steps() -> None:
+    timer, clock, model, seen = make_timer()
+    timer.on_epoch_begin(0)
+    clock.t += 3.0
+    model.optimizer.iterations.value += 10  # steps come from optimizer.iterations, not callback indices
+    timer.on_test_begin()
+    clock.t += 0.5
+    timer.on_test_begin()  # a second call (e.g. an inner evaluate) must not move the split
+    clock.t += 0.25
+    timer.on_epoch_end(0, {"loss": 1.5, "accuracy": 0.25, "val_loss": 1.0, "val_accuracy": 0.5})
+    (row,) = timer.rows
+    assert row == {"epoch": 1, "epoch_s": 3.75, "train_s": 3.0, "val_s": 0.75, "steps": 10, "examples": 320,
+                   "accuracy": 0.25, "loss": 1.5, "val_accuracy": 0.5, "val_loss": 1.0}
+    assert seen == [row]
+    assert not timer.diverged and not model.stop_training
+
+
+def test_epoch_without_validation_has_zero_val_time() -> None:
+    timer, clock, model, _ = make_timer()
+    timer.on_epoch_begin(1)
+    clock.t += 2.0
+    model.optimizer.iterations.value += 7
+    timer.on_epoch_end(1, {"loss": 0.5})
+    assert timer.rows[0]["epoch"] == 2
+    assert (timer.rows[0]["train_s"], timer.rows[0]["val_s"], timer.rows[0]["steps"]) == (2.0, 0.0, 7)
+
+
+def test_nan_loss_marks_divergence_and_stops_training() -> None:
+    timer, clock, model, _ = make_timer()
+    timer.on_epoch_begin(0)
+    clock.t += 1.0
+    timer.on_epoch_end(0, {"loss": math.nan})
+    assert timer.diverged and model.stop_training
+
+
+def test_timer_does_not_override_batch_hooks() -> None:
+    import keras
+
+    # Overriding on_train_batch_end turns off Keras' async dispatch (tf-keras-facts.md §4.1).
+    assert EpochTimer.on_train_batch_end is keras.callbacks.Callback.on_train_batch_end
+    assert EpochTimer.on_train_batch_begin is keras.callbacks.Callback.on_train_batch_begin

@@ -1,0 +1,69 @@
+"""Each workload: the seed's exact parameter count and output shape, and a 2-step fit on CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+keras = pytest.importorskip("keras")
+
+from bench.workloads import WORKLOADS  # noqa: E402
+from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
+
+# (parameters, output shape). reuters_textcnn: seed 004's printed summary (Total params: 332,856).
+EXPECTED = {
+    "fashion_cnn": (108_810, (None, 10)),  # Conv2D 640 + Dense 13*13*64*10+10
+    "catsdogs_cnn": (8_515_137, (None, 1)),  # 896 + 18,496 + 73,856 + 8,388,864 + 32,896 + 129
+    "reuters_textcnn": (332_856, (None, 46)),
+    "reuters_textcnn_logits_bug": (332_856, (None, 46)),
+}
+
+
+def test_every_workload_is_pinned() -> None:
+    assert set(EXPECTED) == set(WORKLOADS)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_params_and_output_shape(name: str) -> None:
+    model = build_model(name)
+    params, shape = EXPECTED[name]
+    assert model.count_params() == params
+    assert tuple(model.output_shape) == shape
+
+
+def _batch(name: str, n: int):
+    spec = WORKLOADS[name]
+    rng = np.random.default_rng(0)
+    if len(spec.shape) == 1:
+        x = rng.integers(0, 30982, (n, *spec.shape)).astype("int32")
+    else:
+        x = rng.random((n, *spec.shape), dtype=np.float32)
+    y = rng.integers(0, spec.classes, n)
+    return x, (y[:, None].astype("float32") if spec.classes == 2 else y)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_two_step_fit_updates_weights(name: str) -> None:
+    keras.utils.set_random_seed(0)
+    model = build_model(name)
+    model.compile(**compile_kwargs(name), steps_per_execution=2)
+    before = [w.copy() for w in model.get_weights()]
+    x, y = _batch(name, 16)
+    history = model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    assert int(model.optimizer.iterations.numpy()) == 2
+    assert np.isfinite(history.history["loss"][0])
+    assert "accuracy" in history.history
+    assert any(not np.array_equal(a, b) for a, b in zip(before, model.get_weights(), strict=True))
+
+
+def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
+    import tensorflow as tf
+
+    probs = tf.constant([[0.7, 0.2, 0.1]])
+    labels = tf.constant([0])
+    bug = compile_kwargs("reuters_textcnn_logits_bug")["loss"]
+    good = compile_kwargs("reuters_textcnn")["loss"]
+    # The seed's math: -log softmax(p)[0], not -log p[0] (what the corrected loss computes).
+    expected_bug = -np.log(np.exp(0.7) / np.exp([0.7, 0.2, 0.1]).sum())
+    assert float(bug(labels, probs)) == pytest.approx(expected_bug, rel=1e-5)
+    assert float(good(labels, probs)) == pytest.approx(-np.log(0.7), rel=1e-5)
