@@ -1,8 +1,15 @@
 """Per-epoch timing callback. Only epoch- and test-level hooks (tf-keras-facts.md §4.1).
 
 ``on_train_batch_end`` is deliberately not overridden: doing so turns off Keras' asynchronous batch
-dispatch and changes what is measured. Keras converts the epoch's logs to Python floats before
-``on_epoch_end``, which synchronises the device, so the end timestamp covers finished work.
+dispatch and changes what is measured.
+
+Epoch 1 (the warm-up epoch) starts at the ``fit()`` call (:meth:`EpochTimer.fit_started`), not at Keras'
+first ``on_epoch_begin``: the first ``fit`` in a process spends seconds before that (model build, dataset
+distribution, function creation), warm-up a user pays that would otherwise be invisible. That part is
+also stored on its own as ``setup_s``, so the recorded epochs add up to the wall clock around ``fit``.
+
+Keras converts the epoch's logs to Python floats before ``on_epoch_end``, which synchronises the device,
+so the end timestamp covers finished work.
 """
 
 from __future__ import annotations
@@ -36,6 +43,12 @@ class EpochTimer(keras.callbacks.Callback):
         self._t0 = 0.0
         self._t_val: float | None = None
         self._it0 = 0
+        self._fit_start: float | None = None
+        self._setup_s = 0.0
+
+    def fit_started(self) -> None:
+        """Call right before ``model.fit``: epoch 1 then includes fit's set-up before its first epoch."""
+        self._fit_start = self.clock()
 
     def _iterations(self) -> int:
         return int(self.model.optimizer.iterations.numpy())
@@ -44,6 +57,9 @@ class EpochTimer(keras.callbacks.Callback):
         self._it0 = self._iterations()  # read before the clock starts: not part of the epoch
         self._t_val = None
         self._t0 = self.clock()
+        if epoch == 0 and self._fit_start is not None:
+            self._setup_s = self._t0 - self._fit_start
+            self._t0 = self._fit_start
 
     def on_test_begin(self, logs: dict | None = None) -> None:
         if self._t_val is None:  # validation inside fit() starts here
@@ -61,6 +77,8 @@ class EpochTimer(keras.callbacks.Callback):
             "steps": steps,
             "examples": steps * self.global_batch_size,
         }
+        if epoch == 0 and self._fit_start is not None:
+            row["setup_s"] = self._setup_s  # part of epoch_s and train_s spent before Keras' first epoch
         for k, v in sorted((logs or {}).items()):
             row[k] = float(v)
         self.rows.append(row)

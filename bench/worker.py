@@ -201,6 +201,7 @@ class Worker:
 
         timer = EpochTimer(gb, on_epoch=on_epoch)
         t0 = time.perf_counter()
+        timer.fit_started()
         model.fit(pipes.train, epochs=point.epochs, steps_per_epoch=pipes.steps_per_epoch,
                   validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
                   callbacks=[timer])

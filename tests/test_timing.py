@@ -79,3 +79,18 @@ def test_timer_does_not_override_batch_hooks() -> None:
     # Overriding on_train_batch_end turns off Keras' async dispatch (tf-keras-facts.md §4.1).
     assert EpochTimer.on_train_batch_end is keras.callbacks.Callback.on_train_batch_end
     assert EpochTimer.on_train_batch_begin is keras.callbacks.Callback.on_train_batch_begin
+
+
+def test_warm_up_epoch_includes_fit_set_up_before_the_first_epoch() -> None:
+    timer, clock, _, _ = make_timer()
+    timer.fit_started()
+    clock.t += 4.0  # Keras builds the model and distributes the dataset before on_epoch_begin
+    timer.on_epoch_begin(0)
+    clock.t += 1.0
+    timer.on_epoch_end(0, {"loss": 1.0})
+    timer.on_epoch_begin(1)
+    clock.t += 1.0
+    timer.on_epoch_end(1, {"loss": 0.9})
+    first, second = timer.rows
+    assert (first["epoch_s"], first["train_s"], first["setup_s"]) == (5.0, 5.0, 4.0)
+    assert second["epoch_s"] == 1.0 and "setup_s" not in second

@@ -1,0 +1,98 @@
+"""Harness overhead: the same point through bench's worker and as a bare ``model.fit``, in one process.
+
+    python -m pytest tests/benchmarks/test_overhead.py -q -s --benchmark-enable
+
+Reports (``benchmark.extra_info`` and stdout):
+
+- ``overhead_ratio``: median steady epoch time through bench / the same with a bare fit whose only
+  callback reads ``time.perf_counter()`` at epoch begin/end (target <= 1.02);
+- ``wall_clock_agreement``: the sum of bench's recorded ``epoch_s`` / an outside ``perf_counter`` around the
+  whole ``fit`` (target within 2 %).
+
+Runs alternate (bench, bare, bench, bare …) so slow drift of a shared machine hits both sides. The
+figures are reported, not asserted to the percent: on a noisy 2-core machine that would be a flaky timed
+test. The assertions check that both sides measured the same work.
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import time
+
+import pytest
+
+keras = pytest.importorskip("keras")
+
+from bench.data import synthetic  # noqa: E402
+from bench.data.pipeline import make_pipelines  # noqa: E402
+from bench.plan import Point  # noqa: E402
+from bench.strategies import make_strategy  # noqa: E402
+from bench.worker import Worker  # noqa: E402
+from bench.workloads import get_workload  # noqa: E402
+from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
+
+EPOCHS, BATCH, SPE, PAIRS = 7, 128, 4, 2
+POINT = Point("fashion_cnn", "cpu", BATCH, "global", SPE, "float32", 0, 0, EPOCHS, 6144, 1024, "reduced")
+
+
+class BareTimer(keras.callbacks.Callback):
+    """Nothing but a clock around each epoch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.epoch_s: list[float] = []
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.t0 = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch_s.append(time.perf_counter() - self.t0)
+
+
+def run_bench_point(worker: Worker, arrays) -> dict:
+    rec = {"notes": [], "dataset": {}}
+    worker._fit(POINT, rec, arrays, BATCH, {"measure_input": False, "measure_peak": False})
+    keras.backend.clear_session()  # as the worker does after every point (and run_bare below)
+    return rec
+
+
+def run_bare(strategy, arrays) -> list[float]:
+    keras.utils.set_random_seed(0)
+    pipes = make_pipelines(get_workload("fashion_cnn"), arrays, BATCH, 0)
+    with strategy.scope():
+        model = build_model("fashion_cnn")
+        model.compile(**compile_kwargs("fashion_cnn"), steps_per_execution=SPE)
+    timer = BareTimer()
+    model.fit(pipes.train, epochs=EPOCHS, steps_per_epoch=pipes.steps_per_epoch, validation_data=pipes.val,
+              validation_steps=pipes.validation_steps, verbose=0, callbacks=[timer])
+    keras.backend.clear_session()
+    return timer.epoch_s
+
+
+def test_harness_overhead_and_wall_clock_agreement(benchmark) -> None:
+    strategy, info = make_strategy("cpu")
+    worker = Worker({"config": {}, "run_id": "bench", "run_dir": "/nonexistent", "suite": "bench"}, io.StringIO())
+    worker.strategy, worker.info, worker.env = strategy, info, {}
+    arrays = synthetic.load("fashion", 6144, 1024, 0)
+    bench_steady: list[float] = []
+    bare_steady: list[float] = []
+    agreement: list[float] = []
+
+    def measure() -> None:
+        for _ in range(PAIRS):
+            rec = run_bench_point(worker, arrays)
+            bench_steady.extend(e["epoch_s"] for e in rec["epochs"][1:])
+            agreement.append(sum(e["epoch_s"] for e in rec["epochs"]) / rec["fit_wall_s"])
+            bare_steady.extend(run_bare(strategy, arrays)[1:])
+
+    benchmark.pedantic(measure, rounds=1, iterations=1)
+    ratio = statistics.median(bench_steady) / statistics.median(bare_steady)
+    benchmark.extra_info.update(overhead_ratio=ratio, wall_clock_agreement=statistics.median(agreement),
+                                bench_steady_median_s=statistics.median(bench_steady),
+                                bare_steady_median_s=statistics.median(bare_steady))
+    print(f"\noverhead ratio bench/bare (median steady epoch, {len(bench_steady)} vs {len(bare_steady)} epochs): "
+          f"{ratio:.4f}; recorded epochs / outside wall clock: {[round(a, 4) for a in agreement]}")
+    assert len(bench_steady) == len(bare_steady) == PAIRS * (EPOCHS - 1)
+    # the recorded epochs are inside the fit: their sum can never exceed the outside clock
+    assert all(0 < a <= 1 for a in agreement)
