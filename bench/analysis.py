@@ -89,6 +89,8 @@ def dataset_label(ds: dict[str, Any]) -> str:
     extra = [str(ds["scale"])] if ds.get("scale") else []
     if ds.get("n_train") is not None:
         extra.append(f"n_train={ds['n_train']}")
+    if ds.get("pipeline") not in (None, "default"):
+        extra.append(f"pipeline={ds['pipeline']}")  # a deliberately slow input pipeline is another dataset
     return f"{name} ({', '.join(extra)})" if extra else str(name)
 
 

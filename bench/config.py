@@ -22,6 +22,7 @@ BATCH_SCALINGS = ("global", "per_replica")
 DATA_SCALES = ("reduced", "full")
 ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
 PROGRESS = ("auto", "on", "off")
+INPUT_PIPELINES = ("default", "slow_decode")
 FIXED_STRATEGIES = ("cpu", "gpu", "gpus", "tpu", "default", "auto")
 STRATEGY_HELP = "cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpus, tpu, default, auto"
 _CPU_X = re.compile(r"cpu_x(\d+)")
@@ -51,6 +52,7 @@ class SuiteConfig:
     data_scale: str = "reduced"  # reduced (short CPU runs) | full (the seeds' dataset sizes)
     n_train: int = 0  # 0 = the workload's size at data_scale
     n_val: int = 0
+    input_pipeline: str = "default"  # slow_decode: an un-parallelised per-example decode (input-bound demo)
     all_reduce: str = "auto"  # MirroredStrategy cross-device ops; auto = one that works with spe > 1
     tpu: str = ""  # '' = TPU_NAME/TPU_CONFIG from the environment, else 'local' (TPU VM)
     tpu_connect_timeout_s: float = 60.0
@@ -117,6 +119,7 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     _check_choice("data_scale", cfg.data_scale, DATA_SCALES)
     _check_choice("all_reduce", cfg.all_reduce, ALL_REDUCES)
     _check_choice("progress", cfg.progress, PROGRESS)
+    _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
     if cfg.repeats < 1:

@@ -33,6 +33,7 @@ class Point:
     n_train: int
     n_val: int
     data_scale: str
+    input_pipeline: str = "default"
 
     @property
     def point_id(self) -> str:
@@ -71,7 +72,8 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                     for spe in cfg.steps_per_execution:
                         for precision in cfg.precisions:
                             points.append(Point(workload, strategy, batch, cfg.batch_scaling, spe, precision,
-                                                repeat, cfg.seed, cfg.epochs, n_train, n_val, cfg.data_scale))
+                                                repeat, cfg.seed, cfg.epochs, n_train, n_val, cfg.data_scale,
+                                                cfg.input_pipeline))
     return points
 
 

@@ -63,7 +63,7 @@ def base_record(spec: dict[str, Any], point: Point, strategy: dict[str, Any], en
         "workload_variant": wl.variant,
         "dataset": {"name": "synthetic", "source": wl.dataset, "scale": point.data_scale,
                     "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
-                    "classes": wl.classes},
+                    "classes": wl.classes, "pipeline": point.input_pipeline},
         "strategy": strategy,
         "global_batch_size": global_batch,
         "per_replica_batch_size": global_batch // replicas if global_batch and replicas else None,
@@ -182,7 +182,7 @@ class Worker:
         spec = get_workload(point.workload)
         keras.utils.set_random_seed(point.seed)  # same initial weights and data order everywhere
         keras.mixed_precision.set_global_policy(point.precision)
-        pipes = make_pipelines(spec, arrays, gb, point.seed)
+        pipes = make_pipelines(spec, arrays, gb, point.seed, slow_decode=point.input_pipeline == "slow_decode")
         scope = self.strategy.scope() if self.strategy is not None else contextlib.nullcontext()
         spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
         rec["effective_steps_per_execution"] = spe

@@ -8,6 +8,7 @@ Images are batched first and converted as whole batches (one vectorised op per b
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import tensorflow as tf
@@ -41,21 +42,43 @@ def _prepare(spec: WorkloadSpec, augment: bool, seed: int):
     return fn
 
 
-def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, seed: int) -> Pipelines:
-    """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch."""
+SLOW_DECODE_S = 0.002  # per example: a stand-in for an expensive, un-parallelised JPEG decode
+
+
+def _slow_decode(x, y):
+    """A per-example host-side step run sequentially (no num_parallel_calls, no prefetch behind it)."""
+
+    def work(v):
+        time.sleep(SLOW_DECODE_S)
+        return v
+
+    return tf.numpy_function(work, [x], x.dtype, stateful=True), y
+
+
+def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, seed: int,
+                   slow_decode: bool = False) -> Pipelines:
+    """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch.
+
+    ``slow_decode`` inserts a sequential per-example step before batching and drops the prefetch: the
+    input-bound configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
+    """
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
     options = tf.data.Options()
     options.deterministic = True  # same order under every strategy, so accuracy can be compared
+    train = tf.data.Dataset.from_tensor_slices((arrays.x_train, arrays.y_train)).shuffle(
+        min(len(arrays.y_train), 16384), seed=seed, reshuffle_each_iteration=True)
+    if slow_decode:
+        shape = arrays.x_train.shape[1:]
+        train = train.map(_slow_decode).map(lambda x, y: (tf.ensure_shape(x, shape), y))
     train = (
-        tf.data.Dataset.from_tensor_slices((arrays.x_train, arrays.y_train))
-        .shuffle(min(len(arrays.y_train), 16384), seed=seed, reshuffle_each_iteration=True)
-        .batch(global_batch_size, drop_remainder=True)
-        .map(_prepare(spec, spec.augment, seed), num_parallel_calls=tf.data.AUTOTUNE)
+        train.batch(global_batch_size, drop_remainder=True)
+        .map(_prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else tf.data.AUTOTUNE)
         .repeat()
-        .prefetch(tf.data.AUTOTUNE)
-        .with_options(options)
     )
+    if not slow_decode:
+        train = train.prefetch(tf.data.AUTOTUNE)
+    train = train.with_options(options)
     val = (
         tf.data.Dataset.from_tensor_slices((arrays.x_val, arrays.y_val))
         .batch(global_batch_size, drop_remainder=True)

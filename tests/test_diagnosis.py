@@ -1,0 +1,63 @@
+"""Diagnosis on real runs: input-bound points, stalled training (seed 004), warm-up, accuracy parity."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from bench.analysis import summarize
+from bench.records import load_records
+from tests.conftest import run_bench
+
+COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",
+          "measure_peak=false"]
+
+
+def run(tmp_path, *overrides: str) -> list[dict]:
+    proc = run_bench(*COMMON, f"results_dir={tmp_path}", *overrides)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    records = load_records([run_dir]).records
+    assert records and all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
+    return records
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory) -> list[dict]:
+    # reuters at 2048 examples and batch 32: enough steps for the corrected model to learn in 3 epochs
+    return run(tmp_path_factory.mktemp("default"), "workloads=[fashion_cnn,reuters_textcnn,reuters_textcnn_logits_bug]",
+               "n_train=2048", "n_val=512", "epochs=3")
+
+
+@pytest.mark.slow
+def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, default_run) -> None:
+    slow = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
+               "input_pipeline=slow_decode")
+    s = summarize(slow)
+    assert s["input_bound"].tolist() == [True]
+    assert slow[0]["dataset"]["pipeline"] == "slow_decode"
+    d = summarize([r for r in default_run if r["workload"] == "fashion_cnn"])
+    assert d["input_bound"].tolist() == [False]
+    # the default pipeline alone is many times faster than training; the slow one is not
+    assert default_run[0]["input_examples_per_s"] > 5 * d["examples_per_s"].iloc[0]
+
+
+@pytest.mark.slow
+def test_seed_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not(default_run) -> None:
+    s = summarize(default_run).set_index("workload")
+    assert s.loc["reuters_textcnn", "not_learning"] == ""
+    assert s.loc["fashion_cnn", "not_learning"] == ""
+    bug = [i for i in s.index if i.startswith("reuters_textcnn_logits_bug")]
+    assert len(bug) == 1 and s.loc[bug[0], "not_learning"] != ""
+
+
+@pytest.mark.slow
+def test_warm_up_is_recorded_and_separate(default_run) -> None:
+    for r in default_run:
+        first, *steady = r["epochs"]
+        assert first["setup_s"] >= 0 and first["epoch_s"] >= first["setup_s"]
+        steady_median = statistics.median(e["epoch_s"] for e in steady)
+        assert r["warmup_overhead_s"] == pytest.approx(first["epoch_s"] - steady_median)
+        # the recorded epochs add up to the outside wall clock around fit (within 2 %)
+        assert sum(e["epoch_s"] for e in r["epochs"]) == pytest.approx(r["fit_wall_s"], rel=0.02)
