@@ -14,9 +14,11 @@ COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_exec
           "measure_peak=false"]
 
 
-def run(tmp_path, *overrides: str) -> list[dict]:
+def run(tmp_path, *overrides: str, progress: str | None = None) -> list[dict]:
     proc = run_bench(*COMMON, f"results_dir={tmp_path}", *overrides)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    if progress is not None:
+        assert progress in proc.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     records = load_records([run_dir]).records
     assert records and all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
@@ -32,8 +34,9 @@ def default_run(tmp_path_factory) -> list[dict]:
 
 @pytest.mark.slow
 def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, default_run) -> None:
+    # progress=on forces the live display (points done/total, current point, epoch, elapsed, ETA)
     slow = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
-               "input_pipeline=slow_decode")
+               "input_pipeline=slow_decode", "progress=on", progress="[1/1] fashion_cnn-cpu-b32-spe4-fp32-r0")
     s = summarize(slow)
     assert s["input_bound"].tolist() == [True]
     assert slow[0]["dataset"]["pipeline"] == "slow_decode"

@@ -67,6 +67,7 @@ def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
 def test_console_table_run_folder_and_report(smoke_run) -> None:
     tmp, run_dir, proc = smoke_run
     assert "steady epoch s" in proc.stdout and "examples/s" in proc.stdout
+    assert "ETA" not in proc.stderr  # the live display stays quiet when stderr is not a terminal
     assert f"records: {run_dir}" in proc.stdout
     report = tmp / "reports" / run_dir.name / "report.md"
     assert f"report:  {report}" in proc.stdout
