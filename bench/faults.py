@@ -1,14 +1,20 @@
 """Test-only fault injection for workers (``BENCH_FAULT`` env var). Never active in normal runs.
 
-``BENCH_FAULT=<kind>:<point_id substring>`` makes the worker misbehave when it reaches a matching point:
+``BENCH_FAULT=<kind>:<point_id substring>[,<kind>:<substring> ...]`` makes the worker misbehave when it
+reaches a matching point (the first matching rule wins):
 
 - ``oom``: raise ``tf.errors.ResourceExhaustedError`` (as an out-of-memory would);
-- ``nan``: feed NaN into the loss (the point must end ``diverged``);
+- ``nan``: multiply the loss by NaN (the point must end ``diverged``); works for every workload, since
+  it does not depend on what NaN/inf inputs do to a given model;
 - ``raise``: raise ``RuntimeError`` (any other exception);
 - ``hang``: sleep forever (the launcher's time limit must stop it);
 - ``exit``: ``os._exit(3)`` (a hard crash);
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process.
+
+The worker runs as ``python -m bench.worker``, i.e. as module ``__main__``, not ``bench.worker``: the
+class to patch is therefore passed in by :func:`bench.worker.main` (patching ``bench.worker.Worker``
+would patch a second, unused copy of the module).
 """
 
 from __future__ import annotations
@@ -16,21 +22,34 @@ from __future__ import annotations
 import os
 import signal
 import time
-
-from bench import worker as worker_mod
+from typing import Any
 
 KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv")
 
 
-def install(spec: str) -> None:
-    """Patch :meth:`bench.worker.Worker._fit` to misbehave on matching points."""
-    kind, _, match = spec.partition(":")
-    if kind not in KINDS:
-        raise ValueError(f"BENCH_FAULT kind {kind!r}; allowed: {', '.join(KINDS)}")
-    original = worker_mod.Worker._fit
+def parse(spec: str) -> list[tuple[str, str]]:
+    """``"oom:spe1,nan:b64"`` -> ``[("oom", "spe1"), ("nan", "b64")]``; ValueError on an unknown kind."""
+    rules = []
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        kind, _, match = part.partition(":")
+        if kind not in KINDS:
+            raise ValueError(f"BENCH_FAULT kind {kind!r}; allowed: {', '.join(KINDS)}")
+        rules.append((kind, match))
+    return rules
+
+
+def install(spec: str, worker_cls: Any = None) -> None:
+    """Patch ``worker_cls._fit`` (default :class:`bench.worker.Worker`) to misbehave on matching points."""
+    if worker_cls is None:
+        from bench import worker
+
+        worker_cls = worker.Worker
+    rules = parse(spec)
+    original = worker_cls._fit
 
     def faulty(self, point, rec, arrays, gb, cfg):
-        if match not in point.point_id:
+        kind = next((k for k, match in rules if match in point.point_id), None)
+        if kind is None:
             return original(self, point, rec, arrays, gb, cfg)
         import tensorflow as tf
 
@@ -45,18 +64,32 @@ def install(spec: str) -> None:
             os._exit(3)
         if kind in ("kill", "segv"):
             os.kill(os.getpid(), signal.SIGKILL if kind == "kill" else signal.SIGSEGV)
+            time.sleep(60)  # the signal is delivered asynchronously: never go on with the point
         if kind == "nan":
-            arrays = _poison(arrays)
+            return _with_nan_loss(original, self, point, rec, arrays, gb, cfg)
         return original(self, point, rec, arrays, gb, cfg)
 
-    worker_mod.Worker._fit = faulty
+    worker_cls._fit = faulty
 
 
-def _poison(arrays):
-    import numpy as np
+def _with_nan_loss(fit, *args):
+    """Run ``fit`` with the workload's loss multiplied by NaN: the first epoch's loss is NaN, always."""
+    from bench.workloads import models
 
-    from bench.data.synthetic import Arrays
+    real = models.compile_kwargs
 
-    x = arrays.x_train.astype(np.float32)
-    x[...] = np.inf  # inf inputs -> NaN activations -> NaN loss in the first epoch
-    return Arrays(x, arrays.y_train, arrays.x_val.astype(np.float32), arrays.y_val)
+    def poisoned(name):
+        kwargs = real(name)
+        loss = kwargs["loss"]
+
+        def nan_loss(y_true, y_pred):
+            return loss(y_true, y_pred) * float("nan")
+
+        kwargs["loss"] = nan_loss
+        return kwargs
+
+    models.compile_kwargs = poisoned  # Worker._fit imports it at call time
+    try:
+        return fit(*args)
+    finally:
+        models.compile_kwargs = real

@@ -10,6 +10,7 @@ Imports no TensorFlow: workers do.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -26,10 +27,19 @@ from typing import Any
 from bench.config import SuiteConfig
 from bench.env import git_info, host_env
 from bench.plan import Point, groups
-from bench.records import RUN_MANIFEST, SCHEMA_VERSION, atomic_write_json, load_records, write_record
+from bench.records import (
+    RUN_MANIFEST,
+    SCHEMA_VERSION,
+    RecordError,
+    atomic_write_json,
+    load_records,
+    read_record,
+    write_record,
+)
 
 RESUMABLE = ("ok", "skipped", "diverged")  # failed points are retried on resume
 STDERR_TAIL_LINES = 15
+REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed, then again before SIGKILL
 
 
 class Interrupted(Exception):
@@ -118,7 +128,12 @@ def _clock(seconds: float) -> str:
 
 
 class Launcher:
-    """Runs the points of one run folder, group by group, in worker processes."""
+    """Runs the points of one run folder, group by group, in worker processes.
+
+    Ctrl-C: while :meth:`run` is active, SIGINT only calls :meth:`interrupt` (no KeyboardInterrupt can
+    land in the middle of a record write or a spawn). It kills the worker; the group loop then records the
+    point in flight as failed (``Interrupted``) and raises :class:`Interrupted`. Nothing new is started.
+    """
 
     def __init__(self, cfg: SuiteConfig, points: list[Point], run_id: str, run_dir: Path,
                  progress: Progress) -> None:
@@ -129,14 +144,41 @@ class Launcher:
         self.progress = progress
         self.log_dir = run_dir / "logs"
         self.proc: subprocess.Popen | None = None
+        self.interrupted = False
+
+    def interrupt(self, *_: Any) -> None:
+        """SIGINT handler: stop the worker now; :meth:`run_group` records the point and raises Interrupted."""
+        self.interrupted = True
+        if self.proc is not None:
+            _kill(self.proc)
 
     def run(self) -> None:
-        for strategy, pts in groups(self.points).items():
-            self.run_group(strategy, pts)
+        sweep_tmp(self.run_dir)  # a resumed run may hold the temporary file of a write cut by SIGKILL
+        in_main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, self.interrupt) if in_main else None
+        try:
+            for strategy, pts in groups(self.points).items():
+                if self.interrupted:
+                    raise Interrupted
+                self.run_group(strategy, pts)
+        finally:
+            if in_main:
+                signal.signal(signal.SIGINT, previous)
 
-    def _spawn(self, strategy: str, pts: list[Point], attempt: int) -> tuple[subprocess.Popen, Path]:
+    def _new_log(self, strategy: str) -> Path:
+        """A fresh ``logs/<strategy>-worker<N>.log`` (never overwrites one a record may point to)."""
         self.log_dir.mkdir(exist_ok=True)
-        log = self.log_dir / f"{strategy}-worker{attempt}.log"
+        for i in range(1, 100_000):
+            path = self.log_dir / f"{strategy}-worker{i}.log"
+            try:
+                path.open("x").close()
+                return path
+            except FileExistsError:
+                continue
+        raise RuntimeError(f"too many worker logs in {self.log_dir}")
+
+    def _spawn(self, strategy: str, pts: list[Point]) -> tuple[subprocess.Popen, Path]:
+        log = self._new_log(strategy)
         spec = {"run_id": self.run_id, "run_dir": str(self.run_dir), "suite": self.cfg.name,
                 "strategy": strategy, "config": asdict(self.cfg), "points": [p.as_dict() for p in pts]}
         env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
@@ -146,42 +188,44 @@ class Launcher:
             proc = subprocess.Popen([sys.executable, "-m", "bench.worker"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=err, text=True, env=env,
                                     start_new_session=True)
-        proc.stdin.write(json.dumps(spec))
-        proc.stdin.close()
+        self.proc = proc
+        try:
+            # One line; stdin then stays open: its end-of-file (our exit, even by SIGKILL) stops the worker.
+            proc.stdin.write(json.dumps(spec) + "\n")
+            proc.stdin.flush()
+        except OSError:
+            pass  # the worker died before reading its spec: its exit status is recorded below
         return proc, log
 
     def run_group(self, strategy: str, pts: list[Point]) -> None:
         """Run a group's points, restarting a fresh worker after each crash or time-out."""
         remaining = list(pts)
-        attempt = 0
         while remaining:
-            attempt += 1
-            proc, log = self._spawn(strategy, remaining, attempt)
-            self.proc = proc
+            if self.interrupted:
+                raise Interrupted
+            proc, log = self._spawn(strategy, remaining)
             events: queue.Queue = queue.Queue()
-            reader = threading.Thread(target=_read_events, args=(proc, events), daemon=True)
-            reader.start()
+            threading.Thread(target=_read_events, args=(proc, events), daemon=True).start()
             in_flight: Point | None = None
             started = time.monotonic()  # the time limit covers start-up too (TF import, TPU connect)
             by_id = {p.point_id: p for p in remaining}
             cause = None
             try:
-                while True:
+                while not self.interrupted:
+                    left = self.cfg.point_timeout_s - (time.monotonic() - started)
+                    if left <= 0:
+                        cause = {"type": "TimeLimit", "limit_s": self.cfg.point_timeout_s, "message": (
+                            f"point exceeded point_timeout_s={self.cfg.point_timeout_s:g} s "
+                            "and its worker was killed")}
+                        _kill(proc)
+                        break
                     try:
-                        ev = events.get(timeout=0.5)
+                        ev = events.get(timeout=min(0.5, left))
                     except queue.Empty:
-                        ev = None
-                    if ev is None:
-                        if time.monotonic() - started > self.cfg.point_timeout_s:
-                            cause = {"type": "TimeLimit", "message": (
-                                f"point exceeded point_timeout_s={self.cfg.point_timeout_s:g} "
-                                "and its worker was killed")}
-                            _kill(proc)
-                            break
-                        if not reader.is_alive() and events.empty():
-                            break  # the worker closed its event stream: it has exited
                         self.progress.show()
                         continue
+                    if ev is _EOF:
+                        break  # the worker closed its event stream: it has exited (or is exiting)
                     if ev.get("event") == "start":
                         in_flight = by_id.get(ev["point_id"])
                         started = time.monotonic()
@@ -197,22 +241,31 @@ class Launcher:
                         in_flight = None
                         started = time.monotonic()
                     self.progress.show()
-            except KeyboardInterrupt:
-                _kill(proc)
-                if in_flight is not None:
-                    self._fail(in_flight, {"type": "Interrupted", "message": "stopped by Ctrl-C (SIGINT)"}, log)
-                raise Interrupted from None
             finally:
-                proc.wait()
+                if self.interrupted:
+                    _kill(proc)
+                _reap(proc)
                 self.proc = None
+            sweep_tmp(self.run_dir)  # no writer is left: drop a record write the worker's death cut short
+            if self.interrupted:
+                if in_flight is not None and not self._recorded(in_flight):
+                    self._fail(in_flight, {"type": "Interrupted", "message": "stopped by Ctrl-C (SIGINT)"}, log)
+                raise Interrupted
             if not remaining:
                 return
             point = in_flight or remaining[0]  # died before starting a point: charge the next one
-            if cause is None:
-                cause = _exit_cause(proc.returncode)
-            self._fail(point, cause, log)
+            if not self._recorded(point):  # (a worker killed between its record and its "done" event)
+                self._fail(point, cause or _exit_cause(proc.returncode), log)
             remaining.remove(point)
             self.progress.done += 1
+
+    def _recorded(self, point: Point) -> bool:
+        """True when this point already has an ok/skipped/diverged record of its exact configuration."""
+        try:
+            rec = read_record(self.run_dir / f"{point.point_id}.json")
+        except RecordError:
+            return False
+        return rec["status"] in RESUMABLE and rec.get("config_hash") == point.config_hash
 
     def _fail(self, point: Point, cause: dict[str, Any], log: Path) -> None:
         """Write the ``failed`` record of a point whose worker died or was stopped."""
@@ -227,15 +280,41 @@ class Launcher:
         write_record(self.run_dir, rec)
 
 
+_EOF = object()  # the reader's last item: the worker's event stream is closed
+
+
 def _read_events(proc: subprocess.Popen, events: queue.Queue) -> None:
-    for line in proc.stdout:
-        try:
-            events.put(json.loads(line))
-        except json.JSONDecodeError:
-            continue
+    try:
+        for line in proc.stdout:
+            try:
+                events.put(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    except (OSError, ValueError):
+        pass
+    finally:
+        events.put(_EOF)
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    """Wait for a worker to end; close its stdin (it exits on EOF) and kill it if it lingers."""
+    try:
+        proc.wait(timeout=REAP_GRACE_S)  # an exiting worker keeps its own exit status
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=REAP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.wait()
+    with contextlib.suppress(OSError):
+        proc.stdout.close()
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker's whole session (process group), children included."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -245,9 +324,20 @@ def _kill(proc: subprocess.Popen) -> None:
 def _exit_cause(code: int | None) -> dict[str, Any]:
     if code is not None and code < 0:
         name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        return {"type": "WorkerCrashed", "message": f"worker killed by signal {name}", "signal": name}
+        return {"type": "WorkerCrashed", "message": f"worker killed by signal {name} during the point",
+                "signal": name}
     return {"type": "WorkerCrashed", "message": f"worker exited with status {code} during the point",
             "exit_code": code}
+
+
+def sweep_tmp(run_dir: Path) -> list[Path]:
+    """Remove the temporary files of atomic writes cut short (``.<name>.json.<random>.tmp``)."""
+    removed = []
+    for f in Path(run_dir).glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            f.unlink()
+            removed.append(f)
+    return removed
 
 
 def _tail(path: Path, n: int) -> str:

@@ -1,0 +1,409 @@
+"""Reliability: isolation, failures as records, resume, Ctrl-C and concurrent runs.
+
+Every test runs the real command line (``python -m bench …``) in a subprocess on a tiny configuration,
+with faults injected into the worker through ``BENCH_FAULT`` (see :mod:`bench.faults`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bench.config import SuiteConfig
+from bench.plan import plan
+from bench.records import load_records, write_record
+from bench.suite import points_to_run, resume_command
+from bench.worker import base_record
+from tests.conftest import REPO
+
+TINY = ["suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]", "epochs=2", "n_train=256", "n_val=64",
+        "report=false", "measure_peak=false", "measure_input=false"]
+
+
+def bench_env(tag: str, fault: str | None = None) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "", "BENCH_TEST_TAG": tag}
+    env.pop("BENCH_FAULT", None)
+    if fault:
+        env["BENCH_FAULT"] = fault
+    return env  # BENCH_CACHE_DIR comes from conftest's session fixture
+
+
+def bench(results: Path, *overrides: str, fault: str | None = None, tag: str = "",
+          timeout: float = 120) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", *overrides]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=results.parent, env=bench_env(tag, fault),
+                          timeout=timeout)
+
+
+def the_run(results: Path) -> Path:
+    (run_dir,) = [p for p in results.iterdir() if p.is_dir()]
+    return run_dir
+
+
+def records(run_dir: Path) -> dict[str, dict]:
+    loaded = load_records([run_dir], warn=False)
+    assert loaded.skipped == []
+    ids = [r["point_id"] for r in loaded.records]
+    assert len(ids) == len(set(ids))
+    return {r["point_id"]: r for r in loaded.records}
+
+
+def planned(run_dir: Path) -> list[str]:
+    return json.loads((run_dir / "run.json").read_text())["points"]
+
+
+def assert_clean_tree(root: Path) -> None:
+    """Every JSON file under ``root`` parses, and no temporary file of an atomic write is left behind."""
+    files = [f for f in root.rglob("*") if f.is_file()]
+    assert [f for f in files if f.name.endswith(".tmp") or f.name.startswith(".")] == []
+    for f in files:
+        if f.suffix == ".json":
+            json.loads(f.read_text())
+
+
+def workers_of(tag: str) -> list[int]:
+    """Live (non-zombie) ``bench.worker`` processes started by the test run tagged ``tag``."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            if b"bench.worker" not in (p / "cmdline").read_bytes():
+                continue
+            if f"BENCH_TEST_TAG={tag}".encode() not in (p / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (p / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            pids.append(int(p.name))
+    return pids
+
+
+@pytest.fixture
+def tag():
+    """A label put into the environment of this test's bench processes; stray workers are killed at the end."""
+    label = uuid.uuid4().hex
+    yield label
+    for pid in workers_of(label):  # only when a test failed: a passing test has already asserted there are none
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_for(predicate, timeout: float, proc: subprocess.Popen | None = None, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"bench exited ({proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+# --- 2. failures are records (one worker: oom, nan, raise; absent hardware) ------------------------------------
+
+@pytest.fixture(scope="module")
+def failures_run(tmp_path_factory):
+    results = tmp_path_factory.mktemp("failures") / "results"
+    proc = bench(results, "strategies=[gpu,cpu]", "batch_sizes=[32,64]", "steps_per_execution=[1,2]",
+                 "point_timeout_s=120", fault="oom:cpu-b32-spe1,nan:cpu-b32-spe2,raise:cpu-b64-spe1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = the_run(results)
+    return run_dir, records(run_dir), proc
+
+
+@pytest.mark.slow
+def test_oom_is_failed_with_type_and_message(failures_run) -> None:
+    _, recs, _ = failures_run
+    r = recs["fashion_cnn-cpu-b32-spe1-fp32-r0"]
+    assert r["status"] == "failed"
+    assert r["error"]["type"] == "ResourceExhaustedError" and r["error"]["kind"] == "out_of_memory"
+    assert r["error"]["message"] == "OOM when allocating tensor (injected)"
+
+
+@pytest.mark.slow
+def test_nan_loss_is_diverged(failures_run) -> None:
+    _, recs, _ = failures_run
+    r = recs["fashion_cnn-cpu-b32-spe2-fp32-r0"]
+    assert r["status"] == "diverged"
+    assert r["error"] == {"type": "NonFiniteLoss", "message": "training loss became NaN/inf in epoch 1"}
+    assert [e["epoch"] for e in r["epochs"]] == [1]  # training stopped at the first non-finite loss
+    assert r["epochs"][0]["loss"] is None  # NaN stored as null: the record stays strict JSON
+
+
+@pytest.mark.slow
+def test_other_exception_is_failed_with_traceback_tail(failures_run) -> None:
+    _, recs, _ = failures_run
+    err = recs["fashion_cnn-cpu-b64-spe1-fp32-r0"]["error"]
+    assert recs["fashion_cnn-cpu-b64-spe1-fp32-r0"]["status"] == "failed"
+    assert err["type"] == "RuntimeError" and err["message"] == "injected failure"
+    lines = err["traceback"].splitlines()
+    assert 2 <= len(lines) <= 12 and lines[-1] == "RuntimeError: injected failure"
+    assert any("faults.py" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_absent_hardware_is_skipped_and_the_run_goes_on(failures_run) -> None:
+    run_dir, recs, _ = failures_run
+    gpu = [r for r in recs.values() if r["strategy"]["requested"] == "gpu"]
+    assert len(gpu) == 4
+    for r in gpu:
+        assert r["status"] == "skipped"
+        assert r["error"]["type"] == "StrategyUnavailable" and "no GPU visible" in r["error"]["message"]
+    assert sorted(recs) == sorted(planned(run_dir))
+
+
+@pytest.mark.slow
+def test_in_process_failures_cost_only_their_point(failures_run) -> None:
+    run_dir, recs, proc = failures_run
+    r = recs["fashion_cnn-cpu-b64-spe2-fp32-r0"]
+    assert r["status"] == "ok" and [e["epoch"] for e in r["epochs"]] == [1, 2]
+    # exceptions do not take the worker down: one worker per group, no restart
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == ["cpu-worker1.log", "gpu-worker1.log"]
+    assert "injected failure" in proc.stdout  # the console table shows why
+    assert_clean_tree(run_dir.parent)
+
+
+# --- 1. isolation: a crashed or hung worker costs exactly its point -------------------------------------------
+
+@pytest.fixture(scope="module")
+def crash_run(tmp_path_factory):
+    results = tmp_path_factory.mktemp("crashes") / "results"
+    proc = bench(results, "batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120",
+                 fault="exit:b32-spe1,segv:b32-spe2,kill:b64-spe1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = the_run(results)
+    return run_dir, records(run_dir)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("point", "detail"), [
+    ("fashion_cnn-cpu-b32-spe1-fp32-r0", {"exit_code": 3, "message": "worker exited with status 3 during the point"}),
+    ("fashion_cnn-cpu-b32-spe2-fp32-r0", {"signal": "SIGSEGV", "message": "worker killed by signal SIGSEGV during "
+                                                                          "the point"}),
+    ("fashion_cnn-cpu-b64-spe1-fp32-r0", {"signal": "SIGKILL", "message": "worker killed by signal SIGKILL during "
+                                                                          "the point"}),
+], ids=["os._exit", "segfault", "sigkill"])
+def test_crash_is_failed_with_its_cause(crash_run, point, detail) -> None:
+    _, recs = crash_run
+    r = recs[point]
+    assert r["status"] == "failed" and r["error"]["type"] == "WorkerCrashed"
+    for k, v in detail.items():
+        assert r["error"][k] == v
+    assert Path(r["error"]["log"]).is_file()
+    assert r["config_hash"] and r["point"]["steps_per_execution"] == r["steps_per_execution"]
+
+
+@pytest.mark.slow
+def test_after_a_crash_the_group_continues_in_a_fresh_worker(crash_run) -> None:
+    run_dir, recs = crash_run
+    assert sorted(recs) == sorted(planned(run_dir))  # exactly one record per planned point
+    assert recs["fashion_cnn-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [f"cpu-worker{i}.log" for i in range(1, 5)]
+    assert_clean_tree(run_dir.parent)
+
+
+@pytest.mark.slow
+def test_hang_past_the_time_limit_is_failed_and_the_rest_continues(tmp_path, tag) -> None:
+    results = tmp_path / "results"
+    t0 = time.monotonic()
+    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=15", fault="hang:spe1",
+                 tag=tag)
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    recs = records(the_run(results))
+    hung = recs["fashion_cnn-cpu-b64-spe1-fp32-r0"]
+    assert hung["status"] == "failed" and hung["error"]["type"] == "TimeLimit"
+    assert hung["error"]["limit_s"] == 15 and "point_timeout_s=15" in hung["error"]["message"]
+    assert recs["fashion_cnn-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
+    assert elapsed >= 15
+    assert workers_of(tag) == []  # the hung worker was killed, not left behind
+
+
+@pytest.mark.slow
+def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None:
+    """A point that never ends but keeps sending epoch events (no quiet moment) is still stopped."""
+    results = tmp_path / "results"
+    t0 = time.monotonic()
+    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1]", "n_train=64", "n_val=64",
+                 "epochs=1000000", "point_timeout_s=8")
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (r,) = records(the_run(results)).values()
+    assert r["status"] == "failed" and r["error"]["type"] == "TimeLimit"
+    assert elapsed < 35
+
+
+# --- 3. resume -----------------------------------------------------------------------------------------------
+
+def _fake_record(point, run_id: str, status: str) -> dict:
+    rec = base_record({"run_id": run_id, "suite": "t"}, point, {"requested": "cpu", "name": "cpu"}, {}, None, None)
+    rec["status"] = status
+    return rec
+
+
+def test_resume_keeps_ok_skipped_diverged_of_the_same_config_and_retries_the_rest(tmp_path) -> None:
+    cfg = SuiteConfig(name="t", workloads=["fashion_cnn"], batch_sizes=[32, 64], steps_per_execution=[1, 2, 4],
+                      n_train=256, n_val=64, epochs=2)
+    points = plan(cfg)
+    assert len(points) == 6
+    run = tmp_path / "run"
+    for p, status in zip(points[:4], ["ok", "skipped", "diverged", "failed"], strict=True):
+        write_record(run, _fake_record(p, "run", status))
+    stale = _fake_record(points[4], "run", "ok")
+    stale["config_hash"] = "0" * 16  # recorded under another configuration (e.g. other epochs)
+    write_record(run, stale)
+    (run / "garbage.json").write_text("{not json")
+    todo = points_to_run(points, run)
+    assert todo == [points[3], points[4], points[5]]  # failed, changed configuration, never run
+    other = plan(SuiteConfig(name="t", workloads=["fashion_cnn"], batch_sizes=[32, 64], steps_per_execution=[1, 2, 4],
+                             n_train=256, n_val=64, epochs=3))
+    assert points_to_run(other, run) == other  # epochs changed: nothing is identical, everything runs
+
+
+def test_resume_command_repeats_the_overrides() -> None:
+    cfg = SuiteConfig(name="smoke", results_dir="/r")
+    argv = ["suite=smoke", "batch_sizes=[32,64]", "resume=latest", "results_dir=/r"]
+    assert resume_command(cfg, "RUN", argv) == ("python -m bench suite=smoke 'batch_sizes=[32,64]' results_dir=/r "
+                                                "resume=RUN")
+
+
+@pytest.mark.slow
+def test_failed_points_are_retried_on_resume_and_finished_ones_are_not(tmp_path) -> None:
+    results = tmp_path / "results"
+    args = ("batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=120")
+    first = bench(results, *args, fault="raise:spe2")
+    assert first.returncode == 0, first.stderr[-3000:]
+    run_dir = the_run(results)
+    assert {k: r["status"] for k, r in records(run_dir).items()} == {
+        "fashion_cnn-cpu-b64-spe1-fp32-r0": "ok", "fashion_cnn-cpu-b64-spe2-fp32-r0": "failed"}
+    ok_bytes = (run_dir / "fashion_cnn-cpu-b64-spe1-fp32-r0.json").read_bytes()
+    again = bench(results, *args, f"resume={run_dir.name}")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"resuming {run_dir.name}: 1 of 2 points already recorded" in again.stderr
+    assert the_run(results) == run_dir  # no new run folder
+    recs = records(run_dir)
+    assert {k: r["status"] for k, r in recs.items()} == {
+        "fashion_cnn-cpu-b64-spe1-fp32-r0": "ok", "fashion_cnn-cpu-b64-spe2-fp32-r0": "ok"}
+    assert (run_dir / "fashion_cnn-cpu-b64-spe1-fp32-r0.json").read_bytes() == ok_bytes  # not re-run
+    assert_clean_tree(results)
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path, tag) -> None:
+    results = tmp_path / "results"
+    args = ["batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120"]
+    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", *args]
+    with (tmp_path / "out").open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path,
+                                env=bench_env(tag, "hang:b64-spe1"))  # the third of four points never ends
+        try:
+            wait_for(lambda: len(list(results.glob("*/fashion_cnn-*.json"))) >= 2, 90, proc, "two records")
+            wait_for(lambda: workers_of(tag), 10, proc, "the worker of the third point")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    # the orphaned worker (its own session, so nobody signals it) notices its launcher is gone and exits
+    wait_for(lambda: not workers_of(tag), 10, what="the orphaned worker to exit")
+    run_dir = the_run(results)
+    before = records(run_dir)
+    assert sorted(before) == ["fashion_cnn-cpu-b32-spe1-fp32-r0", "fashion_cnn-cpu-b32-spe2-fp32-r0"]
+    assert all(r["status"] == "ok" for r in before.values())
+    assert_clean_tree(results)
+    kept = {p: (run_dir / f"{p}.json").read_bytes() for p in before}
+    # what a SIGKILL in the middle of an atomic write leaves: resume must clear it away
+    (run_dir / ".fashion_cnn-cpu-b64-spe1-fp32-r0.json.k1ll3d.tmp").write_text('{"schema_version": 1, "ru')
+
+    again = bench(results, *args, "resume=latest", tag=tag)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"resuming {run_dir.name}: 2 of 4 points already recorded" in again.stderr
+    assert the_run(results) == run_dir
+    recs = records(run_dir)
+    assert sorted(recs) == sorted(planned(run_dir)) and len(recs) == 4  # exactly one record per point
+    assert all(r["status"] == "ok" for r in recs.values())
+    assert {p: (run_dir / f"{p}.json").read_bytes() for p in before} == kept  # not re-run
+    assert_clean_tree(results)
+    assert workers_of(tag) == []
+
+
+# --- 4. Ctrl-C -------------------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag) -> None:
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", f"reports_dir={reports}", "report=true",
+           "batch_sizes=[32]", "steps_per_execution=[1,2,4]", "point_timeout_s=120", "progress=on"]
+    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+    err_file = tmp_path / "stderr"
+    with err_file.open("w") as err, (tmp_path / "stdout").open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=tmp_path, env=bench_env(tag, "hang:spe2"))
+        try:
+            # the progress line names the point the launcher knows to be running
+            wait_for(lambda: in_flight in err_file.read_text(), 90, proc, "the hanging point to start")
+            proc.send_signal(signal.SIGINT)
+            status = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    stderr = err_file.read_text()
+    assert status == 130, stderr[-3000:]
+    run_dir = the_run(results)
+    recs = records(run_dir)
+    assert sorted(recs) == ["fashion_cnn-cpu-b32-spe1-fp32-r0", in_flight]  # nothing new started (no spe4)
+    assert recs["fashion_cnn-cpu-b32-spe1-fp32-r0"]["status"] == "ok"
+    assert recs[in_flight]["status"] == "failed" and recs[in_flight]["error"]["type"] == "Interrupted"
+    assert (reports / run_dir.name / "report.md").is_file()  # the report of what exists
+    assert workers_of(tag) == []
+    assert_clean_tree(results)
+    (hint,) = [line for line in stderr.splitlines() if line.startswith("interrupted: resume with  ")]
+    resume = shlex.split(hint.removeprefix("interrupted: resume with  "))
+    assert resume[:3] == ["python", "-m", "bench"] and resume[-1] == f"resume={run_dir.name}"
+
+    # the printed command resumes the run: the interrupted point and the one never started run now
+    ok_bytes = (run_dir / "fashion_cnn-cpu-b32-spe1-fp32-r0.json").read_bytes()
+    again = subprocess.run([sys.executable, *resume[1:]], capture_output=True, text=True, cwd=tmp_path,
+                           env=bench_env(tag), timeout=120)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"resuming {run_dir.name}: 1 of 3 points already recorded" in again.stderr
+    recs = records(run_dir)
+    assert sorted(recs) == sorted(planned(run_dir)) and len(recs) == 3
+    assert all(r["status"] == "ok" for r in recs.values())
+    assert (run_dir / "fashion_cnn-cpu-b32-spe1-fp32-r0.json").read_bytes() == ok_bytes
+
+
+# --- 6. concurrent runs ----------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_path, tag) -> None:
+    results = tmp_path / "results"
+    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", "batch_sizes=[64]",
+           "steps_per_execution=[1,2]", "point_timeout_s=120"]
+    env = bench_env(tag)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1][-2000:] for o in outs]
+    runs = sorted(p for p in results.iterdir() if p.is_dir())
+    assert len(runs) == 2  # distinct run folders (atomic mkdir), even when started in the same second
+    for run_dir in runs:
+        recs = records(run_dir)
+        assert sorted(recs) == sorted(planned(run_dir)) and len(recs) == 2
+        assert all(r["run_id"] == run_dir.name and r["status"] == "ok" for r in recs.values())
+        assert json.loads((run_dir / "run.json").read_text())["run_id"] == run_dir.name
+    assert {f"records: {r}" for r in runs} == {line for o in outs for line in o[0].splitlines()
+                                               if line.startswith("records: ")}
+    assert_clean_tree(results)
