@@ -22,31 +22,31 @@ from bench.workloads import WORKLOADS
 
 EXIT_BAD_INPUT = 2
 _KEY_HELP = {
-    "workloads": "workloads to run",
+    "workloads": "a list of workloads, e.g. [fashion_cnn]",
     "strategies": STRATEGY_HELP,
-    "batch_sizes": "global batch sizes",
+    "batch_sizes": "a list of positive integers (global batch sizes), e.g. [32,128]",
     "batch_scaling": "global | per_replica",
-    "steps_per_execution": "steps per host call",
+    "steps_per_execution": "a list of positive integers (steps per host call), e.g. [1,16]",
     "precisions": "float32 | mixed_float16 | mixed_bfloat16",
-    "epochs": "epochs per point (1 = warm-up)",
-    "repeats": "independent repetitions per point",
-    "seed": "model init + data order seed",
+    "epochs": "an integer >= 2 (epoch 1 is the warm-up epoch)",
+    "repeats": "an integer >= 1 (independent repetitions per point)",
+    "seed": "an integer >= 0 (model init + data order)",
     "data_scale": "reduced | full (the seeds' dataset sizes)",
-    "n_train": "training examples (0 = by scale)",
-    "n_val": "validation examples (0 = by scale)",
+    "n_train": "an integer >= 0 (training examples; 0 = by data_scale)",
+    "n_val": "an integer >= 0 (validation examples; 0 = by data_scale)",
     "input_pipeline": "default | slow_decode (un-parallelised decode: input-bound demo)",
     "all_reduce": "auto | hierarchical_copy | reduce_to_one | nccl | collective",
     "tpu": "TPU address ('' = TPU_NAME env or 'local')",
-    "tpu_connect_timeout_s": "seconds",
-    "point_timeout_s": "seconds per point before it is killed",
-    "results_dir": "where records go",
-    "reports_dir": "where reports go",
-    "report": "write a report at the end",
-    "baseline": "strategy the report compares with",
+    "tpu_connect_timeout_s": "a positive number of seconds",
+    "point_timeout_s": "a positive number of seconds per point before it is stopped",
+    "results_dir": "a writable folder for records",
+    "reports_dir": "a writable folder for reports",
+    "report": "true | false (write a report at the end)",
+    "baseline": "a strategy name the report compares with",
     "resume": "'' | latest | <run_id>",
     "progress": "auto | on | off",
-    "measure_input": "time the input pipeline alone",
-    "measure_peak": "measure the device matmul peak",
+    "measure_input": "true | false (time the input pipeline alone)",
+    "measure_peak": "true | false (measure the device matmul peak)",
 }
 
 
@@ -114,7 +114,9 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
         key = re.search(r"full_key:\s*(\S+)", text)
         override = re.search(r"override (\S+)", msg)
         where = key.group(1) if key else override.group(1) if override else "override"
-        return f"{where}: {first}"
+        base = re.sub(r"[\[=].*", "", where)
+        allowed = f"; allowed: {_KEY_HELP[base]}" if base in _KEY_HELP else ""
+        return f"{where}: {first}{allowed}"
     return msg.splitlines()[0]
 
 

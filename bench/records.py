@@ -67,6 +67,7 @@ def atomic_write_json(path: Path, obj: Any) -> Path:
             f.write(text + "\n")
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; records are meant to be shared and merged
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -205,7 +205,9 @@ class Worker:
         model.fit(pipes.train, epochs=point.epochs, steps_per_epoch=pipes.steps_per_epoch,
                   validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
                   callbacks=[timer])
-        rec["fit_wall_s"] = time.perf_counter() - t0  # outside wall clock around the whole fit
+        t1 = time.perf_counter()
+        rec["fit_wall_s"] = t1 - t0  # outside wall clock around the whole fit
+        rec["teardown_s"] = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
         rec["epochs"] = timer.rows
         if timer.diverged:
             rec["status"] = "diverged"
