@@ -44,8 +44,8 @@ def test_missing_suite() -> None:
 
 def test_type_error_names_the_key() -> None:
     assert err("suite=cnn", "batch_sizes=[foo]") == (
-        "batch_sizes[0]: Value 'foo' of type 'str' could not be converted to Integer; allowed: a list of positive integers "
-        "(global batch sizes), e.g. [32,128]")
+        "batch_sizes[0]: Value 'foo' of type 'str' could not be converted to Integer; allowed: a list of "
+        "positive integers (global batch sizes), e.g. [32,128]")
 
 
 def test_zero_steps_per_execution() -> None:
