@@ -62,9 +62,20 @@ def _fmt(v: float | None, spec: str) -> str:
 
 
 def print_summary(records: list[dict[str, Any]], out: Any = sys.stdout) -> None:
-    """Plain-text table: workload, strategy, batch, spe, steady epoch s, examples/s, val accuracy, status."""
+    """Plain-text table: workload, strategy, batch, spe, steady epoch s, examples/s, val accuracy, status.
+
+    A strategy whose every point was skipped (absent hardware) gets one line with the reason instead.
+    """
+    by_strategy: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        by_strategy.setdefault(r["strategy"].get("requested") or r["strategy"].get("name"), []).append(r)
+    skipped = {s: rs for s, rs in by_strategy.items() if all(r["status"] == "skipped" for r in rs)}
+    shown = [r for s, rs in by_strategy.items() if s not in skipped for r in rs]
     headers = ["workload", "strategy", "batch", "spe", "steady epoch s", "examples/s", "val acc", "status"]
-    print(tabulate(summary_rows(records), headers=headers, disable_numparse=True), file=out)
+    if shown:
+        print(tabulate(summary_rows(shown), headers=headers, disable_numparse=True), file=out)
+    for s, rs in skipped.items():
+        print(f"skipped {s} ({len(rs)} points): {(rs[0].get('error') or {}).get('message', '')}", file=out)
 
 
 def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:

@@ -216,14 +216,20 @@ class Worker:
         steady = [r["epoch_s"] for r in timer.rows[1:]]
         rec["warmup_overhead_s"] = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
         if cfg.get("measure_input", True):
+            t = time.perf_counter()
             rec["input_examples_per_s"] = input_only_rate(pipes.train, pipes.steps_per_epoch, gb)
-        if cfg.get("measure_peak", True):
-            device = self.info.devices[0] if self.info.device_kind != "tpu" else "/cpu:0"
-            if self.info.device_kind != "tpu":  # a TPU peak needs a TPU-side probe: datasheet only
-                dtypes = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
-                rec["peak_flops_per_s"] = {
-                    p: measured_peak_flops(device, dtypes[p]) for p in sorted({"float32", point.precision})}
-                rec["peak_devices"] = self.info.num_replicas
+            rec["input_measure_s"] = time.perf_counter() - t
+        if cfg.get("measure_peak", True) and self.info.device_kind != "tpu":  # TPU: datasheet peak only
+            t = time.perf_counter()
+            dtypes = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
+            # Logical CPUs share the host's cores: the probe on one of them is the whole host's peak.
+            # GPUs are separate devices: the probe on one, times their number, is the strategy's peak.
+            scale = self.info.num_replicas if self.info.device_kind == "gpu" else 1
+            rec["peak_flops_per_s"] = {
+                p: scale * measured_peak_flops(self.info.devices[0], dtypes[p])
+                for p in sorted({"float32", point.precision})}
+            rec["peak_scope"] = f"{scale} x {self.info.devices[0]}"
+            rec["peak_measure_s"] = time.perf_counter() - t  # ~0 after a worker's first point (cached)
         rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
                                                            point.precision)
 
