@@ -64,7 +64,7 @@ def train_flops_per_example(model: keras.Model) -> int:
 
 
 @cache
-def measured_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 10) -> float:
+def measured_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float:
     """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (cached per process)."""
     import tensorflow as tf
 

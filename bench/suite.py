@@ -40,7 +40,10 @@ def summary_rows(records: list[dict[str, Any]]) -> list[list[Any]]:
                r["precision"])
         grouped.setdefault(key, []).append(r)
     rows = []
-    for key, recs in sorted(grouped.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+    def order(kv: tuple) -> tuple:  # numbers sort as numbers (32 before 128), the rest as text
+        return tuple((0, k, "") if isinstance(k, int | float) else (1, 0, str(k)) for k in kv[0])
+
+    for key, recs in sorted(grouped.items(), key=order):
         steady = [e for r in recs if r["status"] == "ok" for e in steady_epochs(r)]
         statuses = sorted({r["status"] for r in recs})
         epoch_s = statistics.median(e["epoch_s"] for e in steady) if steady else None

@@ -21,7 +21,7 @@ from bench.workloads import WorkloadSpec
 class Pipelines:
     """Train/validation datasets of one point and their step counts."""
 
-    train: tf.data.Dataset  # repeats forever; an epoch is ``steps_per_epoch`` global batches
+    train: tf.data.Dataset  # finite: one pass = one epoch = ``steps_per_epoch`` global batches
     val: tf.data.Dataset  # finite: ``validation_steps`` global batches
     steps_per_epoch: int
     validation_steps: int
@@ -71,11 +71,10 @@ def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, s
     if slow_decode:
         shape = arrays.x_train.shape[1:]
         train = train.map(_slow_decode).map(lambda x, y: (tf.ensure_shape(x, shape), y))
-    train = (
-        train.batch(global_batch_size, drop_remainder=True)
-        .map(_prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else tf.data.AUTOTUNE)
-        .repeat()
-    )
+    # Finite, not .repeat(): Keras starts a fresh pass (reshuffled) each epoch. A repeated dataset keeps
+    # an autotuned prefetch running past the last epoch, and tearing it down took up to 10 s per fit here.
+    train = train.batch(global_batch_size, drop_remainder=True).map(
+        _prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else tf.data.AUTOTUNE)
     if not slow_decode:
         train = train.prefetch(tf.data.AUTOTUNE)
     train = train.with_options(options)
