@@ -107,6 +107,7 @@ def _make_tpu(tpu: str, connect_timeout_s: float) -> tuple[tf.distribute.Strateg
             hint = (" (this TensorFlow build has no TPU kernels: on a TPU VM install tensorflow-tpu, "
                     "see README 'Running on a TPU')")
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        msg = msg.split(" used by {{node")[0]  # TF appends the node's full attribute dump: not a reason
         raise StrategyUnavailable(
             f"initialize_tpu_system(TPUClusterResolver(tpu={shown!r})) failed: {type(e).__name__}: {msg}{hint}"
         ) from e
