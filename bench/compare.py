@@ -99,8 +99,12 @@ def render(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
     else:
         out.append("No point was measured in both folders.")
     if not unmatched.empty:
-        rows = [[*_key_cells(r), r["note"]] for _, r in unmatched.iterrows()]
-        out += ["", "Not compared:", tabulate(rows, headers=[*head, "why"], disable_numparse=True)]
+        # one line per strategy and reason: a missing GPU should not fill a screen with identical lines
+        groups = unmatched.groupby(["strategy_key", "note"], sort=True)
+        rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})), note]
+                for (strategy, note), g in groups]
+        out += ["", "Not compared:", tabulate(rows, headers=["strategy", "points", "workloads", "why"],
+                                              disable_numparse=True)]
     return "\n".join(out)
 
 

@@ -76,7 +76,9 @@ def test_unmatched_points_are_listed(tmp_path, capsys):
         p.unlink()
     assert compare_main([str(HOST_A), str(b), "--metric", "train_s"]) == 0
     out = capsys.readouterr().out
-    assert out.count("only in A") == 2 and "A train_s median" in out
+    assert out.count("only in A") == 1 and "A train_s median" in out  # one line per strategy and reason
+    (line,) = [ln for ln in out.splitlines() if "only in A" in ln]
+    assert line.split()[1] == "2" and "imdb_lstm" in line
 
 
 @pytest.mark.parametrize("argv,needle", [([], "need two result folders"),
