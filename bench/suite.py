@@ -5,18 +5,19 @@ Imports no TensorFlow (workers do).
 
 from __future__ import annotations
 
+import math
 import shlex
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from tabulate import tabulate
 
 from bench.config import SuiteConfig, clamp_warnings
 from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
 from bench.plan import Point, plan
-from bench.records import load_records, steady_epochs
+from bench.records import load_records
 
 EXIT_INTERRUPTED = 130
 
@@ -27,64 +28,54 @@ def points_to_run(points: list[Point], run_dir: Path) -> list[Point]:
     return [p for p in points if done.get(p.point_id) != p.config_hash]
 
 
-def summary_rows(records: list[dict[str, Any]]) -> list[list[Any]]:
-    """One row per point (repeats pooled): the end-of-run console table.
+def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
+    """The end-of-run console table, from :func:`bench.analysis.summarize` (the report's own numbers).
 
-    ``steady epoch s`` is the median ``epoch_s`` of epochs 2..n; ``examples/s`` is examples over
-    ``train_s`` (validation excluded), median over the same epochs.
+    One row per configuration (repeats pooled): steady epoch s = median ``epoch_s`` of epochs 2..n;
+    examples/s = median of examples / ``train_s`` (validation excluded); speedup vs ``baseline`` (``~``:
+    not significant); flags: not learning, input-bound. A strategy whose every point was skipped (absent
+    hardware) gets one line with the reason instead of a row per point.
     """
-    grouped: dict[tuple, list[dict[str, Any]]] = {}
-    for r in records:
-        key = (r["workload"], r["strategy"].get("requested") or r["strategy"].get("name"),
-               r.get("global_batch_size") or r.get("point", {}).get("batch_size"), r["steps_per_execution"],
-               r["precision"])
-        grouped.setdefault(key, []).append(r)
-    rows = []
-    def order(kv: tuple) -> tuple:  # numbers sort as numbers (32 before 128), the rest as text
-        return tuple((0, k, "") if isinstance(k, int | float) else (1, 0, str(k)) for k in kv[0])
+    from bench.analysis import summarize
 
-    for key, recs in sorted(grouped.items(), key=order):
-        steady = [e for r in recs if r["status"] == "ok" for e in steady_epochs(r)]
-        statuses = sorted({r["status"] for r in recs})
-        epoch_s = statistics.median(e["epoch_s"] for e in steady) if steady else None
-        ex_s = statistics.median(e["examples"] / e["train_s"] for e in steady if e["train_s"] > 0) if steady else None
-        final = [r["epochs"][-1].get("val_accuracy") for r in recs if r["status"] == "ok" and r["epochs"]]
-        final = [v for v in final if v is not None]
-        status = "/".join(statuses)
-        if statuses != ["ok"]:
-            errs = [r["error"]["message"] for r in recs if r.get("error")]
-            if errs:
-                status += f": {errs[0][:70]}"
-        rows.append([*key[:4], _fmt(epoch_s, ".3f"), _fmt(ex_s, ",.0f"),
-                     _fmt(statistics.mean(final) if final else None, ".3f"), status])
-    return rows
+    summary = summarize(records, baseline=baseline)
+    if summary.empty:
+        return "no records"
+    all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
+    lines = []
+    rows = []
+    for _, r in summary.sort_values(["workload", "strategy", "global_batch_size", "steps_per_execution"]).iterrows():
+        if all_skipped[r["strategy"]]:
+            continue
+        ok = r["status"] == "ok"
+        flags = [f for f, on in (("not learning", r["not_learning"]), ("input-bound", r["input_bound"])) if on]
+        status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
+        speedup = "-"
+        if ok and r["strategy"] != baseline and pd.notna(r.get("speedup")):
+            speedup = ("" if r["speedup_significant"] else "~") + f"{r['speedup']:.2f}x"
+        rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
+                     _fmt(r["epoch_s_median"] if ok else None, ".3f"),
+                     _fmt(r["examples_per_s"] if ok else None, ",.0f"),
+                     _fmt(r["final_val_accuracy"] if ok else None, ".3f"), speedup,
+                     ", ".join([status, *flags])])
+    if rows:
+        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "steady epoch s", "examples/s",
+                                             "val acc", f"vs {baseline}", "status"], disable_numparse=True))
+    for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
+        first = summary[summary["strategy"] == strategy].iloc[0]
+        n = int(summary.loc[summary["strategy"] == strategy, "n_points"].sum())
+        lines.append(f"skipped {strategy} ({n} points): {first['error']}")
+    return "\n".join(lines)
 
 
 def _fmt(v: float | None, spec: str) -> str:
-    return "-" if v is None else format(v, spec)
-
-
-def print_summary(records: list[dict[str, Any]], out: Any = sys.stdout) -> None:
-    """Plain-text table: workload, strategy, batch, spe, steady epoch s, examples/s, val accuracy, status.
-
-    A strategy whose every point was skipped (absent hardware) gets one line with the reason instead.
-    """
-    by_strategy: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        by_strategy.setdefault(r["strategy"].get("requested") or r["strategy"].get("name"), []).append(r)
-    skipped = {s: rs for s, rs in by_strategy.items() if all(r["status"] == "skipped" for r in rs)}
-    shown = [r for s, rs in by_strategy.items() if s not in skipped for r in rs]
-    headers = ["workload", "strategy", "batch", "spe", "steady epoch s", "examples/s", "val acc", "status"]
-    if shown:
-        print(tabulate(summary_rows(shown), headers=headers, disable_numparse=True), file=out)
-    for s, rs in skipped.items():
-        print(f"skipped {s} ({len(rs)} points): {(rs[0].get('error') or {}).get('message', '')}", file=out)
+    return "-" if v is None or not math.isfinite(v) else format(v, spec)
 
 
 def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
     """End of a run (finished or interrupted): console summary and, with ``report=true``, the report."""
     records = [r for r in load_records([run_dir], warn=False).records]
-    print_summary(records)
+    print(summary_table(records, cfg.baseline))
     print(f"\nrecords: {run_dir}")
     if cfg.report and records:
         from bench.report import build_report
