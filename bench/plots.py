@@ -130,46 +130,39 @@ def _samples(points: pd.DataFrame, column: str) -> pd.DataFrame:
     return ok[np.isfinite(ok["value"])]
 
 
-def epoch_time_figure(points: pd.DataFrame, title: str) -> Figure | None:
-    """Steady epoch time (s, median with IQR band) vs global batch (log2), one panel per spe."""
-    data = _samples(points, "steady_epoch_s")
+def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
+                  ylabel: str, panel_title: str) -> Figure | None:
+    """Median (IQR band) of a per-epoch sample ``column`` vs ``x`` (log2), one line per strategy and one
+    panel per value of ``panel``."""
+    data = _samples(points, column)
     if data.empty:
         return None
-    spes = sorted(data["steps_per_execution"].unique())
-    fig, axes = _grid(len(spes), f"{title}: steady epoch time vs global batch")
+    panels = sorted(data[panel].unique())
+    fig, axes = _grid(len(panels), title)
     pal, mk = _palette(data["series"].tolist()), _markers(data["series"].tolist())
-    for ax, spe in zip(axes, spes, strict=True):
-        d = data[data["steps_per_execution"] == spe]
-        sns.lineplot(d, x="global_batch_size", y="value", hue="series",
-                     hue_order=sorted(d["series"].unique()), palette=pal, estimator="median",
-                     errorbar=("pi", 50), style="series", markers=mk, dashes=False, ax=ax)
-        _log2_x(ax, sorted(data["global_batch_size"].unique()))
-        ax.set(title=f"steps_per_execution = {spe}", xlabel="global batch size (examples, log2)",
-               ylabel="steady epoch time (s)")
+    for ax, value in zip(axes, panels, strict=True):
+        d = data[data[panel] == value]
+        sns.lineplot(d, x=x, y="value", hue="series", hue_order=sorted(d["series"].unique()), palette=pal,
+                     estimator="median", errorbar=("pi", 50), style="series", markers=mk, dashes=False, ax=ax)
+        _log2_x(ax, sorted(data[x].unique()))
+        ax.set(title=panel_title.format(value), xlabel=xlabel, ylabel=ylabel)
     _y_scale(axes, data["value"])
     _legend(fig, axes)
     return fig
+
+
+def epoch_time_figure(points: pd.DataFrame, title: str) -> Figure | None:
+    """Steady epoch time (s, median with IQR band) vs global batch (log2), one panel per spe."""
+    return _median_lines(points, "steady_epoch_s", "global_batch_size", "steps_per_execution",
+                         f"{title}: steady epoch time vs global batch", "global batch size (examples, log2)",
+                         "steady epoch time (s)", "steps_per_execution = {}")
 
 
 def throughput_figure(points: pd.DataFrame, title: str) -> Figure | None:
     """Training throughput (examples/s, median with IQR band) vs steps_per_execution, one panel per batch."""
-    data = _samples(points, "steady_examples_per_s")
-    if data.empty:
-        return None
-    batches = sorted(data["global_batch_size"].unique())
-    fig, axes = _grid(len(batches), f"{title}: training throughput vs steps_per_execution")
-    pal, mk = _palette(data["series"].tolist()), _markers(data["series"].tolist())
-    for ax, gb in zip(axes, batches, strict=True):
-        d = data[data["global_batch_size"] == gb]
-        sns.lineplot(d, x="steps_per_execution", y="value", hue="series",
-                     hue_order=sorted(d["series"].unique()), palette=pal, estimator="median",
-                     errorbar=("pi", 50), style="series", markers=mk, dashes=False, ax=ax)
-        _log2_x(ax, sorted(data["steps_per_execution"].unique()))
-        ax.set(title=f"global batch = {gb}", xlabel="steps_per_execution (log2)",
-               ylabel="training throughput (examples/s)")
-    _y_scale(axes, data["value"])
-    _legend(fig, axes)
-    return fig
+    return _median_lines(points, "steady_examples_per_s", "steps_per_execution", "global_batch_size",
+                         f"{title}: training throughput vs steps_per_execution", "steps_per_execution (log2)",
+                         "training throughput (examples/s)", "global batch = {}")
 
 
 def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
