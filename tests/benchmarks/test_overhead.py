@@ -64,7 +64,8 @@ def run_bare(strategy, arrays) -> list[float]:
         model = build_model("fashion_cnn")
         model.compile(**compile_kwargs("fashion_cnn"), steps_per_execution=SPE)
     timer = BareTimer()
-    model.fit(pipes.train, epochs=EPOCHS, validation_data=pipes.val, verbose=0, callbacks=[timer])
+    model.fit(pipes.train, epochs=EPOCHS, steps_per_epoch=pipes.steps_per_epoch, validation_data=pipes.val,
+              validation_steps=pipes.validation_steps, verbose=0, callbacks=[timer])
     keras.backend.clear_session()
     return timer.epoch_s
 
