@@ -6,10 +6,11 @@ Reports (``benchmark.extra_info`` and stdout):
 
 - ``overhead_ratio``: median steady epoch time through bench / the same with a bare fit whose only
   callback reads ``time.perf_counter()`` at epoch begin/end (target <= 1.02);
-- ``wall_clock_agreement``: the sum of bench's recorded ``epoch_s`` / an outside ``perf_counter`` around the
-  whole ``fit`` (target within 2 %).
+- ``epochs_over_wall``: the sum of bench's recorded ``epoch_s`` / an outside ``perf_counter`` around the
+  whole ``fit`` (target within 2 %), and ``epochs_plus_teardown_over_wall`` with fit's recorded
+  ``teardown_s`` (the time Keras spends after the last epoch) added.
 
-Runs alternate (bench, bare, bench, bare …) so slow drift of a shared machine hits both sides. The
+Pairs alternate which side runs first (bench/bare, bare/bench, …) so slow drift of a shared machine hits both sides. The
 figures are reported, not asserted to the percent: on a noisy 2-core machine that would be a flaky timed
 test. The assertions check that both sides measured the same work.
 """
@@ -32,7 +33,7 @@ from bench.worker import Worker  # noqa: E402
 from bench.workloads import get_workload  # noqa: E402
 from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
 
-EPOCHS, BATCH, SPE, PAIRS = 7, 128, 4, 2
+EPOCHS, BATCH, SPE, PAIRS = 6, 128, 4, 3
 POINT = Point("fashion_cnn", "cpu", BATCH, "global", SPE, "float32", 0, 0, EPOCHS, 6144, 1024, "reduced")
 
 
@@ -80,19 +81,28 @@ def test_harness_overhead_and_wall_clock_agreement(benchmark) -> None:
     agreement: list[float] = []
 
     def measure() -> None:
-        for _ in range(PAIRS):
-            rec = run_bench_point(worker, arrays)
-            bench_steady.extend(e["epoch_s"] for e in rec["epochs"][1:])
-            agreement.append(sum(e["epoch_s"] for e in rec["epochs"]) / rec["fit_wall_s"])
-            bare_steady.extend(run_bare(strategy, arrays)[1:])
+        for i in range(PAIRS):
+            for side in (("bench", "bare") if i % 2 == 0 else ("bare", "bench")):  # alternate who goes first
+                if side == "bench":
+                    rec = run_bench_point(worker, arrays)
+                    bench_steady.extend(e["epoch_s"] for e in rec["epochs"][1:])
+                    epochs_total = sum(e["epoch_s"] for e in rec["epochs"])
+                    agreement.append((epochs_total / rec["fit_wall_s"],
+                                      (epochs_total + rec["teardown_s"]) / rec["fit_wall_s"]))
+                else:
+                    bare_steady.extend(run_bare(strategy, arrays)[1:])
 
     benchmark.pedantic(measure, rounds=1, iterations=1)
     ratio = statistics.median(bench_steady) / statistics.median(bare_steady)
-    benchmark.extra_info.update(overhead_ratio=ratio, wall_clock_agreement=statistics.median(agreement),
+    benchmark.extra_info.update(overhead_ratio=ratio,
+                                epochs_over_wall=statistics.median(a for a, _ in agreement),
+                                epochs_plus_teardown_over_wall=statistics.median(b for _, b in agreement),
                                 bench_steady_median_s=statistics.median(bench_steady),
                                 bare_steady_median_s=statistics.median(bare_steady))
     print(f"\noverhead ratio bench/bare (median steady epoch, {len(bench_steady)} vs {len(bare_steady)} epochs): "
-          f"{ratio:.4f}; recorded epochs / outside wall clock: {[round(a, 4) for a in agreement]}")
+          f"{ratio:.4f}; recorded epochs / outside wall clock: {[round(a, 4) for a, _ in agreement]}; "
+          f"(epochs + teardown_s) / outside wall clock: {[round(b, 4) for _, b in agreement]}")
     assert len(bench_steady) == len(bare_steady) == PAIRS * (EPOCHS - 1)
-    # the recorded epochs are inside the fit: their sum can never exceed the outside clock
-    assert all(0 < a <= 1 for a in agreement)
+    # the recorded epochs are inside the fit: their sum can never exceed the outside clock, and with
+    # fit's teardown after the last epoch they account for all of it
+    assert all(0 < a <= b <= 1 for a, b in agreement)
