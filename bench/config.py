@@ -23,6 +23,7 @@ DATA_SCALES = ("reduced", "full")
 ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
 PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "slow_decode")
+REPEAT_SEEDS = ("same", "distinct")
 FIXED_STRATEGIES = ("cpu", "gpu", "gpus", "tpu", "default", "auto")
 STRATEGY_HELP = "cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpus, tpu, default, auto"
 _CPU_X = re.compile(r"cpu_x(\d+)")
@@ -48,6 +49,7 @@ class SuiteConfig:
     precisions: list[str] = field(default_factory=lambda: ["float32"])
     epochs: int = 3  # epoch 1 is the warm-up epoch; steady state needs at least epochs 2..n
     repeats: int = 1
+    repeat_seeds: str = "same"  # same: every repeat uses `seed` (timing noise only); distinct: seed + repeat
     seed: int = 0
     data_scale: str = "reduced"  # reduced (short CPU runs) | full (the seeds' dataset sizes)
     n_train: int = 0  # 0 = the workload's size at data_scale
@@ -61,6 +63,7 @@ class SuiteConfig:
     reports_dir: str = "reports"
     report: bool = True  # write reports/<run_id>/report.md at the end of the run
     baseline: str = "cpu"  # strategy the report compares the others with
+    parity_tolerance_pp: float = 1.0  # val accuracy spread (percentage points) the report flags
     resume: str = ""  # '' (new run) | latest | <run_id>
     progress: str = "auto"  # auto = live display only when stderr is a terminal
     measure_input: bool = True  # also time the input pipeline alone (input-bound diagnosis)
@@ -120,6 +123,9 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     _check_choice("all_reduce", cfg.all_reduce, ALL_REDUCES)
     _check_choice("progress", cfg.progress, PROGRESS)
     _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
+    _check_choice("repeat_seeds", cfg.repeat_seeds, REPEAT_SEEDS)
+    if not cfg.parity_tolerance_pp >= 0:
+        raise ConfigError(f"parity_tolerance_pp={cfg.parity_tolerance_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
     if cfg.repeats < 1:

@@ -71,8 +71,9 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                 for batch in cfg.batch_sizes:
                     for spe in cfg.steps_per_execution:
                         for precision in cfg.precisions:
+                            seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
                             points.append(Point(workload, strategy, batch, cfg.batch_scaling, spe, precision,
-                                                repeat, cfg.seed, cfg.epochs, n_train, n_val, cfg.data_scale,
+                                                repeat, seed, cfg.epochs, n_train, n_val, cfg.data_scale,
                                                 cfg.input_pipeline))
     return points
 

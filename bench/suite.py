@@ -81,7 +81,8 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
         from bench.report import build_report
 
         try:
-            path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline)
+            path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,
+                                parity_tolerance_pp=cfg.parity_tolerance_pp)
             print(f"report:  {path}")
         except Exception as e:  # a report bug must not hide the records the run produced
             print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "

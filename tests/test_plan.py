@@ -35,3 +35,10 @@ def test_config_hash_changes_with_the_configuration_only() -> None:
     assert a.config_hash == Point.from_dict(a.as_dict()).config_hash
     b = Point.from_dict({**a.as_dict(), "epochs": a.epochs + 1})
     assert a.point_id == b.point_id and a.config_hash != b.config_hash
+
+
+def test_repeats_share_the_seed_unless_asked_otherwise() -> None:
+    same = plan(parse_config(["suite=smoke", "repeats=3", "seed=7"]))
+    assert {p.seed for p in same} == {7}
+    distinct = plan(parse_config(["suite=smoke", "repeats=3", "seed=7", "repeat_seeds=distinct"]))
+    assert sorted({(p.repeat, p.seed) for p in distinct}) == [(0, 7), (1, 8), (2, 9)]
