@@ -51,7 +51,7 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
         flags = [f for f, on in (("not learning", r["not_learning"]), ("input-bound", r["input_bound"])) if on]
         status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
         speedup = "-"
-        if ok and r["strategy"] != baseline and pd.notna(r.get("speedup")):
+        if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
             speedup = ("" if r["speedup_significant"] else "~") + f"{r['speedup']:.2f}x"
         rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
                      _fmt(r["epoch_s_median"] if ok else None, ".3f"),
