@@ -93,6 +93,9 @@ class Worker:
         self.info: Any = None
         self.env: dict[str, Any] = {}
         self._data: dict[tuple, Any] = {}
+        self.peaks: dict[str, float] = {}  # precision -> measured peak FLOP/s (measure_peaks)
+        self.peak_scope = ""
+        self.peak_measure_s = 0.0
 
     def emit(self, event: str, **fields: Any) -> None:
         self.events.write(json.dumps({"event": event, "t": time.time(), **fields}) + "\n")
@@ -129,8 +132,28 @@ class Worker:
         from bench.env import capture_env
 
         self.env = capture_env(self.info.device_kind, self.info.num_replicas)
+        if cfg.get("measure_peak", True):
+            self.measure_peaks(sorted({"float32", *(p.precision for p in points)}))
         self.emit("ready", strategy=self.info.as_record())
         return True
+
+    def measure_peaks(self, precisions: list[str]) -> None:
+        """Matmul peak FLOP/s of the strategy's devices, once per worker, before any point's clock starts.
+
+        Logical CPUs share the host's cores: the probe on one of them is the whole host's peak. GPUs are
+        separate devices: the probe on one, times their number, is the strategy's peak. TPUs: datasheet
+        peak only (a TPU-side probe is not implemented).
+        """
+        if self.info.device_kind == "tpu":
+            return
+        from bench.flops import measured_peak_flops
+
+        t = time.perf_counter()
+        dtypes = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
+        scale = self.info.num_replicas if self.info.device_kind == "gpu" else 1
+        self.peaks = {p: scale * measured_peak_flops(self.info.devices[0], dtypes[p]) for p in precisions}
+        self.peak_scope = f"{scale} x {self.info.devices[0]}"
+        self.peak_measure_s = time.perf_counter() - t
 
     def arrays(self, point: Point) -> Any:
         from bench.data import synthetic
@@ -175,7 +198,7 @@ class Worker:
         import keras
 
         from bench.data.pipeline import make_pipelines
-        from bench.flops import datasheet_peak, measured_peak_flops, train_flops_per_example
+        from bench.flops import datasheet_peak, train_flops_per_example
         from bench.timing import EpochTimer
         from bench.workloads.models import build_model, compile_kwargs
 
@@ -219,17 +242,10 @@ class Worker:
             t = time.perf_counter()
             rec["input_examples_per_s"] = input_only_rate(pipes.train, pipes.steps_per_epoch, gb)
             rec["input_measure_s"] = time.perf_counter() - t
-        if cfg.get("measure_peak", True) and self.info.device_kind != "tpu":  # TPU: datasheet peak only
-            t = time.perf_counter()
-            dtypes = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
-            # Logical CPUs share the host's cores: the probe on one of them is the whole host's peak.
-            # GPUs are separate devices: the probe on one, times their number, is the strategy's peak.
-            scale = self.info.num_replicas if self.info.device_kind == "gpu" else 1
-            rec["peak_flops_per_s"] = {
-                p: scale * measured_peak_flops(self.info.devices[0], dtypes[p])
-                for p in sorted({"float32", point.precision})}
-            rec["peak_scope"] = f"{scale} x {self.info.devices[0]}"
-            rec["peak_measure_s"] = time.perf_counter() - t  # ~0 after a worker's first point (cached)
+        if self.peaks:
+            rec["peak_flops_per_s"] = {p: self.peaks[p] for p in sorted({"float32", point.precision})}
+            rec["peak_scope"] = self.peak_scope
+            rec["peak_measure_s"] = self.peak_measure_s  # once per worker, before its first point
         rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
                                                            point.precision)
 
