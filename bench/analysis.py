@@ -223,6 +223,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     first = g.iloc[0]
     return {
         "host": ", ".join(sorted(set(g["host"]))), "strategy_name": first["strategy_name"],
+        "strategy_requested": first["strategy_requested"],
         "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],
         "per_replica_batch_size": first["per_replica_batch_size"], "status": status,
         "n_points": len(g), "n_ok": len(ok),
@@ -262,8 +263,11 @@ def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: 
 
 
 def _baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    is_base = (summary["strategy_name"] == baseline) | (summary["strategy"] == baseline)
-    return summary[is_base & (summary["status"] == "ok")]
+    """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
+    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``."""
+    ok = summary[summary["status"] == "ok"]
+    exact = ok[(ok["strategy_requested"] == baseline) | (ok["strategy"] == baseline)]
+    return exact if not exact.empty else ok[ok["strategy_name"] == baseline]
 
 
 def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:
@@ -353,10 +357,12 @@ def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:
 def winners(summary: pd.DataFrame) -> pd.DataFrame:
     """Per (workload, dataset), the configuration with the highest ``examples_per_s`` among those that
     learn (a configuration flagged not_learning only wins when nothing else ran)."""
-    best = best_configurations(summary)
-    if best.empty:
-        return best
-    best = best.assign(_learns=best["not_learning"] == "")
+    # Rank every ok configuration, learning ones first: a strategy whose fastest configuration does not
+    # learn may still win with another of its configurations.
+    ok = _ok(summary)
+    if ok.empty:
+        return ok
+    best = ok.assign(_learns=ok["not_learning"] == "")
     ranked = best.sort_values(["workload", "dataset", "_learns", "examples_per_s", "strategy"],
                               ascending=[True, True, False, False, True], kind="mergesort")
     return ranked.groupby(["workload", "dataset"], sort=True).head(1).drop(columns="_learns").reset_index(

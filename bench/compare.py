@@ -150,7 +150,11 @@ def compare_main(argv: list[str]) -> int:
     for side in ("A", "B"):
         for _path, reason in loaded[side].skipped:
             print(f"skipped in {side}: {reason}")
-    failing = int(matched["fails"].sum()) if not matched.empty else 0
+    if matched.empty:
+        # a CI gate pointed at the wrong folders must not pass silently
+        print("bench compare: no point was measured (ok) in both folders: nothing to compare", file=sys.stderr)
+        return 2
+    failing = int(matched["fails"].sum())
     if failing:
         print(f"FAIL: {failing} point(s) take significantly more than {args.fail_above:g}x A's time")
         return 1

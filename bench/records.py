@@ -102,7 +102,23 @@ def validate_record(record: dict[str, Any], source: str = "record") -> dict[str,
         raise RecordError(f"{source}: missing required field(s) {', '.join(missing)}")
     if record["status"] not in STATUSES:
         raise RecordError(f"{source}: status {record['status']!r} is not one of {', '.join(STATUSES)}")
+    for key, kinds in _TYPES.items():
+        if not isinstance(record[key], kinds) or isinstance(record[key], bool):
+            raise RecordError(f"{source}: field {key} is {record[key]!r}; expected {_TYPE_NAMES[key]}")
+    for i, epoch in enumerate(record["epochs"]):
+        if not isinstance(epoch, dict) or not isinstance(epoch.get("epoch"), int):
+            raise RecordError(f"{source}: epochs[{i}] has no integer 'epoch'")
     return record
+
+
+# Fields the analysis computes with: a null or a string there would crash a whole report, so such a file is
+# refused (and skipped by name) instead. None is allowed where a skipped point cannot know the value.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "steps_per_execution": (int,), "repeat": (int,), "seed": (int,), "epochs": (list,),
+    "workload": (str,), "precision": (str,), "dataset": (dict,), "strategy": (dict,), "env": (dict,),
+    "global_batch_size": (int, type(None)),
+}
+_TYPE_NAMES = {k: " or ".join("null" if t is type(None) else t.__name__ for t in v) for k, v in _TYPES.items()}
 
 
 def read_record(path: Path) -> dict[str, Any]:

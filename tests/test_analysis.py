@@ -232,3 +232,33 @@ def test_minimal_record_without_optional_fields(loaded):
 def test_empty_input():
     a = an.analyze([])
     assert a.summary.empty and a.points.empty
+
+
+def test_winner_considers_every_configuration_of_a_strategy():
+    # cpu_x2's fastest configuration does not learn, but another of its configurations beats cpu
+    s = pd.DataFrame([
+        {"workload": "w", "dataset": "d", "strategy": "cpu", "status": "ok", "examples_per_s": 100.0,
+         "epoch_s_median": 1.0, "not_learning": ""},
+        {"workload": "w", "dataset": "d", "strategy": "cpu_x2", "status": "ok", "examples_per_s": 150.0,
+         "epoch_s_median": 0.7, "not_learning": ""},
+        {"workload": "w", "dataset": "d", "strategy": "cpu_x2", "status": "ok", "examples_per_s": 200.0,
+         "epoch_s_median": 0.5, "not_learning": "val accuracy at chance"},
+    ])
+    win = an.winners(s)
+    assert win["strategy"].tolist() == ["cpu_x2"] and win["examples_per_s"].tolist() == [150.0]
+
+
+def test_auto_resolving_to_the_baseline_never_replaces_the_baseline(loaded):
+    recs = [r for r in loaded.records if r["status"] == "ok" and r["strategy"]["name"] == "cpu"
+            and r["env"]["hostname"] == "hostA"]
+    auto = copy.deepcopy(recs)
+    for r in auto:
+        r["strategy"]["requested"] = "auto"
+        r["point_id"] += "-auto"
+        for e in r["epochs"]:
+            e["epoch_s"] *= 2  # clearly slower than cpu
+    s = an.summarize(recs + auto)
+    auto_rows = s[s["strategy"].str.startswith("auto")]
+    assert not auto_rows.empty
+    assert set(s["baseline"]) == {"cpu"}
+    assert (auto_rows["speedup"] < 0.75).all()  # compared with cpu, not with itself

@@ -91,3 +91,18 @@ def test_bad_input(tmp_path, monkeypatch, capsys, argv, needle):
     assert compare_main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("bench compare: ") and err.count("\n") == 1 and needle in err
+
+
+def test_nothing_to_compare_is_bad_input_not_a_pass(tmp_path, capsys):
+    # a CI gate pointed at folders with no common point must not pass silently
+    other = tmp_path / "other"
+    shutil.copytree(HOST_A, other)
+    for p in other.rglob("*.json"):
+        try:
+            rec = json.loads(p.read_text())
+        except json.JSONDecodeError:
+            continue  # the fixtures' deliberately corrupt file
+        rec["workload"] = "something_else"
+        p.write_text(json.dumps(rec))
+    assert compare_main([str(HOST_A), str(other)]) == 2
+    assert "nothing to compare" in capsys.readouterr().err

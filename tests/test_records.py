@@ -66,3 +66,17 @@ def test_bad_status_is_refused() -> None:
 
     with pytest.raises(RecordError, match="status 'weird' is not one of ok, failed, skipped, diverged"):
         validate_record(record(status="weird"))
+
+
+@pytest.mark.parametrize(("field", "value"), [("steps_per_execution", None), ("epochs", None),
+                                              ("global_batch_size", "8"), ("repeat", True)])
+def test_wrongly_typed_fields_are_refused_not_crashing_a_report(tmp_path, field, value) -> None:
+    (tmp_path / "bad.json").write_text(json.dumps(record(**{field: value})))
+    out = load_records([tmp_path], warn=False)
+    assert out.records == [] and f"field {field} is" in out.skipped[0][1]
+
+
+def test_epoch_without_its_number_is_refused(tmp_path) -> None:
+    (tmp_path / "bad.json").write_text(json.dumps(record(epochs=[{"epoch": None, "epoch_s": 1.0}])))
+    out = load_records([tmp_path], warn=False)
+    assert out.records == [] and "epochs[0] has no integer 'epoch'" in out.skipped[0][1]
