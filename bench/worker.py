@@ -180,6 +180,12 @@ class Worker:
             if self.info.device_kind == "tpu" and (gb // replicas) % 8:
                 rec["notes"].append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
                                     "pad it (seeds 000/001: use 8 x replicas multiples)")
+            if point.n_train // gb < 1 or point.n_val // gb < 1:
+                # per_replica sizing on hardware whose replica count was unknown when the config was checked
+                raise ValueError(
+                    f"global batch {gb} ({point.batch_size} per replica x {replicas} replicas of {self.info.name}) "
+                    f"is larger than {point.workload}'s split ({point.n_train} train / {point.n_val} val "
+                    "examples); use a smaller batch or more data (data_scale=full, n_train, n_val)")
             arrays = self.arrays(point)
             rec["dataset"]["chance_accuracy"] = arrays.chance_accuracy
             self._fit(point, rec, arrays, gb, cfg)
