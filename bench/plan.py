@@ -34,6 +34,8 @@ class Point:
     n_val: int
     data_scale: str
     input_pipeline: str = "default"
+    all_reduce: str = "auto"  # group-level settings, part of the hash so resume re-runs a changed point
+    tpu: str = ""
 
     @property
     def point_id(self) -> str:
@@ -74,7 +76,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                             seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
                             points.append(Point(workload, strategy, batch, cfg.batch_scaling, spe, precision,
                                                 repeat, seed, cfg.epochs, n_train, n_val, cfg.data_scale,
-                                                cfg.input_pipeline))
+                                                cfg.input_pipeline, cfg.all_reduce, cfg.tpu))
     return points
 
 

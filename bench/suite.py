@@ -5,6 +5,7 @@ Imports no TensorFlow (workers do).
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 import sys
@@ -17,7 +18,7 @@ from tabulate import tabulate
 from bench.config import SuiteConfig, clamp_warnings
 from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
 from bench.plan import Point, plan
-from bench.records import load_records
+from bench.records import RUN_MANIFEST, load_records
 
 EXIT_INTERRUPTED = 130
 
@@ -111,6 +112,16 @@ def run_suite(cfg: SuiteConfig) -> int:
             print(f"bench: error: {e}", file=sys.stderr)
             return 2
         run_id = run_dir.name
+        previous = json.loads((run_dir / RUN_MANIFEST).read_text())
+        if previous.get("suite") != cfg.name:
+            print(f"bench: error: resume={cfg.resume}: {run_id} is a run of suite {previous.get('suite')!r}, not "
+                  f"{cfg.name!r}; allowed: resume a run of the same suite", file=sys.stderr)
+            return 2
+        planned = {p.point_id for p in points}
+        stale = sorted({r["point_id"] for r in load_records([run_dir], warn=False).records} - planned)
+        if stale:
+            print(f"bench: warning: {len(stale)} record(s) in {run_id} are not part of this configuration (e.g. "
+                  f"{stale[0]}); they stay in the folder and in its report", file=sys.stderr)
         todo = points_to_run(points, run_dir)
         print(f"resuming {run_id}: {len(points) - len(todo)} of {len(points)} points already recorded",
               file=sys.stderr)

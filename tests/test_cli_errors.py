@@ -209,3 +209,16 @@ def test_resume_bookkeeping_survives_corrupt_files(tmp_path) -> None:
     run, _ = _messy_run(tmp_path)
     done = finished_points(run)
     assert set(done) == {f.stem for f in sorted(FIXTURE_RUN.glob("*.json"))[:2]}
+
+
+def test_resume_of_a_run_of_another_suite_is_refused(tmp_path, no_tensorflow, capsys) -> None:
+    run = tmp_path / "results" / "20261121T000000Z-text-abc1234"
+    run.mkdir(parents=True)
+    manifest = {"schema_version": 1, "run_id": run.name, "suite": "text", "points": []}
+    (run / "run.json").write_text(json.dumps(manifest))
+    status = cli.main(_argv(tmp_path, ["resume=latest"]))
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(f"bench: error: resume=latest: {run.name} is a run of suite 'text', not 'smoke'")
+    assert json.loads((run / "run.json").read_text()) == manifest  # untouched
+    assert sorted(p.name for p in run.iterdir()) == ["run.json"]

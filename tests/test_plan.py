@@ -42,3 +42,10 @@ def test_repeats_share_the_seed_unless_asked_otherwise() -> None:
     assert {p.seed for p in same} == {7}
     distinct = plan(parse_config(["suite=smoke", "repeats=3", "seed=7", "repeat_seeds=distinct"]))
     assert sorted({(p.repeat, p.seed) for p in distinct}) == [(0, 7), (1, 8), (2, 9)]
+
+
+def test_group_settings_change_the_config_hash() -> None:
+    base = plan(parse_config(["suite=smoke"]))[0]
+    for override in ("all_reduce=reduce_to_one", "tpu=grpc://10.0.0.1:8470"):
+        other = plan(parse_config(["suite=smoke", override]))[0]
+        assert other.point_id == base.point_id and other.config_hash != base.config_hash, override

@@ -1,0 +1,30 @@
+"""Worker point logic in-process, without the hardware: guards that fail a point with a clear reason."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+from bench.plan import Point
+from bench.strategies import StrategyInfo
+from bench.worker import Worker
+
+
+def test_per_replica_batch_larger_than_the_data_fails_its_point_with_the_reason(tmp_path) -> None:
+    worker = Worker({"run_id": "r", "run_dir": str(tmp_path), "suite": "s", "config": {}}, io.StringIO())
+    # an 8-core TPU: the replica count was unknown when the configuration was validated
+    worker.info = StrategyInfo("tpu", "tpu", "TPUStrategy", 8, [f"/TPU:{i}" for i in range(8)], "tpu")
+    point = Point("catsdogs_cnn", "tpu", 128, "per_replica", 4, "float32", 0, 0, 3, 512, 256, "reduced")
+    worker.run_point(point)
+    rec = json.loads((tmp_path / f"{point.point_id}.json").read_text())
+    assert rec["status"] == "failed" and rec["error"]["type"] == "ValueError"
+    assert rec["error"]["message"].startswith(
+        "global batch 1024 (128 per replica x 8 replicas of tpu) is larger than catsdogs_cnn's split "
+        "(512 train / 256 val examples)")
+    assert rec["global_batch_size"] == 1024 and rec["per_replica_batch_size"] == 128
+    events = [json.loads(line) for line in worker.events.getvalue().splitlines()]
+    assert [e["event"] for e in events] == ["start", "done"]
