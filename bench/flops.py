@@ -8,6 +8,7 @@ pooling and activations count zero (memory-bound, no multiply-adds).
 
 from __future__ import annotations
 
+import re
 import time
 from functools import cache
 
@@ -28,17 +29,28 @@ DATASHEET_PEAK_FLOPS = {
 }
 
 
-def datasheet_peak(device_kind: str, accelerator: str | None, precision: str) -> float | None:
-    """Vendor peak FLOP/s for an accelerator name (e.g. 'v3-8', 'Tesla T4') at a precision, if known."""
+# TPU replicas (TensorCores seen by TPUStrategy) per chip: v2/v3 have two cores per chip; v4/v5p run as one
+# "megacore" per chip; v5e/v6e have one core per chip.
+TPU_REPLICAS_PER_CHIP = {"v2": 2, "v3": 2}
+
+
+def datasheet_peak(device_kind: str, accelerator: str | None, precision: str,
+                   num_replicas: int = 1) -> float | None:
+    """Vendor peak FLOP/s of all the strategy's devices (e.g. 'v3-8' x 8 cores, 'Tesla T4' x 1), if known.
+
+    The table holds one chip's (TPU) or one GPU's peak; a TPU replica is one core, so the total is
+    per-chip peak / cores per chip x replicas. Model names match as whole tokens ('L4' is not 'L40S').
+    """
     if not accelerator or device_kind not in ("tpu", "gpu"):
         return None
     tag = {"float32": "fp32", "mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
     if device_kind == "tpu":
         tag = "bf16"  # TPU matrix units compute in bfloat16
-    name = accelerator.lower()
     for (kind, model, t), peak in DATASHEET_PEAK_FLOPS.items():
-        if kind == device_kind and t == tag and model.lower() in name:
-            return peak
+        if kind == device_kind and t == tag and re.search(rf"(?<![a-z0-9]){re.escape(model.lower())}(?![a-z0-9])",
+                                                          accelerator.lower()):
+            per_replica = peak / TPU_REPLICAS_PER_CHIP.get(model, 1) if kind == "tpu" else peak
+            return per_replica * num_replicas
     return None
 
 

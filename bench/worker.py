@@ -253,7 +253,7 @@ class Worker:
             rec["peak_scope"] = self.peak_scope
             rec["peak_measure_s"] = self.peak_measure_s  # once per worker, before its first point
         rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
-                                                           point.precision)
+                                                           point.precision, self.info.num_replicas)
 
     def run(self) -> None:
         points = [Point.from_dict(d) for d in self.spec["points"]]

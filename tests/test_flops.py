@@ -52,7 +52,11 @@ def test_known_forward_counts() -> None:
 
 
 def test_datasheet_lookup() -> None:
-    assert datasheet_peak("tpu", "v3-8", "float32") == 123e12
+    # a v3 chip (123 TFLOPS bf16) holds two cores; TPUStrategy on a v3-8 has 8 replicas = 4 chips
+    assert datasheet_peak("tpu", "v3-8", "float32", num_replicas=8) == pytest.approx(4 * 123e12)
+    assert datasheet_peak("tpu", "v5litepod-4", "mixed_bfloat16", num_replicas=4) == pytest.approx(4 * 197e12)
     assert datasheet_peak("gpu", "Tesla T4", "mixed_float16") == 65e12
+    assert datasheet_peak("gpu", "NVIDIA A100-SXM4-40GB", "float32", num_replicas=2) == 2 * 19.5e12
+    assert datasheet_peak("gpu", "NVIDIA L40S", "float32") is None  # not the L4's peak
     assert datasheet_peak("cpu", None, "float32") is None
     assert datasheet_peak("gpu", "Unknown X", "float32") is None
