@@ -160,7 +160,7 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
         for s in cfg.strategies:
             n = strategy_replicas(s) or 1
             for b in cfg.batch_sizes:
-                gb = b * n if cfg.batch_scaling == "per_replica" else b
+                gb = global_batch(b, cfg.batch_scaling, n)
                 steps = n_train // gb
                 if steps < 1 or n_val // gb < 1:
                     raise ConfigError(
@@ -188,11 +188,12 @@ def clamp_warnings(cfg: SuiteConfig) -> list[str]:
         for s in cfg.strategies:
             n = strategy_replicas(s) or 1
             for b in cfg.batch_sizes:
-                steps = n_train // (b * n if cfg.batch_scaling == "per_replica" else b)
+                gb = global_batch(b, cfg.batch_scaling, n)
+                steps = n_train // gb
                 for spe in cfg.steps_per_execution:
                     if spe > steps:
                         out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at "
-                                   f"global batch {b * n if cfg.batch_scaling == 'per_replica' else b} ({s}): "
+                                   f"global batch {gb} ({s}): "
                                    f"runs clamped to {steps} (recorded as effective_steps_per_execution)")
     return out
 
@@ -211,6 +212,6 @@ def check_writable(key: str, path: str) -> None:
         raise ConfigError(f"{key}={path!r}: {probe} is not writable; allowed: a writable folder path")
 
 
-def global_batch(cfg: SuiteConfig, batch: int, replicas: int) -> int:
-    """The global batch for a listed batch size: the value itself, or value x replicas (per_replica)."""
-    return batch * replicas if cfg.batch_scaling == "per_replica" else batch
+def global_batch(batch: int, batch_scaling: str, replicas: int) -> int:
+    """The global batch (examples per step) of a listed batch size: the value itself, or value x replicas."""
+    return batch * replicas if batch_scaling == "per_replica" else batch

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench.config import PRECISION_TAGS, SuiteConfig, strategy_replicas
+from bench.config import PRECISION_TAGS, SuiteConfig, global_batch
 from bench.workloads import dataset_size, get_workload
 
 
@@ -46,7 +46,7 @@ class Point:
 
     def global_batch_size(self, replicas: int) -> int:
         """Examples per step across all replicas."""
-        return self.batch_size * replicas if self.batch_scaling == "per_replica" else self.batch_size
+        return global_batch(self.batch_size, self.batch_scaling, replicas)
 
     @property
     def config_hash(self) -> str:
@@ -86,8 +86,3 @@ def groups(points: list[Point]) -> dict[str, list[Point]]:
     for p in points:
         out.setdefault(p.strategy, []).append(p)
     return out
-
-
-def known_replicas(strategy: str) -> int | None:
-    """Replicas a strategy name implies before any hardware is touched (None for tpu/gpus/auto)."""
-    return strategy_replicas(strategy)

@@ -75,11 +75,6 @@ def atomic_write_json(path: Path, obj: Any) -> Path:
     return path
 
 
-def record_path(results_dir: Path, run_id: str, point_id: str) -> Path:
-    """Where a point's record lives: ``<results_dir>/<run_id>/<point_id>.json``."""
-    return Path(results_dir) / run_id / f"{point_id}.json"
-
-
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
     """Validate ``record`` against the contract and write it as ``<run_dir>/<point_id>.json``."""
     validate_record(record)

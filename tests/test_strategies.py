@@ -41,7 +41,7 @@ def test_mirrored_over_two_logical_cpus_trains_with_spe_above_one() -> None:
     assert out["iterations"] == 8
 
 
-def test_cpu_and_default() -> None:
+def test_cpu_default_and_auto() -> None:
     out = in_process("""
         import json
         from bench.strategies import make_strategy
@@ -49,13 +49,27 @@ def test_cpu_and_default() -> None:
         print(json.dumps({"cpu": cpu.as_record(), "scope": s is not None}))
     """)
     assert out["cpu"]["class"] == "OneDeviceStrategy" and out["scope"]
+    assert out["cpu"]["devices"] == ["/cpu:0"] and out["cpu"]["num_replicas"] == 1
     out = in_process("""
         import json
         from bench.strategies import make_strategy
-        s, info = make_strategy("auto")
-        print(json.dumps(info.as_record()))
+        s, info = make_strategy("default")
+        print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
-    assert out["requested"] == "auto" and out["name"] in ("cpu", "gpu", "gpus", "tpu")
+    # "default" is what a plain notebook does: no strategy scope at all
+    assert not out["scope"] and out["class"] == "_DefaultDistributionStrategy" and out["num_replicas"] == 1
+    out = in_process("""
+        import json
+        import tensorflow as tf
+        from bench.strategies import looks_like_tpu_vm, make_strategy
+        s, info = make_strategy("auto")
+        print(json.dumps({**info.as_record(), "gpus": len(tf.config.list_physical_devices("GPU")),
+                          "tpu_vm": looks_like_tpu_vm()}))
+    """, env={"CUDA_VISIBLE_DEVICES": ""})
+    if out["tpu_vm"]:
+        pytest.skip("a TPU VM: auto resolves to tpu")
+    # the seeds' fallback with no TPU and no (visible) GPU: the CPU, and the record says so
+    assert out["requested"] == "auto" and out["name"] == "cpu" and out["class"] == "OneDeviceStrategy"
 
 
 @pytest.mark.parametrize(("name", "env", "expected"), [
