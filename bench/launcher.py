@@ -43,7 +43,12 @@ REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed,
 
 
 class Interrupted(Exception):
-    """The user pressed Ctrl-C; the point in flight was recorded as failed."""
+    """Ctrl-C (SIGINT) or SIGTERM (``timeout``, a cancelled CI job): the point in flight was recorded as
+    failed. ``exit_status`` is the shell convention, 128 + the signal's number (130 for SIGINT)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.exit_status = 128 + int(signum)
 
 
 def new_run_id(suite: str, results_dir: Path) -> tuple[str, Path]:
@@ -145,25 +150,30 @@ class Launcher:
         self.log_dir = run_dir / "logs"
         self.proc: subprocess.Popen | None = None
         self.interrupted = False
+        self.signum: int = signal.SIGINT
+        self.resolved: dict[str, dict[str, Any]] = {}  # strategy name -> its worker's "ready" strategy record
 
-    def interrupt(self, *_: Any) -> None:
-        """SIGINT handler: stop the worker now; :meth:`run_group` records the point and raises Interrupted."""
+    def interrupt(self, signum: int = signal.SIGINT, *_: Any) -> None:
+        """SIGINT/SIGTERM handler: stop the worker now; :meth:`run_group` records the point and raises
+        Interrupted."""
         self.interrupted = True
+        self.signum = signum
         if self.proc is not None:
             _kill(self.proc)
 
     def run(self) -> None:
         sweep_tmp(self.run_dir)  # a resumed run may hold the temporary file of a write cut by SIGKILL
         in_main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, self.interrupt) if in_main else None
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.interrupt) for sig in handled} if in_main else {}
         try:
             for strategy, pts in groups(self.points).items():
                 if self.interrupted:
-                    raise Interrupted
+                    raise Interrupted(self.signum)
                 self.run_group(strategy, pts)
         finally:
-            if in_main:
-                signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def _new_log(self, strategy: str) -> Path:
         """A fresh ``logs/<strategy>-worker<N>.log`` (never overwrites one a record may point to)."""
@@ -202,7 +212,7 @@ class Launcher:
         remaining = list(pts)
         while remaining:
             if self.interrupted:
-                raise Interrupted
+                raise Interrupted(self.signum)
             proc, log = self._spawn(strategy, remaining)
             events: queue.Queue = queue.Queue()
             threading.Thread(target=_read_events, args=(proc, events), daemon=True).start()
@@ -232,6 +242,8 @@ class Launcher:
                         self.progress.current, self.progress.epoch = ev["point_id"], ""
                     elif ev.get("event") == "epoch":
                         self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
+                    elif ev.get("event") == "ready":
+                        self.resolved[strategy] = ev.get("strategy")  # what auto resolved to, replicas …
                     elif ev.get("event") == "done":
                         point = by_id.get(ev["point_id"])
                         if point in remaining:
@@ -249,8 +261,9 @@ class Launcher:
             sweep_tmp(self.run_dir)  # no writer is left: drop a record write the worker's death cut short
             if self.interrupted:
                 if in_flight is not None and not self._recorded(in_flight):
-                    self._fail(in_flight, {"type": "Interrupted", "message": "stopped by Ctrl-C (SIGINT)"}, log)
-                raise Interrupted
+                    how = "Ctrl-C (SIGINT)" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
+                    self._fail(in_flight, {"type": "Interrupted", "message": f"stopped by {how}"}, log)
+                raise Interrupted(self.signum)
             if not remaining:
                 return
             point = in_flight or remaining[0]  # died before starting a point: charge the next one
@@ -272,9 +285,13 @@ class Launcher:
         from bench.worker import base_record, utc_now
 
         tail = _tail(log, STDERR_TAIL_LINES)
-        rec = base_record({"run_id": self.run_id, "suite": self.cfg.name}, point,
-                          {"requested": point.strategy, "name": point.strategy, "class": None,
-                           "num_replicas": None, "devices": [], "device_kind": None}, host_env(), None, None)
+        # the strategy as its worker resolved it, if it got that far (so `auto` reads `auto (cpu)` here too)
+        strategy = self.resolved.get(point.strategy) or {
+            "requested": point.strategy, "name": point.strategy, "class": None, "num_replicas": None,
+            "devices": [], "device_kind": None}
+        replicas = strategy.get("num_replicas")
+        rec = base_record({"run_id": self.run_id, "suite": self.cfg.name}, point, strategy, host_env(),
+                          point.global_batch_size(replicas) if replicas else None, replicas)
         rec.update(status="failed", error={**cause, "stderr_tail": tail, "log": str(log)},
                    finished_at=utc_now())
         write_record(self.run_dir, rec)

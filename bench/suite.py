@@ -134,8 +134,8 @@ def run_suite(cfg: SuiteConfig) -> int:
     status = 0
     try:
         Launcher(cfg, todo, run_id, run_dir, progress).run()
-    except Interrupted:
-        status = EXIT_INTERRUPTED
+    except Interrupted as e:
+        status = e.exit_status  # 130 for Ctrl-C, 143 for SIGTERM
     finally:
         progress.close()
     try:
@@ -144,6 +144,6 @@ def run_suite(cfg: SuiteConfig) -> int:
         print("\nbench: report interrupted; rebuild it with  python -m bench report " + str(run_dir),
               file=sys.stderr)
         status = EXIT_INTERRUPTED
-    if status == EXIT_INTERRUPTED:
+    if status > 128:
         print(f"interrupted: resume with  {resume_command(cfg, run_id)}", file=sys.stderr)
     return status

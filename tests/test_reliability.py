@@ -407,3 +407,31 @@ def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_pat
     assert {f"records: {r}" for r in runs} == {line for o in outs for line in o[0].splitlines()
                                                if line.startswith("records: ")}
     assert_clean_tree(results)
+
+
+@pytest.mark.slow
+def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path, tag) -> None:
+    # `timeout`, a cancelled CI job or a batch scheduler sends SIGTERM, not SIGINT
+    results = tmp_path / "results"
+    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", "report=false", "batch_sizes=[32]",
+           "steps_per_execution=[1,2]", "point_timeout_s=120", "progress=on"]
+    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+    err_file = tmp_path / "stderr"
+    with err_file.open("w") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path,
+                                env=bench_env(tag, "hang:spe2"))
+        try:
+            wait_for(lambda: in_flight in err_file.read_text(), 90, proc, "the hanging point to start")
+            proc.send_signal(signal.SIGTERM)
+            status = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert status == 143, err_file.read_text()[-3000:]
+    recs = records(the_run(results))
+    assert recs[in_flight]["status"] == "failed"
+    assert recs[in_flight]["error"] == {**recs[in_flight]["error"], "type": "Interrupted",
+                                        "message": "stopped by SIGTERM"}
+    assert workers_of(tag) == []
+    assert "interrupted: resume with  " in err_file.read_text()
