@@ -2,7 +2,8 @@
 
 Rules from the seeds and DESIGN.md: static shapes (``drop_remainder=True``, required on TPU), random
 augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), the
-same seed and therefore the same data order under every strategy, ``prefetch(AUTOTUNE)`` last.
+same seed and therefore the same data order under every strategy, a fixed ``prefetch`` last (see
+``make_pipelines``).
 Images are batched first and converted as whole batches (one vectorised op per batch, not per image).
 """
 
