@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def validate(cfg: SuiteConfig) -> SuiteConfig:
     """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
-    from bench.workloads import WORKLOADS, dataset_size
+    from bench.workloads import WORKLOADS
 
     _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
     for i, w in enumerate(cfg.workloads):
@@ -155,22 +156,33 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
                     f"batch_sizes: global batch {b} is not divisible by the {n} replicas of {s}; "
                     f"allowed: multiples of {n} (or batch_scaling=per_replica)")
 
+    for w, s, gb, n_train, n_val in batch_combinations(cfg):
+        steps = n_train // gb
+        if steps < 1 or n_val // gb < 1:
+            raise ConfigError(
+                f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
+                f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
+                f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
+    check_writable("results_dir", cfg.results_dir)
+    if cfg.report:
+        check_writable("reports_dir", cfg.reports_dir)
+    return cfg
+
+
+def batch_combinations(cfg: SuiteConfig) -> Iterator[tuple[str, str, int, int, int]]:
+    """(workload, strategy, global batch, n_train, n_val) for every workload x strategy x batch size.
+
+    The global batch uses the replica count a strategy name implies, or 1 where it is known only on the
+    hardware (tpu, gpus, auto: the worker checks those again).
+    """
+    from bench.workloads import dataset_size
+
     for w in cfg.workloads:
         n_train, n_val = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
         for s in cfg.strategies:
             n = strategy_replicas(s) or 1
             for b in cfg.batch_sizes:
-                gb = global_batch(b, cfg.batch_scaling, n)
-                steps = n_train // gb
-                if steps < 1 or n_val // gb < 1:
-                    raise ConfigError(
-                        f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
-                        f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
-                        f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
-    check_writable("results_dir", cfg.results_dir)
-    if cfg.report:
-        check_writable("reports_dir", cfg.reports_dir)
-    return cfg
+                yield w, s, global_batch(b, cfg.batch_scaling, n), n_train, n_val
 
 
 def clamp_warnings(cfg: SuiteConfig) -> list[str]:
@@ -180,21 +192,13 @@ def clamp_warnings(cfg: SuiteConfig) -> list[str]:
     whole for one small combination. Keras itself runs at most one execution per epoch; bench states it,
     and the record keeps the requested value plus ``effective_steps_per_execution``.
     """
-    from bench.workloads import dataset_size
-
     out = []
-    for w in cfg.workloads:
-        n_train, _ = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
-        for s in cfg.strategies:
-            n = strategy_replicas(s) or 1
-            for b in cfg.batch_sizes:
-                gb = global_batch(b, cfg.batch_scaling, n)
-                steps = n_train // gb
-                for spe in cfg.steps_per_execution:
-                    if spe > steps:
-                        out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at "
-                                   f"global batch {gb} ({s}): "
-                                   f"runs clamped to {steps} (recorded as effective_steps_per_execution)")
+    for w, s, gb, n_train, _ in batch_combinations(cfg):
+        steps = n_train // gb
+        for spe in cfg.steps_per_execution:
+            if spe > steps:
+                out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at global batch "
+                           f"{gb} ({s}): runs clamped to {steps} (recorded as effective_steps_per_execution)")
     return out
 
 
