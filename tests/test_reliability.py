@@ -341,25 +341,33 @@ def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path,
 
 # --- 4. Ctrl-C -------------------------------------------------------------------------------------------------
 
-@pytest.mark.slow
-def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag) -> None:
-    results, reports = tmp_path / "results", tmp_path / "reports"
-    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", f"reports_dir={reports}", "report=true",
-           "batch_sizes=[32]", "steps_per_execution=[1,2,4]", "point_timeout_s=120", "progress=on"]
-    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+def signal_hanging_run(tmp_path: Path, tag: str, sig: int, overrides: list[str],
+                       in_flight: str = "fashion_cnn-cpu-b32-spe2-fp32-r0") -> tuple[int, str]:
+    """Start a run whose spe2 point hangs, send ``sig`` once the launcher shows that point running, and
+    return (exit status, stderr)."""
+    cmd = [sys.executable, "-m", "bench", *TINY, *overrides, "batch_sizes=[32]", "point_timeout_s=120",
+           "progress=on"]
     err_file = tmp_path / "stderr"
     with err_file.open("w") as err, (tmp_path / "stdout").open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=tmp_path, env=bench_env(tag, "hang:spe2"))
         try:
             # the progress line names the point the launcher knows to be running
             wait_for(lambda: in_flight in err_file.read_text(), 90, proc, "the hanging point to start")
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
             status = proc.wait(timeout=60)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    stderr = err_file.read_text()
+    return status, err_file.read_text()
+
+
+@pytest.mark.slow
+def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag) -> None:
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+    status, stderr = signal_hanging_run(tmp_path, tag, signal.SIGINT, [
+        f"results_dir={results}", f"reports_dir={reports}", "report=true", "steps_per_execution=[1,2,4]"])
     assert status == 130, stderr[-3000:]
     run_dir = the_run(results)
     recs = records(run_dir)
@@ -413,25 +421,13 @@ def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_pat
 def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path, tag) -> None:
     # `timeout`, a cancelled CI job or a batch scheduler sends SIGTERM, not SIGINT
     results = tmp_path / "results"
-    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", "report=false", "batch_sizes=[32]",
-           "steps_per_execution=[1,2]", "point_timeout_s=120", "progress=on"]
     in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
-    err_file = tmp_path / "stderr"
-    with err_file.open("w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path,
-                                env=bench_env(tag, "hang:spe2"))
-        try:
-            wait_for(lambda: in_flight in err_file.read_text(), 90, proc, "the hanging point to start")
-            proc.send_signal(signal.SIGTERM)
-            status = proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    assert status == 143, err_file.read_text()[-3000:]
+    status, stderr = signal_hanging_run(tmp_path, tag, signal.SIGTERM, [
+        f"results_dir={results}", "report=false", "steps_per_execution=[1,2]"])
+    assert status == 143, stderr[-3000:]
     recs = records(the_run(results))
     assert recs[in_flight]["status"] == "failed"
     assert recs[in_flight]["error"] == {**recs[in_flight]["error"], "type": "Interrupted",
                                         "message": "stopped by SIGTERM"}
     assert workers_of(tag) == []
-    assert "interrupted: resume with  " in err_file.read_text()
+    assert "interrupted: resume with  " in stderr
