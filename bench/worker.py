@@ -182,8 +182,10 @@ class Worker:
                                     "pad it (seeds 000/001: use 8 x replicas multiples)")
             if point.n_train // gb < 1 or point.n_val // gb < 1:
                 # per_replica sizing on hardware whose replica count was unknown when the config was checked
+                per = (f"{point.batch_size} per replica x {replicas} replicas of {self.info.name}"
+                       if point.batch_scaling == "per_replica" else f"{self.info.name}, {replicas} replicas")
                 raise ValueError(
-                    f"global batch {gb} ({point.batch_size} per replica x {replicas} replicas of {self.info.name}) "
+                    f"global batch {gb} ({per}) "
                     f"is larger than {point.workload}'s split ({point.n_train} train / {point.n_val} val "
                     "examples); use a smaller batch or more data (data_scale=full, n_train, n_val)")
             arrays = self.arrays(point)
