@@ -9,6 +9,7 @@ TensorFlow: every key is validated before any worker starts.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import sys
@@ -108,7 +109,9 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     m = re.search(r"Could not override '([^']*)'", msg)
     if m:
         keys = [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
-        return f"{m.group(1)}: unknown key; allowed keys: {', '.join(keys)}"
+        close = difflib.get_close_matches(m.group(1), keys, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return f"{m.group(1)}: unknown key{hint}; allowed keys: {', '.join(keys)}"
     cause = e.__cause__
     if cause is not None:
         text = str(cause)

@@ -66,7 +66,8 @@ def test_negative_epochs() -> None:
 
 def test_unknown_key_lists_keys() -> None:
     msg = err("suite=cnn", "batchsizes=[1]")
-    assert msg.startswith("batchsizes: unknown key; allowed keys: description, workloads, strategies, batch_sizes")
+    assert msg.startswith("batchsizes: unknown key (did you mean batch_sizes?); allowed keys: description, "
+                          "workloads, strategies, batch_sizes")
 
 
 def test_unknown_workload() -> None:
