@@ -10,13 +10,22 @@ Two frames:
 Definitions (the report repeats them):
 
 * steady state = epochs 2..n; the warm-up epoch (epoch 1) is never mixed into steady figures.
-* ``epoch_s_median`` / ``epoch_s_q1`` / ``epoch_s_q3``: median and type-7 quartiles of ``epoch_s``
-  (training + validation, seconds) over the steady epochs of every ok repeat, pooled.
-* ``examples_per_s``: median over the same pooled steady epochs of ``examples / train_s`` (the training
-  part only, validation excluded; ``epoch_s`` stands in when a record has no ``train_s``).
+* **One throughput measure** ranks configurations and gives speedups: training examples/s of the steady
+  epochs (``examples / train_s``, validation excluded; ``epoch_s`` stands in when a record has no
+  ``train_s``). Per repeat (one process) it is the median over that repeat's steady epochs
+  (``repeat_examples_per_s``); per configuration, ``examples_per_s`` is the geometric mean over its ok
+  repeats (``repeat_rates`` keeps them).
+* ``speedup``: ``examples_per_s / baseline examples_per_s`` at equal workload, dataset, global batch,
+  steps_per_execution and precision. Repeats are the sample (:func:`bench.stats.repeat_ratio_ci`): an
+  interval and a significance mark only with >= 3 repeats per side.
+* ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
+  validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
 * ``warmup_overhead_s``: median over repeats of epoch-1 ``epoch_s`` minus the pooled steady median.
-* ``speedup``: ``median(baseline epoch_s) / median(epoch_s)`` at equal workload, dataset, global batch,
-  steps_per_execution and precision, with a bootstrap interval (:mod:`bench.stats`).
+* **Learning** is judged twice: against chance and the loss curve (:func:`learning_verdict`, the
+  ``not_learning`` reason), and against the best final val accuracy any configuration of the same
+  workload and dataset reached, within the accuracy tolerance (:func:`accuracy_tolerance_pp`: the
+  parity tolerance or the validation set's sampling error, whichever is larger). Only configurations
+  that learn by both (``learns``) are ranked (best per strategy, winner, break-even).
 * ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the
   measured ``peak_flops_per_s[precision]``; ``mfu_datasheet_pct`` the same over the vendor peak.
 """
@@ -39,6 +48,7 @@ MIN_LOSS_DROP = 0.05  # training loss must fall by >= 5 % from epoch 1 to the la
 CHANCE_MARGIN_PP = 2.0  # final val accuracy within 2 percentage points of chance = not learning
 INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
 PARITY_TOLERANCE_PP = 1.0
+Z_95 = 1.959964  # two-sided 95 % normal quantile
 
 # A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
 CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
@@ -122,6 +132,32 @@ def learning_verdict(record: dict[str, Any], min_loss_drop: float = MIN_LOSS_DRO
     return "; ".join(reasons)
 
 
+def accuracy_tolerance_pp(accuracy: float, n_val: float, floor_pp: float = PARITY_TOLERANCE_PP) -> float:
+    """How far apart two final val accuracies may be (percentage points) before they count as different.
+
+    The larger of ``floor_pp`` and the 95 % sampling error of a difference of two accuracies measured on
+    ``n_val`` validation examples, ``1.96 * sqrt(2 p (1 - p) / n_val)`` (binomial, p = ``accuracy``):
+    256 images at p = 0.9 cannot resolve less than ~5 pp; 10,000 resolve ~0.8 pp.
+    """
+    if not (math.isfinite(accuracy) and math.isfinite(n_val) and n_val > 0):
+        return floor_pp
+    p = min(max(accuracy, 0.0), 1.0)
+    return max(floor_pp, 100 * Z_95 * math.sqrt(2 * p * (1 - p) / n_val))
+
+
+def strategy_name(strategy: dict[str, Any]) -> str:
+    """The resolved strategy name of a record's ``strategy`` object.
+
+    Records written before the baselines changed (2026-11) called ``OneDeviceStrategy`` on one device
+    ``cpu``/``gpu``; those names now mean Keras with no strategy scope, so old wrapper records read as
+    ``cpu_onedevice``/``gpu_onedevice``.
+    """
+    name = str(strategy.get("name") or strategy.get("requested") or "?")
+    if name in ("cpu", "gpu") and strategy.get("class") == "OneDeviceStrategy":
+        return f"{name}_onedevice"
+    return name
+
+
 def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
@@ -129,9 +165,8 @@ def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
     name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
     """
     def scope(r: dict[str, Any]) -> tuple[str, str, str]:
-        s = r.get("strategy") or {}
         return (str(r.get("workload")), dataset_label(r.get("dataset") or {}),
-                str(s.get("name") or s.get("requested")))
+                strategy_name(r.get("strategy") or {}))
 
     hosts: dict[tuple[str, str, str], set[str]] = {}
     for r in records:
@@ -140,7 +175,7 @@ def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
     for r in records:
         name = scope(r)[2]
         requested = (r.get("strategy") or {}).get("requested") or name
-        label = name if requested == name else f"{requested} ({name})"
+        label = name if requested in (name, (r.get("strategy") or {}).get("name")) else f"{requested} ({name})"
         out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
 
@@ -167,12 +202,15 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             n = _num(e.get("examples")) if e.get("examples") is not None else _num(e.get("steps")) * gb
             rates.append(n / t if t > 0 else math.nan)
         first = [e for e in epochs if e.get("epoch") == 1]
+        val_steps = _num(r.get("validation_steps"))
+        n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else _num(ds.get("n_val"))
         workload = str(r["workload"]) + (f"/{r['workload_variant']}" if r.get("workload_variant") else "")
         precision = str(r["precision"])
         rows.append({
             "run_id": r["run_id"], "point_id": r["point_id"], "suite": r["suite"], "host": _host(r),
             "workload": workload, "dataset": dataset_label(ds), "dataset_name": ds.get("name"),
-            "strategy": label, "strategy_requested": s.get("requested"), "strategy_name": s.get("name"),
+            "strategy": label, "strategy_requested": s.get("requested"), "strategy_name": strategy_name(s),
+            "strategy_class": s.get("class"),
             "device_kind": s.get("device_kind") if "device_kind" in s else env.get("device_kind"),
             "num_replicas": s.get("num_replicas"), "global_batch_size": gb,
             "per_replica_batch_size": r.get("per_replica_batch_size"),
@@ -182,6 +220,7 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             "epoch1_s": _num(first[0].get("epoch_s")) if first else math.nan,
             "steady_epoch_s": epoch_s, "steady_train_s": tuple(_num(e.get("train_s")) for e in steady),
             "steady_examples_per_s": tuple(rates),
+            "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
             "final_val_accuracy": _last_finite(e.get("val_accuracy") for e in epochs),
             "val_accuracy_curve": tuple((int(e.get("epoch", i + 1)), _num(e.get("val_accuracy")))
                                         for i, e in enumerate(epochs)),
@@ -193,6 +232,7 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             "flops_per_example": _num(r.get("flops_per_example")),
             "peak_flops_per_s": _peak_for(r.get("peak_flops_per_s"), precision),
             "datasheet_peak_flops_per_s": _peak_for(r.get("datasheet_peak_flops_per_s"), precision),
+            "peak_scope": r.get("peak_scope") or "",
         })
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -201,7 +241,8 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
                              ignore_index=True)
 
 
-def _median(values: Iterable[float]) -> float:
+def finite_median(values: Iterable[float]) -> float:
+    """Median of the finite values; NaN when there are none."""
     vals = [v for v in values if math.isfinite(v)]
     return float(np.median(vals)) if vals else math.nan
 
@@ -212,17 +253,19 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     status = next(s for s in STATUS_ORDER if s in statuses) if ok.empty else "ok"
     bad = g[g["status"] != "ok"]
     epoch_s = tuple(v for t in ok["steady_epoch_s"] for v in t if math.isfinite(v))
-    rates = [v for t in ok["steady_examples_per_s"] for v in t]
+    repeat_rates = tuple(v for v in ok["repeat_examples_per_s"] if math.isfinite(v))
     summ = stats.summarize_sample(epoch_s)
-    ex_s = _median(rates)
-    inp = _median(ok["input_examples_per_s"])
-    flops, peak = _median(ok["flops_per_example"]), _median(ok["peak_flops_per_s"])
-    sheet = _median(ok["datasheet_peak_flops_per_s"])
+    train = stats.summarize_sample([v for t in ok["steady_train_s"] for v in t])
+    ex_s = stats.geometric_mean(repeat_rates)
+    inp = finite_median(ok["input_examples_per_s"])
+    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["peak_flops_per_s"])
+    sheet = finite_median(ok["datasheet_peak_flops_per_s"])
     gflops = flops * ex_s / 1e9
     notes = sorted({n for n in ok["not_learning"] if n})
     first = g.iloc[0]
     return {
         "host": ", ".join(sorted(set(g["host"]))), "strategy_name": first["strategy_name"],
+        "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],
         "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],
         "per_replica_batch_size": first["per_replica_batch_size"], "status": status,
@@ -230,10 +273,12 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "error": "" if bad.empty else (bad.iloc[0]["error"] or "(no reason recorded)"),
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
-        "examples_per_s": ex_s,
-        "warmup_overhead_s": _median(ok["epoch1_s"]) - summ.median,
-        "final_val_accuracy": _median(ok["final_val_accuracy"]),
-        "chance_accuracy": _median(g["chance_accuracy"]),
+        "train_s_median": train.median, "train_s_iqr": train.iqr,
+        "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
+        "n_val_eval": finite_median(ok["n_val_eval"]),
+        "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median,
+        "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
+        "chance_accuracy": finite_median(g["chance_accuracy"]),
         "not_learning": "; ".join(notes), "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "flops_per_example": flops, "gflops_per_s": gflops,
@@ -282,26 +327,59 @@ def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:
 
 
 def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
-    """Add ``baseline`` (label), ``speedup`` and its bootstrap interval to a :func:`summarize` frame."""
+    """Add ``baseline`` (label), ``speedup`` (throughput ratio) and its interval to a :func:`summarize` frame.
+
+    ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
+    """
     summary = summary.copy()
     cands = _baseline_rows(summary, baseline)
-    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant")
+    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
     cols: dict[str, list[Any]] = {k: [] for k in names}
     for _, row in summary.iterrows():
         base = pick_baseline(row, cands) if row["status"] == "ok" else None
         if base is None:
-            ci = stats.RatioCI(math.nan, -math.inf, math.inf, 0, 0)
+            ci = stats.RatioCI(math.nan, math.nan, math.nan, 0, 0)
         elif base["strategy"] == row["strategy"]:
-            ci = stats.RatioCI(1.0, 1.0, 1.0, row["n_steady"], row["n_steady"])
+            ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
         else:
-            ci = stats.ratio_of_medians_ci(base["epoch_s_samples"], row["epoch_s_samples"])
+            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"])
         cols["baseline"].append("" if base is None else base["strategy"])
         cols["speedup"].append(ci.ratio)
         cols["speedup_low"].append(ci.low)
         cols["speedup_high"].append(ci.high)
         cols["speedup_significant"].append(ci.significant)
+        cols["speedup_n_base"].append(ci.n_den)
     for k, v in cols.items():
         summary[k] = v
+    return summary
+
+
+def speedup_ci(row: pd.Series) -> stats.RatioCI:
+    """The speedup of a :func:`add_speedups` row as a RatioCI (for formatting)."""
+    return stats.RatioCI(row["speedup"], row["speedup_low"], row["speedup_high"], int(row["n_repeats"]),
+                         int(row["speedup_n_base"]))
+
+
+def add_learning(summary: pd.DataFrame, tolerance_pp: float = PARITY_TOLERANCE_PP) -> pd.DataFrame:
+    """Add the relative learning judgement to a :func:`summarize` frame.
+
+    Per (workload, dataset): ``best_val_accuracy`` (highest final val accuracy of any ok configuration),
+    ``accuracy_tolerance_pp`` (:func:`accuracy_tolerance_pp` at that accuracy and the validation size),
+    ``accuracy_gap_pp`` (best - this, pp), ``below_best`` (gap > tolerance) and ``learns`` (ok, not
+    flagged ``not_learning``, not ``below_best``): only those are ranked.
+    """
+    summary = summary.copy()
+    ok = summary["status"] == "ok"
+    best = summary[ok].groupby(["workload", "dataset"])["final_val_accuracy"].max()
+    n_val = summary[ok].groupby(["workload", "dataset"])["n_val_eval"].median()
+    keys = list(zip(summary["workload"], summary["dataset"], strict=True))
+    summary["best_val_accuracy"] = [best.get(k, math.nan) for k in keys]
+    summary["accuracy_tolerance_pp"] = [accuracy_tolerance_pp(best.get(k, math.nan), n_val.get(k, math.nan),
+                                                              tolerance_pp) for k in keys]
+    summary["accuracy_gap_pp"] = 100 * (summary["best_val_accuracy"] - summary["final_val_accuracy"])
+    summary["below_best"] = ok & (summary["accuracy_gap_pp"] > summary["accuracy_tolerance_pp"])
+    summary["learns"] = ok & (summary["not_learning"] == "") & ~summary["below_best"] & np.isfinite(
+        summary["examples_per_s"])
     return summary
 
 
@@ -311,14 +389,16 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str =
 
     One row per (match key, seed, strategy), ok points only (repeats sharing a seed: median).
     ``diff_pp`` is this strategy minus its baseline (picked as for speedups) in percentage points;
-    ``spread_pp`` is max - min over all strategies at that key and seed. ``flag`` = |diff_pp| > tolerance.
+    ``spread_pp`` is max - min over all strategies at that key and seed; ``tolerance_pp`` is
+    :func:`accuracy_tolerance_pp` at the baseline's accuracy; ``flag`` = |diff_pp| > tolerance_pp.
     """
-    cols = [*MATCH_KEY, "seed", "strategy", "val_accuracy", "baseline", "diff_pp", "spread_pp", "flag"]
+    cols = [*MATCH_KEY, "seed", "strategy", "val_accuracy", "baseline", "diff_pp", "spread_pp", "tolerance_pp",
+            "flag"]
     ok = points[points["status"] == "ok"] if not points.empty else points
     if ok.empty:
         return pd.DataFrame(columns=cols)
-    acc = (ok.groupby([*MATCH_KEY, "seed", "strategy"], sort=True, dropna=False)["final_val_accuracy"]
-           .median().reset_index(name="val_accuracy"))
+    acc = (ok.groupby([*MATCH_KEY, "seed", "strategy"], sort=True, dropna=False)
+           .agg(val_accuracy=("final_val_accuracy", "median"), n_val=("n_val_eval", "median")).reset_index())
     acc = acc[np.isfinite(acc["val_accuracy"])]
     hosts = summary.set_index(CONFIG_KEY)["host"]
     rows = []
@@ -328,67 +408,70 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str =
             host = hosts.get(tuple(r[k] for k in CONFIG_KEY), "")
             cands = summary[(summary["strategy"].isin(g["strategy"])) & (summary["status"] == "ok")]
             base = pick_baseline(pd.Series({**r.to_dict(), "host": host}), _baseline_rows(cands, baseline))
-            diff = math.nan
+            diff, tol = math.nan, tolerance_pp
             if base is not None:
-                bacc = g.loc[g["strategy"] == base["strategy"], "val_accuracy"]
-                diff = 100 * (r["val_accuracy"] - float(bacc.iloc[0]))
+                b = g.loc[g["strategy"] == base["strategy"]].iloc[0]
+                diff = 100 * (r["val_accuracy"] - float(b["val_accuracy"]))
+                tol = accuracy_tolerance_pp(float(b["val_accuracy"]), float(b["n_val"]), tolerance_pp)
             rows.append({**dict(zip([*MATCH_KEY, "seed"], key, strict=True)), "strategy": r["strategy"],
                          "val_accuracy": r["val_accuracy"],
                          "baseline": "" if base is None else base["strategy"],
-                         "diff_pp": diff, "spread_pp": spread,
-                         "flag": bool(math.isfinite(diff) and abs(diff) > tolerance_pp)})
+                         "diff_pp": diff, "spread_pp": spread, "tolerance_pp": tol,
+                         "flag": bool(math.isfinite(diff) and abs(diff) > tol)})
     return pd.DataFrame(rows, columns=cols)
 
 
-def _ok(summary: pd.DataFrame) -> pd.DataFrame:
-    return summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])]
+def _learners(summary: pd.DataFrame) -> pd.DataFrame:
+    """The configurations that may be ranked: ok, learning, with a throughput."""
+    if "learns" not in summary:
+        summary = add_learning(summary)
+    return summary[summary["learns"]]
 
 
 def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (workload, dataset, strategy), the ok configuration with the highest ``examples_per_s``."""
-    ok = _ok(summary)
+    """Per (workload, dataset, strategy), the learning configuration with the highest ``examples_per_s``.
+
+    A strategy none of whose configurations learns has no row."""
+    ok = _learners(summary)
     if ok.empty:
         return ok
-    ranked = ok.sort_values(["workload", "dataset", "strategy", "examples_per_s", "epoch_s_median"],
+    ranked = ok.sort_values(["workload", "dataset", "strategy", "examples_per_s", "train_s_median"],
                             ascending=[True, True, True, False, True], kind="mergesort")
     return ranked.groupby(["workload", "dataset", "strategy"], sort=True).head(1).reset_index(drop=True)
 
 
 def winners(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (workload, dataset), the configuration with the highest ``examples_per_s`` among those that
-    learn (a configuration flagged not_learning only wins when nothing else ran)."""
-    # Rank every ok configuration, learning ones first: a strategy whose fastest configuration does not
-    # learn may still win with another of its configurations.
-    ok = _ok(summary)
+    """Per (workload, dataset), the learning configuration with the highest ``examples_per_s``; a
+    workload none of whose configurations learns has no winner."""
+    ok = _learners(summary)
     if ok.empty:
         return ok
-    best = ok.assign(_learns=ok["not_learning"] == "")
-    ranked = best.sort_values(["workload", "dataset", "_learns", "examples_per_s", "strategy"],
-                              ascending=[True, True, False, False, True], kind="mergesort")
-    return ranked.groupby(["workload", "dataset"], sort=True).head(1).drop(columns="_learns").reset_index(
-        drop=True)
+    ranked = ok.sort_values(["workload", "dataset", "examples_per_s", "strategy"],
+                            ascending=[True, True, False, True], kind="mergesort")
+    return ranked.groupby(["workload", "dataset"], sort=True).head(1).reset_index(drop=True)
 
 
 def break_even(summary: pd.DataFrame) -> pd.DataFrame:
-    """Epochs after which a strategy's steady-fastest configuration pays back its extra warm-up.
+    """Epochs after which a strategy's fastest configuration pays back its extra warm-up.
 
-    Per (workload, dataset, strategy) with two or more ok configurations: ``quick`` is the configuration
-    with the lowest warm-up overhead w, ``fast`` the one with the lowest steady epoch time t. Training n
-    epochs costs ``w + n * t`` seconds (epoch 1 = t + w, then t per epoch), so ``fast`` is no slower in
-    total from ``n* = (w_fast - w_quick) / (t_quick - t_fast)`` epochs on; ``break_even_epochs`` is the
-    smallest whole n >= 1 with that property. When one configuration is both (``quick`` is ``fast``)
-    there is no trade-off and ``break_even_epochs`` is 1.
+    Per (workload, dataset, strategy) with two or more configurations that learn: ``quick`` is the one
+    with the lowest warm-up overhead w, ``fast`` the one with the highest ``examples_per_s`` (the ranking
+    measure), t the steady epoch time. Training n epochs costs ``w + n * t`` seconds (epoch 1 = t + w,
+    then t per epoch), so ``fast`` is no slower in total from ``n* = (w_fast - w_quick) / (t_quick -
+    t_fast)`` epochs on; ``break_even_epochs`` is the smallest whole n >= 1 with that property (``inf``:
+    never, its epochs are not shorter). When one configuration is both there is no trade-off (1).
     """
     cols = ["workload", "dataset", "strategy", "quick", "quick_warmup_s", "quick_epoch_s", "fast",
             "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs"]
-    ok = _ok(summary)
+    ok = _learners(summary)
     ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
     rows = []
     for key, g in ok.groupby(["workload", "dataset", "strategy"], sort=True):
         if len(g) < 2:
             continue
         quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
-        fast = g.sort_values(["epoch_s_median", "warmup_overhead_s"], kind="mergesort").iloc[0]
+        fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True],
+                             kind="mergesort").iloc[0]
         dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
         dt = quick["epoch_s_median"] - fast["epoch_s_median"]
         exact = 0.0 if dw <= 0 else (dw / dt if dt > 0 else math.inf)
@@ -398,6 +481,30 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
                      "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
                      "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["epoch_s_median"],
                      "break_even_epochs_exact": exact, "break_even_epochs": whole})
+    return pd.DataFrame(rows, columns=cols)
+
+
+WRAPPERS = {"cpu_onedevice": "cpu", "gpu_onedevice": "gpu"}  # wrapper strategy -> the plain path it wraps
+
+
+def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
+    """What a strategy wrapper costs, when it ran beside the plain path it wraps (e.g. ``cpu_onedevice``
+    vs ``cpu``): one row per (workload, dataset, wrapper) with the throughput ratio plain / wrapper at
+    every matched configuration (``ratios``; > 1: the wrapper is slower) and their geometric mean."""
+    cols = ["workload", "dataset", "wrapper", "plain", "n_configs", "ratios", "cost"]
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])]
+    rows = []
+    for (workload, dataset), g in ok.groupby(["workload", "dataset"], sort=True):
+        for wrapper, plain in WRAPPERS.items():
+            w, p = g[g["strategy_name"] == wrapper], g[g["strategy_name"] == plain]
+            if w.empty or p.empty:
+                continue
+            both = w.merge(p, on=["host", *MATCH_KEY[2:]], suffixes=("_w", "_p"))
+            ratios = tuple(float(a / b) for a, b in zip(both["examples_per_s_p"], both["examples_per_s_w"],
+                                                         strict=True))
+            if ratios:
+                rows.append({"workload": workload, "dataset": dataset, "wrapper": wrapper, "plain": plain,
+                             "n_configs": len(ratios), "ratios": ratios, "cost": stats.geometric_mean(ratios)})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -416,6 +523,7 @@ class Analysis:
     best: pd.DataFrame
     winners: pd.DataFrame
     break_even: pd.DataFrame
+    wrappers: pd.DataFrame
     baseline: str
     parity_tolerance_pp: float
 
@@ -425,14 +533,12 @@ def analyze(records: list[dict[str, Any]], baseline: str = DEFAULT_BASELINE,
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
     points = points_frame(records)
     summary = summarize(points, baseline)
-    parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp) if not points.empty else \
-        pd.DataFrame()
-    if not summary.empty:
-        flagged = set()
-        if not parity.empty:
-            flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
-        summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
-    return Analysis(points, summary, parity, best_configurations(summary) if not summary.empty else summary,
-                    winners(summary) if not summary.empty else summary,
-                    break_even(summary) if not summary.empty else pd.DataFrame(), baseline,
-                    parity_tolerance_pp)
+    if summary.empty:
+        empty = pd.DataFrame()
+        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp)
+    summary = add_learning(summary, parity_tolerance_pp)
+    parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp)
+    flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
+    summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
+    return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
+                    break_even(summary), wrapper_costs(summary), baseline, parity_tolerance_pp)

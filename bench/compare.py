@@ -1,11 +1,13 @@
 """Compare two result folders point by point: ``python -m bench compare A B [--fail-above 1.10]``.
 
-Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision);
-repeats are pooled. For each match the table gives the steady-state medians of A and B (seconds, epochs
-2..n), the time ratio B/A with a 95% bootstrap interval, and a verdict: ``faster`` / ``slower`` when the
-interval excludes 1, else ``~ not significant`` (noise-aware, like asv's compare). The exit code gates CI:
-1 when any *significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Never imports
-TensorFlow.
+Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
+Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
+for each match the table gives the medians of A and B, the time ratio B/A (geometric means of the
+repeats) and, with >= 3 repeats per side, its 95% interval (:func:`bench.stats.repeat_ratio_ci`, the
+report's rule) and a verdict: ``faster`` / ``slower`` when the interval excludes 1, else ``~ not
+significant``; with fewer repeats, ``no claim (n < 3)``. The exit code gates CI: 1 when any
+*significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Points with fewer than 3
+repeats a side can never fail the gate (a warning says so). Never imports TensorFlow.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
@@ -29,7 +32,7 @@ KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_ex
 
 
 def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Pool repeats per key: samples of ``column`` from ok points, plus status/error when none is ok."""
+    """Per key: one value per ok repeat (median of its steady ``column``), plus status/error when none is ok."""
     if points.empty:
         return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
     points = points.assign(strategy_key=[
@@ -38,7 +41,7 @@ def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
     rows = []
     for key, g in points.groupby(KEY, sort=True, dropna=False):
         ok = g[g["status"] == "ok"]
-        samples = tuple(v for t in ok[column] for v in t if math.isfinite(v))
+        samples = tuple(v for v in (stats.median_iqr(t)[0] for t in ok[column]) if math.isfinite(v))
         bad = g[g["status"] != "ok"]
         rows.append({**dict(zip(KEY, key, strict=True)), "samples": samples,
                      "status": "ok" if len(ok) else bad.iloc[0]["status"],
@@ -46,7 +49,7 @@ def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str = "epoch_s",
+def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str = "train_s",
                    fail_above: float = DEFAULT_FAIL_ABOVE) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return ``(matched, unmatched)``.
 
@@ -71,12 +74,15 @@ def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str =
         if notes:
             unmatched.append({**base, "note": "; ".join(notes)})
             continue
-        ci = stats.ratio_of_medians_ci(r["samples_b"], r["samples_a"])
-        verdict = "~ not significant" if not ci.significant else ("slower" if ci.ratio > 1 else "faster")
+        ci = stats.repeat_ratio_ci(r["samples_b"], r["samples_a"])
+        if not ci.has_interval:
+            verdict = f"no claim (n < {stats.MIN_REPEATS})"
+        else:
+            verdict = "~ not significant" if not ci.significant else ("slower" if ci.ratio > 1 else "faster")
         fails = bool(ci.significant and ci.ratio > fail_above)
         matched.append({**base, "a_median_s": stats.median_iqr(r["samples_a"])[0],
                         "b_median_s": stats.median_iqr(r["samples_b"])[0], "ratio": ci.ratio, "low": ci.low,
-                        "high": ci.high, "significant": ci.significant,
+                        "high": ci.high, "n_a": ci.n_den, "n_b": ci.n_num, "significant": ci.significant,
                         "verdict": f"{verdict} (> {fail_above:g}x)" if fails else verdict, "fails": fails})
     return pd.DataFrame(matched), pd.DataFrame(unmatched)
 
@@ -92,10 +98,15 @@ def render(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
     out = []
     if not matched.empty:
         rows = [[*_key_cells(r), fmt_s(r["a_median_s"]), fmt_s(r["b_median_s"]),
-                 stats.RatioCI(r["ratio"], r["low"], r["high"], 0, 0).format().lstrip("~"), r["verdict"]]
+                 stats.RatioCI(r["ratio"], r["low"], r["high"], r["n_b"], r["n_a"]).format().lstrip("~"),
+                 r["verdict"]]
                 for _, r in matched.iterrows()]
         out.append(tabulate(rows, headers=[*head, f"A {metric} median", f"B {metric} median",
                                            "B/A [95% CI]", "verdict"], disable_numparse=True))
+        few = int((~np.isfinite(matched["low"].astype(float))).sum())
+        if few:
+            out += ["", f"{few} point(s) have fewer than {stats.MIN_REPEATS} repeats on a side: their ratio is "
+                        "shown without a claim and cannot fail the gate (run with repeats>=3 to gate on them)."]
     else:
         out.append("No point was measured in both folders.")
     if not unmatched.empty:
@@ -119,8 +130,8 @@ def compare_main(argv: list[str]) -> int:
     parser.add_argument("b", type=Path, nargs="?", help="result folder to judge (B)")
     parser.add_argument("--fail-above", type=float, default=DEFAULT_FAIL_ABOVE,
                         help="exit 1 when a significant B/A time ratio exceeds this (default: 1.10)")
-    parser.add_argument("--metric", choices=sorted(METRICS), default="epoch_s",
-                        help="epoch_s (training + validation) or train_s (training only); default epoch_s")
+    parser.add_argument("--metric", choices=sorted(METRICS), default="train_s",
+                        help="train_s (training only, the report's measure; default) or epoch_s (+ validation)")
     try:
         args = parser.parse_args(hydra_style_args(argv, ["fail_above", "metric"]))
         if args.a is None or args.b is None:
@@ -144,7 +155,7 @@ def compare_main(argv: list[str]) -> int:
     matched, unmatched = compare_frames(an.points_frame(loaded["A"].records), an.points_frame(
         loaded["B"].records), metric=args.metric, fail_above=args.fail_above)
     print(f"A: {args.a} ({len(loaded['A'].records)} records)   B: {args.b} ({len(loaded['B'].records)} "
-          f"records)   metric: {args.metric}, steady epochs 2..n, repeats pooled; ratio = B/A "
+          f"records)   metric: {args.metric}, median of steady epochs 2..n per repeat; ratio = B/A "
           "(< 1: B faster)")
     print(render(matched, unmatched, args.metric))
     for side in ("A", "B"):

@@ -25,8 +25,9 @@ ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective
 PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
-FIXED_STRATEGIES = ("cpu", "gpu", "gpus", "tpu", "default", "auto")
-STRATEGY_HELP = "cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpus, tpu, default, auto"
+FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
+STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "
+                 "default, auto")
 _CPU_X = re.compile(r"cpu_x(\d+)")
 _IDENT = re.compile(r"[A-Za-z0-9_.-]+")
 
@@ -76,7 +77,7 @@ def strategy_replicas(name: str) -> int | None:
     m = _CPU_X.fullmatch(name)
     if m:
         return int(m.group(1))
-    return 1 if name in ("cpu", "gpu", "default") else None
+    return 1 if name in ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "default") else None
 
 
 def _check_list(key: str, values: list[Any], allowed_help: str) -> None:

@@ -14,6 +14,36 @@ import bench
 
 REPO = Path(__file__).resolve().parent.parent
 
+#: Environment variables copied into every record's (and ``run.json``'s) ``env.env_vars``, by exact name.
+#:
+#: Records, manifests and reports are world-readable and shared publicly, so environment capture is an
+#: ALLOWLIST, never a prefix match: ``TF_`` is also Terraform's prefix (``TF_VAR_password``,
+#: ``TF_TOKEN_app_terraform_io``), and a CI or cloud machine's environment holds credentials
+#: (``AWS_SECRET_ACCESS_KEY``, ``GITHUB_TOKEN``, ``HF_TOKEN`` ...). Only variables that change performance
+#: or device selection and are not secret belong here; a new one must be added by its exact name (no
+#: prefixes, no patterns). Only the ones that are set are recorded.
+RECORDED_ENV_VARS: tuple[str, ...] = (
+    # TensorFlow / XLA
+    "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL", "TF_CPP_VMODULE", "TF_ENABLE_ONEDNN_OPTS", "TF_XLA_FLAGS",
+    "TF_NUM_INTEROP_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_GPU_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH",
+    "TF_DETERMINISTIC_OPS", "TF_USE_LEGACY_KERAS",
+    "XLA_FLAGS", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR",
+    # device selection
+    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
+    "TPU_NAME", "TPU_ACCELERATOR_TYPE", "TPU_WORKER_ID", "TPU_PROCESS_ADDRESSES", "TPU_VISIBLE_CHIPS", "ISTPUVM",
+    # framework / backend
+    "KERAS_BACKEND", "JAX_PLATFORMS", "JAX_ENABLE_X64",
+    # CPU threading
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    # test-only fault injection (bench.faults): makes a fault-injected record recognisable
+    "BENCH_FAULT",
+)
+
+
+def recorded_env_vars() -> dict[str, str]:
+    """The :data:`RECORDED_ENV_VARS` that are set, sorted by name (nothing else from the environment)."""
+    return {k: os.environ[k] for k in sorted(RECORDED_ENV_VARS) if k in os.environ}
+
 
 @cache
 def git_info() -> tuple[str | None, bool | None]:
@@ -40,7 +70,8 @@ def cpu_model() -> str:
 
 
 def host_env() -> dict[str, Any]:
-    """What can be known without TensorFlow."""
+    """What can be known without TensorFlow: host, CPU model (``cpu``, shown in the report's environment
+    table), versions, git commit and the allowlisted :data:`RECORDED_ENV_VARS` that are set."""
     commit, dirty = git_info()
     return {
         "hostname": socket.gethostname(),
@@ -51,8 +82,7 @@ def host_env() -> dict[str, Any]:
         "bench_version": bench.__version__,
         "git_commit": commit,
         "git_dirty": dirty,
-        "env_vars": {k: v for k, v in sorted(os.environ.items())
-                     if k.startswith(("TF_", "XLA_", "TPU_")) or k in ("CUDA_VISIBLE_DEVICES",)},
+        "env_vars": recorded_env_vars(),  # allowlisted names only: see RECORDED_ENV_VARS
     }
 
 

@@ -152,10 +152,12 @@ def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: 
 
 
 def epoch_time_figure(points: pd.DataFrame, title: str) -> Figure | None:
-    """Steady epoch time (s, median with IQR band) vs global batch (log2), one panel per spe."""
-    return _median_lines(points, "steady_epoch_s", "global_batch_size", "steps_per_execution",
-                         f"{title}: steady epoch time vs global batch", "global batch size (examples, log2)",
-                         "steady epoch time (s)", "steps_per_execution = {}")
+    """Steady training time per epoch (s, validation excluded; median with IQR band) vs global batch
+    (log2), one panel per spe."""
+    return _median_lines(points, "steady_train_s", "global_batch_size", "steps_per_execution",
+                         f"{title}: steady training time per epoch vs global batch",
+                         "global batch size (examples, log2)", "training time per epoch (s)",
+                         "steps_per_execution = {}")
 
 
 def throughput_figure(points: pd.DataFrame, title: str) -> Figure | None:
@@ -199,9 +201,10 @@ def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
 
 
 def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> Figure | None:
-    """Speedup of steady epoch time vs the baseline (x), global batch x spe, one panel per strategy.
+    """Speedup in training throughput vs the baseline (x), global batch x spe, one panel per strategy.
 
-    Cells read ``1.85x``; ``~`` marks a speedup whose bootstrap interval contains 1 (not significant).
+    Cells read ``1.85x``; ``~`` marks a speedup whose 95 % interval contains 1 (not significant); with
+    fewer than 3 repeats a side there is no interval and no mark (the title says ``n < 3: no claim``).
     """
     ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"])
                  & (summary["strategy"] != summary["baseline"])].copy()
@@ -213,12 +216,14 @@ def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> 
     # Symmetric in ratio terms around 1 (x2 faster and x2 slower get equally strong colours).
     norm = TwoSlopeNorm(vcenter=1.0, vmin=min(lo, 1 / max(hi, 1.05), 0.95),
                         vmax=max(hi, 1 / min(lo, 0.95), 1.05))
-    fig, axes = _grid(len(series), f"{title}: speedup of steady epoch time vs {baseline}", sharey=False,
+    claim = "" if np.isfinite(ok["speedup_low"]).all() else " (n < 3 repeats: no claim)"
+    fig, axes = _grid(len(series), f"{title}: speedup in training throughput vs {baseline}{claim}", sharey=False,
                       extra_w=1.0)
     for i, (ax, name) in enumerate(zip(axes, series, strict=True)):
         d = ok[ok["series"] == name]
         value = d.pivot_table(index="global_batch_size", columns="steps_per_execution", values="speedup")
-        marks = ["" if sig else "~" for sig in d["speedup_significant"]]
+        marks = ["~" if np.isfinite(lo) and not sig else "" for lo, sig in zip(d["speedup_low"],
+                                                                                d["speedup_significant"], strict=True)]
         text = d.assign(t=[f"{m}{v:.2f}x" for m, v in zip(marks, d["speedup"], strict=True)])
         annot = text.pivot_table(index="global_batch_size", columns="steps_per_execution", values="t",
                                  aggfunc="first").reindex_like(value).fillna("")

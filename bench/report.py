@@ -23,14 +23,22 @@ from bench.records import LoadResult, load_records
 
 HOW_TO_READ = (
     "How to read this: every figure comes from the point records alone. Epoch 1 is the **warm-up** epoch "
-    "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n, pooled over repeats. "
-    "Steady epoch time is shown as median [IQR] in seconds (training + validation); examples/s is the "
-    "median training throughput of the steady epochs (validation excluded); warm-up is epoch 1 minus the "
-    "steady median. Speedup is the baseline's median steady epoch time over this configuration's, at "
-    "equal workload, dataset, global batch, steps_per_execution (spe) and precision, on the same host "
-    "when possible, with a 95% bootstrap interval; `~` marks a ratio whose interval contains 1 "
-    "(not significant: it cannot be told apart from noise). Failed, skipped and diverged points are "
-    "listed, never dropped."
+    "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n. **examples/s** is the "
+    "one measure that ranks configurations and gives speedups: training examples per second of the steady "
+    "epochs (validation excluded), the median over a repeat's steady epochs, then the geometric mean over "
+    "repeats (one repeat = one worker process). Training s/epoch is shown as median [IQR] over all steady "
+    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation). **Speedup** "
+    "is examples/s over the baseline's at equal workload, dataset, global batch, steps_per_execution "
+    "(spe) and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
+    "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
+    "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat), `1.11x [1.02, 1.23]`, "
+    "and a leading `~` when the interval contains 1 (not significant). A configuration **learns** when it is "
+    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its final val accuracy is "
+    "within the accuracy tolerance of the best any configuration of the workload reached (the parity "
+    "tolerance or the validation set's 95% sampling error, whichever is larger); only those are ranked. "
+    "**GFLOP/s** = analytic training FLOPs per example (3 x forward) x examples/s; **MFU** = GFLOP/s over "
+    "the peak in *Peaks used for MFU* (a matmul probe on the device; the datasheet column uses the "
+    "vendor's peak). Failed, skipped and diverged points are listed, never dropped."
 )
 DASH = "—"
 
@@ -76,8 +84,7 @@ def fmt_speedup(row: pd.Series) -> str:
         return "n/a (no baseline)"
     if row["baseline"] == row["strategy"]:
         return "baseline"
-    ci = an.stats.RatioCI(row["speedup"], row["speedup_low"], row["speedup_high"], 0, 0)
-    return ci.format()
+    return an.speedup_ci(row).format()
 
 
 def _config(row: pd.Series) -> str:
@@ -92,6 +99,8 @@ def _flags(row: pd.Series) -> str:
         flags.append(f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok")
     if row["not_learning"]:
         flags.append("not learning")
+    elif row.get("below_best", False):
+        flags.append(f"below best accuracy ({row['accuracy_gap_pp']:.1f} pp)")
     if row["input_bound"]:
         flags.append("input-bound")
     if row.get("parity_flag", False):
@@ -100,26 +109,66 @@ def _flags(row: pd.Series) -> str:
 
 
 def environment_table(records: list[dict[str, Any]]) -> str:
-    """One row per distinct machine environment, with the runs that used it."""
+    """One row per distinct machine environment, with the runs that used it.
+
+    A skipped point's record knows only the host (its worker never got the device), so it adds no row of
+    its own when another record of the same host and run describes the full environment.
+    """
+    full = {(str((r.get("env") or {}).get("hostname")), r["run_id"]) for r in records if r["status"] != "skipped"}
     envs: dict[tuple[str, ...], set[str]] = {}
     for r in records:
         e = r.get("env") or {}
+        if r["status"] == "skipped" and (str(e.get("hostname")), r["run_id"]) in full:
+            continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
-        fields = ("hostname", "device_kind", "device_count", "accelerator", "python", "tensorflow", "keras",
-                  "bench_version")
+        fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
+                  "tensorflow", "keras", "bench_version")
         key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
         envs.setdefault(key, set()).add(str(r["run_id"]))
-    cols = ["host", "device kind", "devices", "accelerator", "Python", "TensorFlow", "Keras", "bench",
-            "git commit", "runs"]
+    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow", "Keras",
+            "bench", "git commit", "runs"]
     return _table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
 
 
+def peaks_table(points: pd.DataFrame) -> str:
+    """The peak FLOP/s behind every MFU figure: per host and strategy, the measured matmul peak (and what
+    it covered) and the datasheet peak, per precision."""
+    ok = points[points["status"] == "ok"] if not points.empty else points
+    rows = []
+    for (host, strategy, precision), g in ok.groupby(["host", "strategy", "precision"], sort=True):
+        peak, sheet = an.finite_median(g["peak_flops_per_s"]), an.finite_median(g["datasheet_peak_flops_per_s"])
+        if not (math.isfinite(peak) or math.isfinite(sheet)):
+            continue
+        scopes = sorted({str(v) for v in g["peak_scope"] if isinstance(v, str) and v})
+        rows.append({"host": host, "strategy": strategy, "precision": precision,
+                     "measured peak GFLOP/s": _fmt(peak / 1e9, ",.1f"),
+                     "probe": ", ".join(scopes) or "matmul probe",
+                     "datasheet peak GFLOP/s": _fmt(sheet / 1e9, ",.0f")})
+    if not rows:
+        return "No point recorded a peak (MFU is not shown)."
+    return _table(rows)
+
+
+def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
+    """Strategies every point of which was skipped (absent hardware): one row each, with the point count
+    and the reason."""
+    rows = []
+    for strategy, g in summary.groupby("strategy", sort=True):
+        if set(g["status"]) == {"skipped"}:
+            rows.append({"strategy": strategy, "n_points": int(g["n_points"].sum()), "reason": g.iloc[0]["error"]})
+    return pd.DataFrame(rows, columns=["strategy", "n_points", "reason"])
+
+
 def results_table(summary: pd.DataFrame, baseline: str) -> str:
-    """Strategy x global batch x spe table of one workload (every status, never dropped)."""
+    """Strategy x global batch x spe table of one workload (every status, never dropped; a strategy whose
+    every point was skipped is one row)."""
     has_flops = summary["gflops_per_s"].notna().any()
     has_sheet = summary["mfu_datasheet_pct"].notna().any()
+    absent = absent_strategies(summary)
     rows = []
     for _, r in summary.iterrows():
+        if r["strategy"] in set(absent["strategy"]):
+            continue
         ok = r["status"] == "ok"
         known = isinstance(r["device_kind"], str) and pd.notna(r["num_replicas"]) and r["num_replicas"]
         devices = f"{r['device_kind']} x{int(r['num_replicas'])}" if known else DASH
@@ -128,10 +177,11 @@ def results_table(summary: pd.DataFrame, baseline: str) -> str:
             "spe": r["steps_per_execution"], "precision": r["precision"],
             "status": r["status"] if ok else f"**{r['status']}**",
             "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
-            "steady epoch s median [IQR]":
-                f"{fmt_s(r['epoch_s_median'])} [{fmt_s(r['epoch_s_iqr'])}]" if ok else DASH,
-            "examples/s": _fmt(r["examples_per_s"], ",.0f"), "warm-up s": fmt_s(r["warmup_overhead_s"]),
-            f"speedup vs {baseline} [95% CI]": fmt_speedup(r),
+            "examples/s": _fmt(r["examples_per_s"], ",.0f"),
+            f"speedup vs {baseline}": fmt_speedup(r),
+            "train s/epoch median [IQR]":
+                f"{fmt_s(r['train_s_median'])} [{fmt_s(r['train_s_iqr'])}]" if ok else DASH,
+            "warm-up s": fmt_s(r["warmup_overhead_s"]),
             "final val acc": _fmt(r["final_val_accuracy"], ".3f"),
         }
         if has_flops:
@@ -141,10 +191,14 @@ def results_table(summary: pd.DataFrame, baseline: str) -> str:
             row["MFU % (datasheet)"] = _fmt(r["mfu_datasheet_pct"], ".2f")
         row["flags"] = _flags(r)
         rows.append(row)
-    return _table(rows)
+    for _, a in absent.iterrows():
+        rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
+                     "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
+                     "flags": _short(f"absent: {a['reason']}", 120)})
+    return _table(pd.DataFrame(rows).fillna(DASH))
 
 
-def _sentences(summary: pd.DataFrame, parity: pd.DataFrame, tolerance: float) -> list[str]:
+def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     out = []
     bound = summary[summary["input_bound"]]
     if not bound.empty:
@@ -159,28 +213,118 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame, tolerance: float) ->
     if not learn.empty:
         items = [f"{_config(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
         out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
+    below = summary[summary["below_best"] & (summary["not_learning"] == "")]
+    if not below.empty:
+        first = below.iloc[0]
+        items = [f"{_config(r)} ({r['final_val_accuracy']:.3f}, {r['accuracy_gap_pp']:.1f} pp below)"
+                 for _, r in below.iterrows()]
+        out.append(f"**Below the best accuracy** (more than {first['accuracy_tolerance_pp']:.1f} pp under the best "
+                   f"final val accuracy of this workload, {first['best_val_accuracy']:.3f}; not ranked): "
+                   f"{'; '.join(items)}.")
     if not parity.empty and parity["flag"].any():
         items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} "
-                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']})"
+                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, tolerance "
+                 f"{r['tolerance_pp']:.1f} pp)"
                  for _, r in parity[parity["flag"]].iterrows()]
-        out.append(f"**Accuracy parity** broken (final val accuracy more than {tolerance:g} pp from the "
-                   f"baseline): {'; '.join(items)}.")
+        out.append(f"**Accuracy parity** broken (final val accuracy further from the baseline's than the "
+                   f"tolerance): {'; '.join(items)}.")
     return out
 
 
-def best_section(a: an.Analysis, summary: pd.DataFrame, workload: str, dataset: str) -> list[str]:
-    best = a.best[(a.best["workload"] == workload) & (a.best["dataset"] == dataset)]
+def _winner(a: an.Analysis, workload: str, dataset: str) -> pd.Series | None:
+    w = a.winners[(a.winners["workload"] == workload) & (a.winners["dataset"] == dataset)] \
+        if not a.winners.empty else a.winners
+    return None if w.empty else w.iloc[0]
+
+
+def best_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
+    best = a.best[(a.best["workload"] == workload) & (a.best["dataset"] == dataset)] if not a.best.empty else a.best
     if best.empty:
-        return ["No configuration of this workload finished.", ""]
+        return ["No configuration of this workload learns: nothing is ranked.", ""]
     rows = [{"strategy": r["strategy"], "best configuration": an.config_name(r),
-             "examples/s": f"{r['examples_per_s']:,.0f}", "steady epoch s": fmt_s(r["epoch_s_median"]),
-             f"speedup vs {a.baseline}": fmt_speedup(r)} for _, r in best.iterrows()]
-    win = a.winners[(a.winners["workload"] == workload) & (a.winners["dataset"] == dataset)].iloc[0]
-    why = ("no configuration of this workload learns, so this is merely the fastest" if win["not_learning"]
-           else "highest throughput among the configurations that learn")
+             "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": fmt_speedup(r),
+             "train s/epoch": fmt_s(r["train_s_median"]), "final val acc": _fmt(r["final_val_accuracy"], ".3f")}
+            for _, r in best.iterrows()]
+    win = _winner(a, workload, dataset)
     return [_table(rows), "",
-            f"**Overall winner:** {_config(win)}, {win['examples_per_s']:,.0f} examples/s, steady epoch "
-            f"{fmt_s(win['epoch_s_median'])} s ({why}).", ""]
+            f"**Overall winner:** {_config(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
+            f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
+
+
+def _best_baseline(a: an.Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
+    """The baseline's fastest learning configuration (on the winner's host when there is one)."""
+    base = summary[summary["learns"] & ((summary["strategy_requested"] == a.baseline)
+                                        | (summary["strategy"] == a.baseline))]
+    if base.empty:
+        base = summary[summary["learns"] & (summary["strategy_name"] == a.baseline)]
+    local = base[base["host"] == win["host"]]
+    base = local if not local.empty else base
+    return None if base.empty else base.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0]
+
+
+def _vs_best_baseline(a: an.Analysis, b: pd.Series | None, win: pd.Series) -> str:
+    """The winner against the baseline's best learning configuration ``b``."""
+    if b is None:
+        return f"no `{a.baseline}` configuration that learns to compare with"
+    if b["strategy"] == win["strategy"] and an.config_name(b) == an.config_name(win):
+        return f"it is the `{a.baseline}` baseline itself"
+    ci = an.stats.repeat_ratio_ci(win["repeat_rates"], b["repeat_rates"])
+    return (f"**{ci.format()}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({_config(b)}, {b['examples_per_s']:,.0f} examples/s)")
+
+
+def answer_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
+    """A few lines a person reads first: the fastest configuration that learns and what to know about it."""
+    summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+    lines = [f"### {workload} on {dataset}", ""]
+    win = _winner(a, workload, dataset)
+    if win is None:
+        ok = summary[summary["status"] == "ok"]
+        lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
+                     "here; see the flags below." if len(ok) else "- **No configuration finished.**")
+    else:
+        best_base = _best_baseline(a, summary, win)
+        lines.append(f"- **Fastest configuration that learns:** {_config(win)}, {win['examples_per_s']:,.0f} "
+                     f"examples/s; {_vs_best_baseline(a, best_base, win)}.")
+        same = an.speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
+        if same and not (best_base is not None and an.config_name(best_base) == an.config_name(win)):
+            lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
+        gap = win["accuracy_gap_pp"]
+        held = "held" if gap <= win["accuracy_tolerance_pp"] else "NOT held"
+        lines.append(f"- **Accuracy {held}:** final val accuracy {win['final_val_accuracy']:.3f}, "
+                     f"{gap:.1f} pp under the best any configuration reached ({win['best_val_accuracy']:.3f}; "
+                     f"tolerance {win['accuracy_tolerance_pp']:.1f} pp).")
+        be = a.break_even[(a.break_even["workload"] == workload) & (a.break_even["dataset"] == dataset)
+                          & (a.break_even["strategy"] == win["strategy"])] if not a.break_even.empty else a.break_even
+        payback = ""
+        if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == an.config_name(win):
+            n = be.iloc[0]["break_even_epochs"]
+            payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {n} epochs"
+                       if math.isfinite(n) else "")
+        lines.append(f"- **Warm-up:** epoch 1 takes {fmt_s(win['warmup_overhead_s'])} s longer than a steady "
+                     f"epoch{payback}.")
+    findings = []
+    for _, w in a.wrappers[(a.wrappers["workload"] == workload) & (a.wrappers["dataset"] == dataset)].iterrows() \
+            if not a.wrappers.empty else []:
+        lo, hi = min(w["ratios"]), max(w["ratios"])
+        spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
+        findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
+                        f"{spread} the time of plain `{w['plain']}` (no scope) on {w['n_configs']} matched "
+                        "configuration(s)")
+    bound = summary[summary["input_bound"]]
+    if not bound.empty:
+        findings.append(f"{len(bound)} configuration(s) are input-bound ({_config(bound.iloc[0])}, …)")
+    excluded = summary[(summary["status"] == "ok") & ~summary["learns"]]
+    if not excluded.empty and win is not None:
+        findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn or stay "
+                        "below the best accuracy")
+    absent = absent_strategies(summary)
+    if not absent.empty:
+        findings.append("absent: " + ", ".join(f"`{r['strategy']}` ({_short(r['reason'], 70)})"
+                                               for _, r in absent.iterrows()))
+    if findings:
+        lines.append("- **Also:** " + "; ".join(findings) + ".")
+    return [*lines, ""]
 
 
 def break_even_section(be: pd.DataFrame) -> list[str]:
@@ -189,22 +333,25 @@ def break_even_section(be: pd.DataFrame) -> list[str]:
     rows = [{"strategy": r["strategy"],
              "quickest to start (warm-up s / epoch s)":
                  f"{r['quick']} ({fmt_s(r['quick_warmup_s'])} / {fmt_s(r['quick_epoch_s'])})",
-             "fastest steady (warm-up s / epoch s)":
+             "fastest (warm-up s / epoch s)":
                  f"{r['fast']} ({fmt_s(r['fast_warmup_s'])} / {fmt_s(r['fast_epoch_s'])})",
              "break-even epochs": "no trade-off" if r["quick"] == r["fast"] else
              (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
             for _, r in be.iterrows()]
     return ["### Break-even epochs", "",
-            "Training n epochs costs warm-up + n x steady epoch time. Break-even is the smallest n from "
-            "which a strategy's fastest steady configuration is no slower in total than its "
-            "quickest-to-start one (it has paid back its extra warm-up).", "", _table(rows), ""]
+            "Among the configurations that learn: training n epochs costs warm-up + n x steady epoch time. "
+            "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
+            "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
+            _table(rows), ""]
 
 
 def parity_section(parity: pd.DataFrame, tolerance: float) -> list[str]:
     lines = ["## Accuracy parity", "",
              "Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and "
-             f"seed (median over repeats). spread = max - min over strategies, in percentage points (pp); a "
-             f"strategy more than {tolerance:g} pp from its baseline is flagged.", ""]
+             "seed (median over repeats). spread = max - min over strategies, in percentage points (pp); a "
+             "strategy further from its baseline than the tolerance is flagged. The tolerance is the larger "
+             f"of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies on the "
+             "validation set (1.96 x sqrt(2 p (1 - p) / n)): a small validation set cannot resolve 1 pp.", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
     for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
@@ -217,18 +364,27 @@ def parity_section(parity: pd.DataFrame, tolerance: float) -> list[str]:
             flagged = [f"{r['strategy']} {r['diff_pp']:+.1f} pp" for _, r in sub[sub["flag"]].iterrows()]
             rows.append({"global batch": key[0], "spe": key[1], "precision": key[2], "seed": key[3],
                          **{s: _fmt(v, ".3f") for s, v in vals.items()},
-                         "spread pp": f"{sub['spread_pp'].iloc[0]:.1f}", "flag": ", ".join(flagged)})
+                         "spread pp": f"{sub['spread_pp'].iloc[0]:.1f}",
+                         "tolerance pp": f"{sub['tolerance_pp'].max():.1f}", "flag": ", ".join(flagged)})
         lines += [f"### {workload} on {dataset}", "", _table(rows), ""]
     return lines
 
 
 def problems_section(points: pd.DataFrame) -> list[str]:
+    """Every point that is not ok; the points of a strategy that was skipped as a whole are one row."""
     bad = points[points["status"] != "ok"] if not points.empty else points
     lines = ["## Failed, skipped and diverged points", ""]
     if bad.empty:
         return [*lines, "None: every point finished.", ""]
-    rows = [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
-             "reason": _short(r["error"] or "(no reason recorded)", 200)} for _, r in bad.iterrows()]
+    rows = []
+    for (host, run, strategy), g in bad.groupby(["host", "run_id", "strategy"], sort=True):
+        every = points[(points["host"] == host) & (points["run_id"] == run) & (points["strategy"] == strategy)]
+        if set(every["status"]) == {"skipped"} and len(g) > 1:
+            rows.append({"host": host, "run": run, "point": f"all {len(g)} points of {strategy}",
+                         "status": "skipped", "reason": _short(g.iloc[0]["error"] or "(no reason recorded)", 200)})
+            continue
+        rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
+                  "reason": _short(r["error"] or "(no reason recorded)", 200)} for _, r in g.iterrows()]
     return [*lines, _table(rows), ""]
 
 
@@ -252,20 +408,25 @@ def render_markdown(a: an.Analysis, loaded: LoadResult, dirs: Sequence[Path],
     """The whole report as markdown text (deterministic for equal inputs)."""
     s = a.summary
     hosts = sorted(set(a.points["host"]))
-    lines = ["# bench report", "", HOW_TO_READ, "",
+    workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
+    lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
              f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity tolerance "
              f"{a.parity_tolerance_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
-             "## Environment", "", environment_table(loaded.records), ""]
+             "## The answer", ""]
+    for workload, dataset in workloads:
+        lines += answer_section(a, workload, dataset)
+    lines += [HOW_TO_READ, "", "## Environment", "", environment_table(loaded.records), "",
+              "### Peaks used for MFU", "", peaks_table(a.points), ""]
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par = a.parity[(a.parity["workload"] == workload) & (a.parity["dataset"] == dataset)] \
             if not a.parity.empty else a.parity
         be = a.break_even[(a.break_even["workload"] == workload) & (a.break_even["dataset"] == dataset)] \
             if not a.break_even.empty else a.break_even
         lines += [f"## {workload} on {dataset}", "", "### Results", "", results_table(g, a.baseline), ""]
-        for sentence in _sentences(g, par, a.parity_tolerance_pp):
+        for sentence in _sentences(g, par):
             lines += [sentence, ""]
-        lines += ["### Best configuration per strategy", "", *best_section(a, g, workload, dataset)]
+        lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
         lines += break_even_section(be)
         figs = figures.get((workload, dataset), {})
         if figs:

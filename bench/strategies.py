@@ -10,6 +10,7 @@ Absent hardware raises :class:`StrategyUnavailable` with the exact reason; the w
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -126,54 +127,105 @@ def _gpus() -> list[str]:
     return [d.name for d in tf.config.list_physical_devices("GPU")]
 
 
+NO_SCOPE_CLASS = "none (no strategy scope)"
+
+
+def hide_gpus() -> None:
+    """Make TensorFlow see no GPU (before its runtime starts): a ``cpu`` point must run on the CPU."""
+    with contextlib.suppress(RuntimeError, ValueError):  # no GPU support in this build: nothing to hide
+        tf.config.set_visible_devices([], "GPU")
+
+
+def device_pipelines_without_autotune() -> bool:
+    """Switch tf.data autotune off in the per-device pipelines a strategy builds; True when applied.
+
+    ``tf.distribute`` feeds each replica through a ``MultiDeviceIterator`` whose per-device datasets are
+    built by a private TF function and never inherit the input dataset's options, so autotune stays on
+    there whatever bench sets on its own pipelines. Destroying such an iterator at the end of ``fit``
+    races tf.data's autotune thread (README: "fit's teardown is tf.data's autotune thread"). This wraps
+    that function so its datasets get ``autotune.enabled = False``; on a TensorFlow without it, nothing
+    changes and False is recorded (``strategy.device_pipeline_autotune``).
+    """
+    try:
+        from tensorflow.python.data.ops import multi_device_iterator_ops as mdi
+    except ImportError:
+        return False
+    original = getattr(mdi, "_create_device_dataset", None)
+    if original is None:
+        return False
+    if getattr(original, "_bench_no_autotune", False):
+        return True
+
+    def create_device_dataset(*args: Any, **kwargs: Any) -> tf.data.Dataset:
+        options = tf.data.Options()
+        options.autotune.enabled = False
+        return original(*args, **kwargs).with_options(options)
+
+    create_device_dataset._bench_no_autotune = True  # type: ignore[attr-defined]
+    mdi._create_device_dataset = create_device_dataset
+    return True
+
+
+def _scoped(strategy: tf.distribute.Strategy, info: StrategyInfo) -> tuple[tf.distribute.Strategy, StrategyInfo]:
+    """A strategy with a scope: its per-device pipelines get autotune off too (recorded)."""
+    info.extra["device_pipeline_autotune"] = "off" if device_pipelines_without_autotune() else "on"
+    return strategy, info
+
+
 def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
                   tpu_connect_timeout_s: float = 60.0) -> tuple[tf.distribute.Strategy | None, StrategyInfo]:
-    """Create the strategy named ``requested``; ``None`` strategy means "no scope" (``default``).
+    """Create the strategy named ``requested``; a ``None`` strategy means "no scope".
 
-    Raises StrategyUnavailable when the hardware is absent.
+    ``cpu`` and ``gpu`` are what a plain notebook runs: Keras with no strategy scope, on the CPU (GPUs
+    hidden) or with a visible GPU. ``cpu_onedevice``/``gpu_onedevice`` are ``OneDeviceStrategy``
+    wrappers around the same device (they cost time: the report shows how much). Raises
+    StrategyUnavailable when the hardware is absent.
     """
     name = requested
-    if requested == "auto":  # the seeds' fallback: TPU if present, else GPU(s), else CPU
+    if requested == "auto":  # the seeds' fallback: TPU if present, else tf.distribute.get_strategy()
         if looks_like_tpu_vm() or tpu or os.environ.get("TPU_NAME"):
             try:
                 strategy, extra = _make_tpu(tpu, tpu_connect_timeout_s)
-                return strategy, StrategyInfo(requested, "tpu", "TPUStrategy", strategy.num_replicas_in_sync,
-                                              extra.pop("devices"), "tpu", extra)
+                return _scoped(strategy, StrategyInfo(requested, "tpu", "TPUStrategy", strategy.num_replicas_in_sync,
+                                                      extra.pop("devices"), "tpu", extra))
             except StrategyUnavailable:
                 pass
-        gpus = _gpus()
-        name = "gpus" if len(gpus) > 1 else "gpu" if gpus else "cpu"
+        name = "gpu" if _gpus() else "cpu"
 
     m = re.fullmatch(r"cpu_x(\d+)", name)
     if m:
         n = int(m.group(1))
+        hide_gpus()
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * n)
         devices = [d.name for d in tf.config.list_logical_devices("CPU")]
         strategy, ops = _mirrored(devices, all_reduce, "hierarchical_copy")
-        return strategy, StrategyInfo(requested, name, "MirroredStrategy", n, devices, "cpu",
-                                      {"cross_device_ops": ops})
-    if name == "cpu":
-        return (tf.distribute.OneDeviceStrategy("/cpu:0"),
-                StrategyInfo(requested, "cpu", "OneDeviceStrategy", 1, ["/cpu:0"], "cpu"))
-    if name in ("gpu", "gpus"):
+        return _scoped(strategy, StrategyInfo(requested, name, "MirroredStrategy", n, devices, "cpu",
+                                              {"cross_device_ops": ops}))
+    if name in ("cpu", "cpu_onedevice"):
+        hide_gpus()
+        if name == "cpu":
+            return None, StrategyInfo(requested, "cpu", NO_SCOPE_CLASS, 1, ["/cpu:0"], "cpu", {"scope": False})
+        return _scoped(tf.distribute.OneDeviceStrategy("/cpu:0"),
+                       StrategyInfo(requested, name, "OneDeviceStrategy", 1, ["/cpu:0"], "cpu"))
+    if name in ("gpu", "gpus", "gpu_onedevice"):
         gpus = _gpus()
         if not gpus:
             raise StrategyUnavailable("no GPU visible to TensorFlow (tf.config.list_physical_devices('GPU') == [])")
         if name == "gpu":
-            return (tf.distribute.OneDeviceStrategy("/gpu:0"),
-                    StrategyInfo(requested, "gpu", "OneDeviceStrategy", 1, ["/gpu:0"], "gpu"))
+            return None, StrategyInfo(requested, "gpu", NO_SCOPE_CLASS, 1, ["/gpu:0"], "gpu", {"scope": False})
+        if name == "gpu_onedevice":
+            return _scoped(tf.distribute.OneDeviceStrategy("/gpu:0"),
+                           StrategyInfo(requested, name, "OneDeviceStrategy", 1, ["/gpu:0"], "gpu"))
         devices = [f"/gpu:{i}" for i in range(len(gpus))]
         strategy, ops = _mirrored(devices, all_reduce, "nccl")
-        return strategy, StrategyInfo(requested, "gpus", "MirroredStrategy", len(devices), devices, "gpu",
-                                      {"cross_device_ops": ops})
+        return _scoped(strategy, StrategyInfo(requested, "gpus", "MirroredStrategy", len(devices), devices, "gpu",
+                                              {"cross_device_ops": ops}))
     if name == "tpu":
         strategy, extra = _make_tpu(tpu, tpu_connect_timeout_s)
-        return strategy, StrategyInfo(requested, "tpu", "TPUStrategy", strategy.num_replicas_in_sync,
-                                      extra.pop("devices"), "tpu", extra)
-    if name == "default":
-        strategy = tf.distribute.get_strategy()
+        return _scoped(strategy, StrategyInfo(requested, "tpu", "TPUStrategy", strategy.num_replicas_in_sync,
+                                              extra.pop("devices"), "tpu", extra))
+    if name == "default":  # no scope, on whatever device TensorFlow picks (a GPU when one is visible)
         kind = "gpu" if _gpus() else "cpu"
-        return None, StrategyInfo(requested, "default", type(strategy).__name__, 1,
-                                  [f"/{kind}:0"], kind)
+        return None, StrategyInfo(requested, "default", NO_SCOPE_CLASS, 1, [f"/{kind}:0"], kind, {"scope": False})
     raise ValueError(f"unknown strategy {requested!r}")

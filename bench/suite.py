@@ -32,14 +32,17 @@ def points_to_run(points: list[Point], run_dir: Path) -> list[Point]:
 def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
     """The end-of-run console table, from :func:`bench.analysis.summarize` (the report's own numbers).
 
-    One row per configuration (repeats pooled): steady epoch s = median ``epoch_s`` of epochs 2..n;
-    examples/s = median of examples / ``train_s`` (validation excluded); speedup vs ``baseline`` (``~``:
-    not significant); flags: not learning, input-bound. A strategy whose every point was skipped (absent
+    One row per configuration: examples/s = training throughput of the steady epochs (the report's one
+    ranking measure, geometric mean over repeats); train s = median steady ``train_s``; speedup vs
+    ``baseline`` formatted as in the report (an interval and ``~`` only with >= 3 repeats a side); flags:
+    not learning, below the best accuracy, input-bound. A strategy whose every point was skipped (absent
     hardware) gets one line with the reason instead of a row per point.
     """
-    from bench.analysis import summarize
+    from bench.analysis import add_learning, speedup_ci, summarize
 
     summary = summarize(records, baseline=baseline)
+    if not summary.empty:
+        summary = add_learning(summary)
     if summary.empty:
         return "no records"
     all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
@@ -49,18 +52,20 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
         if all_skipped[r["strategy"]]:
             continue
         ok = r["status"] == "ok"
-        flags = [f for f, on in (("not learning", r["not_learning"]), ("input-bound", r["input_bound"])) if on]
+        flags = [f for f, on in (("not learning", r["not_learning"]),
+                                 ("below best accuracy", r["below_best"] and not r["not_learning"]),
+                                 ("input-bound", r["input_bound"])) if on]
         status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
         speedup = "-"
         if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
-            speedup = ("" if r["speedup_significant"] else "~") + f"{r['speedup']:.2f}x"
+            speedup = speedup_ci(r).format()
         rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
-                     _fmt(r["epoch_s_median"] if ok else None, ".3f"),
                      _fmt(r["examples_per_s"] if ok else None, ",.0f"),
+                     _fmt(r["train_s_median"] if ok else None, ".3f"),
                      _fmt(r["final_val_accuracy"] if ok else None, ".3f"), speedup,
                      ", ".join([status, *flags])])
     if rows:
-        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "steady epoch s", "examples/s",
+        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "examples/s", "train s/epoch",
                                              "val acc", f"vs {baseline}", "status"], disable_numparse=True))
     for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
         first = summary[summary["strategy"] == strategy].iloc[0]

@@ -47,8 +47,8 @@ BAD_INPUT = [
     (["batch_sizes=[100000]"], "batch_sizes", "larger than fashion_cnn's training split"),
     # unknown names
     (["workloads=[resnet]"], "workloads[0]='resnet'", "allowed: fashion_cnn, catsdogs_cnn"),
-    (["strategies=[cpu,cuda]"], "strategies[1]='cuda'", "allowed: cpu, cpu_xN"),
-    (["strategies=[cpu_x1]"], "strategies[0]='cpu_x1'", "allowed: cpu, cpu_xN"),
+    (["strategies=[cpu,cuda]"], "strategies[1]='cuda'", "allowed: cpu, cpu_onedevice, cpu_xN"),
+    (["strategies=[cpu_x1]"], "strategies[0]='cpu_x1'", "allowed: cpu, cpu_onedevice, cpu_xN"),
     (["precisions=[fp8]"], "precisions[0]='fp8'", "allowed: float32, mixed_float16, mixed_bfloat16"),
     (["batchsize=64"], "batchsize: unknown key", "allowed keys: description, workloads"),
     (["suite=nope"], "suite='nope'", "allowed: cnn, smoke, text"),

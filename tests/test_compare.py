@@ -55,7 +55,7 @@ def test_speedup_never_fails(tmp_path, capsys):
 
 
 def test_insignificant_large_ratio_does_not_fail(tmp_path, capsys):
-    # One steady epoch per side: the interval is infinite, so even 3x is "~", not a failure.
+    # One repeat per side: no interval, no claim, so even 3x cannot fail the gate.
     a = tmp_path / "a"
     a.mkdir()
     rec = json.loads(next(HOST_A.rglob("fashion_cnn-cpu-b64-spe1-fp32-r0.json")).read_text())
@@ -63,10 +63,24 @@ def test_insignificant_large_ratio_does_not_fail(tmp_path, capsys):
     (a / "p.json").write_text(json.dumps(rec))
     b = tmp_path / "b"
     b.mkdir()
-    rec["epochs"][1]["epoch_s"] *= 3
+    rec["epochs"][1]["train_s"] *= 3
     (b / "p.json").write_text(json.dumps(rec))
     assert compare_main([str(a), str(b), "--fail-above", "1.1"]) == 0
-    assert "3.00x [n<2]" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "3.00x (n=1)" in out and "no claim (n < 3)" in out and "cannot fail the gate" in out
+
+
+def test_the_gate_uses_repeats_not_epochs(tmp_path, capsys):
+    """Many epochs of a single process each are not a sample of process-to-process noise: no claim."""
+    for side, factor in (("a", 1.0), ("b", 1.3)):
+        d = tmp_path / side
+        d.mkdir()
+        rec = json.loads(next(HOST_A.rglob("fashion_cnn-cpu-b64-spe1-fp32-r0.json")).read_text())
+        rec["epochs"] = [dict(rec["epochs"][1], epoch=i + 1, train_s=rec["epochs"][1]["train_s"] * factor
+                              * (1 + 0.001 * i)) for i in range(20)]
+        (d / "p.json").write_text(json.dumps(rec))
+    assert compare_main([str(tmp_path / "a"), str(tmp_path / "b"), "fail_above=1.1"]) == 0
+    assert "no claim (n < 3)" in capsys.readouterr().out
 
 
 def test_unmatched_points_are_listed(tmp_path, capsys):

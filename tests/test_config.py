@@ -55,8 +55,8 @@ def test_zero_steps_per_execution() -> None:
 
 def test_unknown_strategy() -> None:
     assert err("suite=cnn", "strategies=[tpux]") == (
-        "strategies[0]='tpux' is not a strategy; allowed: cpu, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), "
-        "gpu, gpus, tpu, default, auto")
+        "strategies[0]='tpux' is not a strategy; allowed: cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, "
+        "e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, default, auto")
 
 
 def test_negative_epochs() -> None:
@@ -77,7 +77,8 @@ def test_unknown_workload() -> None:
 
 
 def test_empty_list() -> None:
-    assert err("suite=cnn", "strategies=[]").startswith("strategies: must not be empty; allowed: cpu, cpu_xN")
+    assert err("suite=cnn", "strategies=[]").startswith(
+        "strategies: must not be empty; allowed: cpu, cpu_onedevice, cpu_xN")
 
 
 def test_batch_not_divisible_by_replicas() -> None:

@@ -34,12 +34,12 @@ def test_epoch_time_figure(cnn):
     axes = visible_axes(fig)
     assert [ax.get_title() for ax in axes] == [f"steps_per_execution = {s}" for s in (1, 8, 32)]
     assert {ax.get_xlabel() for ax in axes} == {"global batch size (examples, log2)"}
-    assert axes[0].get_ylabel() == "steady epoch time (s)"
+    assert axes[0].get_ylabel() == "training time per epoch (s)"
     assert axes[0].get_xscale() == "log"
     assert fig.get_suptitle().startswith("fashion_cnn on synthetic")
     # Two precisions in this workload, so series carry the precision; diverged points have no steady time.
-    assert legend_labels(fig) == ["cpu@hostA float32", "cpu@hostB float32", "cpu_x2 float32", "tpu float32",
-                                  "tpu mixed_bfloat16"]
+    assert legend_labels(fig) == ["cpu@hostA float32", "cpu@hostB float32", "cpu_onedevice float32",
+                                  "cpu_x2 float32", "tpu float32", "tpu mixed_bfloat16"]
 
 
 def test_throughput_figure(cnn):
@@ -63,9 +63,12 @@ def test_val_accuracy_figure_shows_diverged_and_chance(cnn):
 def test_speedup_heatmap(cnn):
     fig = plots.speedup_heatmap_figure(cnn[1], TITLE, "cpu")
     axes = visible_axes(fig)
-    assert [ax.get_title() for ax in axes] == ["cpu_x2 (vs cpu@hostA)", "tpu (vs cpu@hostB)"]
-    texts = [t.get_text() for t in axes[0].texts]
-    assert sorted(texts) == ["0.76x", "0.79x", "1.03x", "~0.99x"]
+    assert [ax.get_title() for ax in axes] == ["cpu_onedevice (vs cpu@hostA)", "cpu_x2 (vs cpu@hostA)",
+                                               "tpu (vs cpu@hostB)"]
+    texts = [t.get_text() for t in axes[1].texts]
+    assert sorted(texts) == ["0.75x", "0.80x", "~0.98x", "~1.04x"]  # 3 repeats a side: ~ = not significant
+    assert "~" not in "".join(t.get_text() for t in axes[2].texts)  # tpu: 2 vs 1 repeats, no claim
+    assert "(n < 3 repeats: no claim)" in " ".join(fig.get_suptitle().split())
     assert axes[1].get_ylabel() == "global batch size" and axes[1].get_xlabel() == "steps_per_execution"
     colorbar = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
     assert colorbar and "speedup vs cpu" in colorbar[0].get_ylabel()

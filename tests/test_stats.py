@@ -49,48 +49,85 @@ def test_summarize_sample():
     assert (s.n, s.median, s.q1, s.q3, s.iqr) == (11, 40.0, 25.5, 42.5, 17.0)
 
 
-def test_ratio_of_medians_is_exact_and_deterministic():
+def test_repeat_ratio_is_a_ratio_of_geometric_means_with_a_welch_interval():
     a = [2.0, 2.1, 1.9, 2.05, 1.95]
     b = [1.0, 1.02, 0.98, 1.01, 0.99]
-    first = stats.ratio_of_medians_ci(a, b)
-    assert first.ratio == pytest.approx(2.0)
-    assert first == stats.ratio_of_medians_ci(a, b)  # fixed seed
-    assert first.low <= first.ratio <= first.high
-    assert first.significant
-    assert first.format() == f"2.00x [{first.low:.2f}, {first.high:.2f}]"
+    ci = stats.repeat_ratio_ci(a, b)
+    la, lb = np.log(a), np.log(b)
+    assert ci.ratio == pytest.approx(math.exp(la.mean() - lb.mean()))
+    # Welch's t interval on the logs, cross-checked against scipy's own implementation
+    from scipy import stats as sps
+
+    ref = sps.ttest_ind(la, lb, equal_var=False).confidence_interval(0.95)
+    assert (ci.low, ci.high) == pytest.approx((math.exp(ref.low), math.exp(ref.high)))
+    assert ci == stats.repeat_ratio_ci(a, b)  # deterministic
+    assert ci.significant and ci.format() == f"{ci.ratio:.2f}x [{ci.low:.2f}, {ci.high:.2f}]"
 
 
-def test_ratio_interval_covers_true_ratio_on_seeded_samples():
-    rng = np.random.default_rng(7)
-    a = 2.0 * rng.lognormal(0, 0.05, 12)
-    b = 1.0 * rng.lognormal(0, 0.05, 12)
-    ci = stats.ratio_of_medians_ci(a, b)
-    assert ci.low < 2.0 < ci.high
+def test_interval_contains_one_is_marked_not_significant():
+    ci = stats.repeat_ratio_ci([3.0, 3.1, 2.9, 3.05], [3.02, 2.95, 3.08, 2.99])
+    assert ci.low < 1.0 < ci.high and not ci.significant
+    assert ci.format().startswith("~") and "[" in ci.format()
 
 
-def test_same_distribution_is_not_significant():
-    rng = np.random.default_rng(1)
-    ci = stats.ratio_of_medians_ci(rng.normal(3, 0.1, 8), rng.normal(3, 0.1, 8))
-    assert ci.low < 1.0 < ci.high
-    assert not ci.significant
-    assert ci.format().startswith("~")
+@pytest.mark.parametrize(("num", "den", "text"), [
+    ([1.0], [2.0], "0.50x (n=1)"),
+    ([1.0, 1.1], [2.0, 2.1], "0.51x (n=2)"),
+    ([1.0, 1.1, 1.0], [2.0], "0.52x (n=3 vs 1)"),
+])
+def test_fewer_than_three_repeats_per_side_make_no_claim(num, den, text):
+    ci = stats.repeat_ratio_ci(num, den)
+    assert math.isnan(ci.low) and math.isnan(ci.high)
+    assert not ci.significant and ci.format() == text  # no ~, no interval: nothing is claimed
 
 
-@pytest.mark.parametrize("num,den", [([1.0], [2.0, 2.1]), ([1.0, 1.1], [2.0]), ([], [1.0, 2.0])])
-def test_tiny_samples_give_infinite_interval_not_significant(num, den):
-    ci = stats.ratio_of_medians_ci(num, den)
-    assert math.isinf(ci.low) and math.isinf(ci.high)
-    assert not ci.significant
-
-
-def test_tiny_sample_formats():
-    assert stats.ratio_of_medians_ci([1.0], [2.0]).format() == "~0.50x [n<2]"
-    assert stats.ratio_of_medians_ci([], [2.0]).format() == "n/a"
+def test_no_data_gives_na():
+    assert stats.repeat_ratio_ci([], [2.0]).format() == "n/a"
 
 
 def test_no_spread_gives_point_interval():
-    ci = stats.ratio_of_medians_ci([2.0, 2.0, 2.0], [1.0, 1.0])
+    ci = stats.repeat_ratio_ci([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
     assert (ci.ratio, ci.low, ci.high, ci.significant) == (2.0, 2.0, 2.0, True)
+
+
+def _simulated_repeat_medians(rng: np.random.Generator, mean_s: float, repeats: int = 5, epochs: int = 5,
+                              epoch_cv: float = 0.03, repeat_cv: float = 0.06) -> np.ndarray:
+    """Per-repeat median of the steady epochs (2..n) of ``repeats`` simulated processes: each process has
+    its own level (repeat-to-repeat CV), each epoch its own noise around it (epoch CV)."""
+    level = mean_s * rng.lognormal(0.0, repeat_cv, repeats)
+    epoch_s = level[:, None] * rng.lognormal(0.0, epoch_cv, (repeats, epochs))
+    return np.median(epoch_s[:, 1:], axis=1)
+
+
+A_A_TRIALS = 4000
+
+
+def test_a_a_comparisons_are_marked_significant_at_most_5_percent_of_the_time():
+    rng = np.random.default_rng(2026)
+    hits = sum(stats.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.0), _simulated_repeat_medians(rng, 2.0))
+               .significant for _ in range(A_A_TRIALS))
+    rate = hits / A_A_TRIALS
+    sampling_error = math.sqrt(0.05 * 0.95 / A_A_TRIALS)  # binomial standard error at the nominal 5 %
+    assert rate <= 0.05 + 3 * sampling_error, f"{rate:.3f} of A/A comparisons marked significant"
+    assert rate >= 0.05 - 3 * sampling_error, f"{rate:.3f}: the interval is needlessly wide"
+
+
+def test_a_true_20_percent_difference_is_found():
+    rng = np.random.default_rng(11)
+    found = [stats.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.4), _simulated_repeat_medians(rng, 2.0))
+             for _ in range(1000)]
+    power = sum(ci.significant and ci.ratio > 1 for ci in found) / len(found)
+    assert power >= 0.9, f"a real 1.2x difference found in only {power:.0%} of trials"
+    assert np.median([ci.ratio for ci in found]) == pytest.approx(1.2, rel=0.02)
+
+
+def test_pooling_epochs_of_one_process_would_be_overconfident():
+    """Why repeats are the sample: the old bootstrap over pooled epochs of 1 repeat x 3 epochs called an
+    A/A difference significant far more often than 5 %; the repeat rule makes no claim there at all."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a, b = _simulated_repeat_medians(rng, 2.0, repeats=1, epochs=3), _simulated_repeat_medians(rng, 2.0, 1, 3)
+        assert not stats.repeat_ratio_ci(a, b).significant
 
 
 @pytest.mark.parametrize("low,high,expected", [(1.1, 1.3, True), (0.7, 0.9, True), (0.9, 1.1, False),

@@ -41,15 +41,31 @@ def test_mirrored_over_two_logical_cpus_trains_with_spe_above_one() -> None:
     assert out["iterations"] == 8
 
 
-def test_cpu_default_and_auto() -> None:
+def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
+    """`cpu` is the baseline a notebook has: no strategy scope, GPUs hidden; the wrapper has its own name."""
+    out = in_process("""
+        import json
+        import tensorflow as tf
+        from bench.strategies import make_strategy
+        s, cpu = make_strategy("cpu")
+        print(json.dumps({"cpu": cpu.as_record(), "scope": s is not None,
+                          "current": type(tf.distribute.get_strategy()).__name__,
+                          "gpus": len(tf.config.get_visible_devices("GPU"))}))
+    """)
+    assert not out["scope"] and out["current"] == "_DefaultDistributionStrategy" and out["gpus"] == 0
+    assert out["cpu"]["class"] == "none (no strategy scope)" and out["cpu"]["scope"] is False
+    assert out["cpu"]["devices"] == ["/cpu:0"] and out["cpu"]["num_replicas"] == 1
     out = in_process("""
         import json
         from bench.strategies import make_strategy
-        s, cpu = make_strategy("cpu")
-        print(json.dumps({"cpu": cpu.as_record(), "scope": s is not None}))
+        s, info = make_strategy("cpu_onedevice")
+        print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
-    assert out["cpu"]["class"] == "OneDeviceStrategy" and out["scope"]
-    assert out["cpu"]["devices"] == ["/cpu:0"] and out["cpu"]["num_replicas"] == 1
+    assert out["class"] == "OneDeviceStrategy" and out["scope"] and out["devices"] == ["/cpu:0"]
+    assert out["device_pipeline_autotune"] == "off"  # the teardown race is closed inside the strategy too
+
+
+def test_default_and_auto() -> None:
     out = in_process("""
         import json
         from bench.strategies import make_strategy
@@ -57,7 +73,7 @@ def test_cpu_default_and_auto() -> None:
         print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
     # "default" is what a plain notebook does: no strategy scope at all
-    assert not out["scope"] and out["class"] == "_DefaultDistributionStrategy" and out["num_replicas"] == 1
+    assert not out["scope"] and out["class"] == "none (no strategy scope)" and out["num_replicas"] == 1
     out = in_process("""
         import json
         import tensorflow as tf
@@ -69,7 +85,7 @@ def test_cpu_default_and_auto() -> None:
     if out["tpu_vm"]:
         pytest.skip("a TPU VM: auto resolves to tpu")
     # the seeds' fallback with no TPU and no (visible) GPU: the CPU, and the record says so
-    assert out["requested"] == "auto" and out["name"] == "cpu" and out["class"] == "OneDeviceStrategy"
+    assert out["requested"] == "auto" and out["name"] == "cpu" and out["class"] == "none (no strategy scope)"
 
 
 @pytest.mark.parametrize(("name", "env", "expected"), [
@@ -130,4 +146,4 @@ def test_gpu_strategy_on_real_hardware() -> None:
         s, info = make_strategy("gpu")
         print(json.dumps(info.as_record()))
     """)
-    assert out["class"] == "OneDeviceStrategy" and out["device_kind"] == "gpu"
+    assert out["class"] == "none (no strategy scope)" and out["device_kind"] == "gpu"

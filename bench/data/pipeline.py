@@ -5,10 +5,18 @@ augmentation inside the pipeline and never as model layers (seed 001: TPUs canno
 same seed and therefore the same data order under every strategy, a fixed ``prefetch`` last (see
 ``make_pipelines``).
 Images are batched first and converted as whole batches (one vectorised op per batch, not per image).
+
+**No tf.data autotune** (measured, README "Finding: fit's teardown is tf.data's autotune thread"): an
+autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms up to 60 s; destroying
+the iterator at the end of ``fit`` can wait for the next wake-up, i.e. 10-80 s of dead time after the
+last epoch. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed
+prefetch depth. The per-device pipelines a ``tf.distribute`` strategy builds need the same (see
+:mod:`bench.strategies`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -44,6 +52,7 @@ def _prepare(spec: WorkloadSpec, augment: bool, seed: int):
 
 
 PREFETCH_BATCHES = 2
+MAP_PARALLELISM = max(1, min(4, os.cpu_count() or 1))  # fixed: autotune is off (module docstring)
 SLOW_DECODE_S = 0.002  # per example: a stand-in for an expensive, un-parallelised JPEG decode
 
 
@@ -57,6 +66,13 @@ def _slow_decode(x, y):
     return tf.numpy_function(work, [x], x.dtype, stateful=True), y
 
 
+def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
+    """``options`` (or new ones) with tf.data's autotune switched off (module docstring: the teardown race)."""
+    options = options or tf.data.Options()
+    options.autotune.enabled = False
+    return options
+
+
 def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, seed: int,
                    slow_decode: bool = False) -> Pipelines:
     """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch.
@@ -66,7 +82,7 @@ def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, s
     """
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
-    options = tf.data.Options()
+    options = no_autotune()
     options.deterministic = True  # same order under every strategy, so accuracy can be compared
     train = tf.data.Dataset.from_tensor_slices((arrays.x_train, arrays.y_train)).shuffle(
         min(len(arrays.y_train), 16384), seed=seed, reshuffle_each_iteration=True)
@@ -74,19 +90,19 @@ def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, s
         shape = arrays.x_train.shape[1:]
         train = train.map(_slow_decode).map(lambda x, y: (tf.ensure_shape(x, shape), y))
     # Repeated, with a persistent iterator (steps_per_epoch), as TPU tutorials do: re-creating a
-    # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. A *fixed* prefetch
-    # depth: an autotuned one kept producing past the last epoch and its teardown took up to 10 s per fit.
+    # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
+    # prefetch depth, autotune off: see the module docstring.
     train = train.batch(global_batch_size, drop_remainder=True).map(
-        _prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else tf.data.AUTOTUNE).repeat()
+        _prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else MAP_PARALLELISM).repeat()
     if not slow_decode:
         train = train.prefetch(PREFETCH_BATCHES)
     train = train.with_options(options)
     val = (
         tf.data.Dataset.from_tensor_slices((arrays.x_val, arrays.y_val))
         .batch(global_batch_size, drop_remainder=True)
-        .map(_prepare(spec, False, seed), num_parallel_calls=tf.data.AUTOTUNE)
+        .map(_prepare(spec, False, seed), num_parallel_calls=MAP_PARALLELISM)
         .cache()
-        .prefetch(tf.data.AUTOTUNE)
+        .prefetch(PREFETCH_BATCHES)
         .with_options(options)
     )
     return Pipelines(train, val, steps, val_steps)

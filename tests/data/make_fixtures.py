@@ -8,11 +8,14 @@ then regenerate the golden report (``BENCH_REGEN_GOLDEN=1 python -m pytest tests
 
 Two machines, shaped like real runs of the ``cnn`` and ``text`` suites:
 
-* ``hostA`` (2-core CPU box): fashion_cnn on ``cpu`` and ``cpu_x2`` at global batch 64/256 x spe 1/8,
-  two repeats; ``gpu`` skipped (no GPU); ``cpu_x2`` b256 spe8 lands 2.6 pp below ``cpu`` (parity flag);
-  imdb_lstm on ``cpu`` does not learn; a truncated (corrupt) JSON file.
+* ``hostA`` (2-core CPU box): fashion_cnn on ``cpu`` (no strategy scope) and ``cpu_x2`` at global batch
+  64/256 x spe 1/8, three repeats; ``cpu_onedevice`` (the OneDeviceStrategy wrapper, 0.6x the throughput)
+  at b256; ``gpu`` skipped (no GPU); ``cpu_x2`` b256 spe8 is its fastest configuration but lands 2.6 pp
+  below ``cpu`` (parity flag, below the best accuracy: not ranked); imdb_lstm on ``cpu`` does not learn;
+  a truncated (corrupt) JSON file.
 * ``hostB`` (TPU VM, 8 replicas): fashion_cnn on ``tpu`` at 256/1024 x spe 1/32 (two repeats), ``cpu``
-  on the same host; the spe32 points (and the bf16 one) are input-bound; a mixed_bfloat16 point, a
+  on the same host (one repeat); the spe32 points (and the bf16 one) are input-bound; b1024 reaches only
+  ~0.79 in the same epochs (below the best accuracy: faster, but not ranked); a mixed_bfloat16 point, a
   diverged one at b2048, an out-of-memory failure at b4096, and a record of a newer schema version.
 
 :func:`synthetic_records` also makes any number of records for the report-speed benchmark.
@@ -49,7 +52,10 @@ ENV_B = {"hostname": "hostB", "platform": "Linux-5.19.0-gcp-x86_64-with-glibc2.3
          "accelerator": "TPU v3", "device_kind": "tpu", "device_count": 8, "bench_version": "0.1.0",
          "git_commit": "9b1e0d2", "git_dirty": False}
 STRATEGIES = {
-    "cpu": {"class": "OneDeviceStrategy", "num_replicas": 1, "devices": ["/cpu:0"], "device_kind": "cpu"},
+    "cpu": {"class": "none (no strategy scope)", "num_replicas": 1, "devices": ["/cpu:0"], "device_kind": "cpu",
+            "scope": False},
+    "cpu_onedevice": {"class": "OneDeviceStrategy", "num_replicas": 1, "devices": ["/cpu:0"], "device_kind": "cpu",
+                      "device_pipeline_autotune": "off"},
     "cpu_x2": {"class": "MirroredStrategy", "num_replicas": 2, "devices": ["/device:CPU:0", "/device:CPU:1"],
                "device_kind": "cpu", "cross_device_ops": "HierarchicalCopyAllReduce"},
     "tpu": {"class": "TPUStrategy", "num_replicas": 8,
@@ -114,12 +120,15 @@ def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, 
 
 def host_a(rng: random.Random) -> list[dict[str, Any]]:
     run, out = "20261121T101500Z-cnn-3f2a9c1", []
-    perf = {("cpu", 64): 4300.0, ("cpu", 256): 5200.0, ("cpu_x2", 64): 3500.0, ("cpu_x2", 256): 5400.0}
-    acc = {64: 0.884, 256: 0.861}
-    for strategy in ("cpu", "cpu_x2"):
+    perf = {("cpu", 64): 4300.0, ("cpu", 256): 5200.0, ("cpu_x2", 64): 3500.0, ("cpu_x2", 256): 5400.0,
+            ("cpu_onedevice", 256): 3100.0}
+    acc = {64: 0.884, 256: 0.876}
+    for strategy in ("cpu", "cpu_x2", "cpu_onedevice"):
         for gb in (64, 256):
+            if (strategy, gb) not in perf:
+                continue
             for spe in (1, 8):
-                for repeat in (0, 1):
+                for repeat in (0, 1, 2):
                     parity_gap = (strategy, gb, spe) == ("cpu_x2", 256, 8)
                     final = acc[gb] + (-0.026 if parity_gap else 0.001 * spe / 8)
                     out.append(make_record(
@@ -149,7 +158,7 @@ def host_b(rng: random.Random) -> list[dict[str, Any]]:
     peaks = {"peak_flops_per_s": {"float32": 3.1e13, "bfloat16": 1.0e14},
              "datasheet_peak_flops_per_s": {"bfloat16": 4.2e14}, "input_examples_per_s": 62000.0,
              "flops_per_example": CNN_FLOPS}
-    acc = {256: 0.861, 1024: 0.792, 2048: 0.74}
+    acc = {256: 0.876, 1024: 0.792, 2048: 0.74}
     for gb in (256, 1024):
         for spe in (1, 32):
             for repeat in (0, 1):
