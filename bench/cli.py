@@ -50,6 +50,8 @@ _KEY_HELP = {
     "progress": "auto | on | off",
     "measure_input": "true | false (time the input pipeline alone)",
     "measure_peak": "true | false (measure the device matmul peak)",
+    "workload_axes": "per-workload batch_sizes / steps_per_execution, e.g. workload_axes.catsdogs_cnn.batch_sizes=[32]"
+                     " (~workload_axes sweeps every workload over the suite's axes)",
 }
 
 
@@ -107,6 +109,9 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     if "You must specify 'suite'" in msg:
         return f"suite: missing; allowed: {', '.join(suites)} (e.g. python -m bench suite=cnn)"
     m = re.search(r"Could not override '([^']*)'", msg)
+    if m and m.group(1).startswith("workload_axes."):
+        return (f"{m.group(1)}: not in this suite's workload_axes; add it with Hydra's +: "
+                f"+{m.group(1)}=[...] (allowed keys per workload: batch_sizes, steps_per_execution)")
     if m:
         keys = [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
         close = difflib.get_close_matches(m.group(1), keys, n=1)
@@ -147,7 +152,21 @@ def parse_config(argv: list[str]) -> SuiteConfig:
         cfg = OmegaConf.to_object(composed)
     except (HydraException, OmegaConfBaseException, ValueError) as e:
         raise ConfigError(_format_hydra_error(e, list(suites))) from e
-    return validate(cfg)
+    return validate(_command_line_axes_win(cfg, argv))
+
+
+def _command_line_axes_win(cfg: SuiteConfig, argv: list[str]) -> SuiteConfig:
+    """``batch_sizes=[…]``/``steps_per_execution=[…]`` typed on the command line apply to every workload: the
+    suite's per-workload entries for that axis are dropped (unless the command line sets them too)."""
+    from bench.config import AXIS_KEYS
+
+    for key in AXIS_KEYS:
+        if not any(a.startswith(f"{key}=") for a in argv):
+            continue
+        for w, axes in cfg.workload_axes.items():
+            if not any(a.lstrip("+~").startswith(f"workload_axes.{w}.{key}") for a in argv):
+                axes.pop(key, None)
+    return cfg
 
 
 def main(argv: list[str] | None = None) -> int:

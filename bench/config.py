@@ -70,6 +70,18 @@ class SuiteConfig:
     progress: str = "auto"  # auto = live display only when stderr is a terminal
     measure_input: bool = True  # also time the input pipeline alone (input-bound diagnosis)
     measure_peak: bool = True  # measure the device's matmul peak once per worker (MFU)
+    # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
+    # can run fewer points than a light one in the same suite (keys: AXIS_KEYS)
+    workload_axes: dict[str, Any] = field(default_factory=dict)
+
+
+AXIS_KEYS = ("batch_sizes", "steps_per_execution")
+
+
+def axes_for(cfg: SuiteConfig, workload: str) -> dict[str, list[int]]:
+    """The batch sizes and steps_per_execution values a workload sweeps (``workload_axes`` over the suite's)."""
+    own = cfg.workload_axes.get(workload) or {}
+    return {k: [int(v) for v in own.get(k, getattr(cfg, k))] for k in AXIS_KEYS}
 
 
 def strategy_replicas(name: str) -> int | None:
@@ -93,6 +105,18 @@ def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
         raise ConfigError(f"{key}={value!r} is not allowed; allowed: {', '.join(allowed)}")
 
 
+def _check_axes(prefix: str, batch_sizes: list[Any], spes: list[Any]) -> None:
+    _check_list(f"{prefix}batch_sizes", batch_sizes, "positive integers, e.g. [32,128]")
+    for i, b in enumerate(batch_sizes):
+        if not isinstance(b, int) or b < 1:
+            raise ConfigError(f"{prefix}batch_sizes[{i}]={b!r}: must be a positive integer")
+    _check_list(f"{prefix}steps_per_execution", spes, "positive integers, e.g. [1,16]")
+    for i, s in enumerate(spes):
+        if not isinstance(s, int) or s < 1:
+            raise ConfigError(f"{prefix}steps_per_execution[{i}]={s!r}: must be a positive integer "
+                              "(1 = one step per call)")
+
+
 def validate(cfg: SuiteConfig) -> SuiteConfig:
     """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
     from bench.workloads import WORKLOADS
@@ -108,14 +132,14 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
             raise ConfigError(f"strategies[{i}]={s!r} is not a strategy; allowed: {STRATEGY_HELP}")
         if m and int(m.group(1)) > 64:
             raise ConfigError(f"strategies[{i}]={s!r}: at most 64 logical CPUs (cpu_x2 .. cpu_x64)")
-    _check_list("batch_sizes", cfg.batch_sizes, "positive integers, e.g. [32,128]")
-    for i, b in enumerate(cfg.batch_sizes):
-        if b < 1:
-            raise ConfigError(f"batch_sizes[{i}]={b}: must be a positive integer")
-    _check_list("steps_per_execution", cfg.steps_per_execution, "positive integers, e.g. [1,16]")
-    for i, s in enumerate(cfg.steps_per_execution):
-        if s < 1:
-            raise ConfigError(f"steps_per_execution[{i}]={s}: must be a positive integer (1 = one step per call)")
+    _check_axes("", cfg.batch_sizes, cfg.steps_per_execution)
+    for w, axes in cfg.workload_axes.items():
+        if w not in WORKLOADS:  # a known workload that this run does not include is simply not used
+            raise ConfigError(f"workload_axes.{w}: not a workload; allowed: {', '.join(WORKLOADS)}")
+        if not isinstance(axes, dict) or set(axes) - set(AXIS_KEYS):
+            bad = sorted(set(axes) - set(AXIS_KEYS)) if isinstance(axes, dict) else axes
+            raise ConfigError(f"workload_axes.{w}: {bad!r} not allowed; allowed keys: {', '.join(AXIS_KEYS)}")
+        _check_axes(f"workload_axes.{w}.", *axes_for(cfg, w).values())
     _check_list("precisions", cfg.precisions, ", ".join(PRECISIONS))
     for i, p in enumerate(cfg.precisions):
         if p not in PRECISIONS:
@@ -142,7 +166,8 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
             raise ConfigError(f"{key}={getattr(cfg, key)}: must be a positive number of seconds")
     if cfg.resume not in ("", "latest") and not _IDENT.fullmatch(cfg.resume):
         raise ConfigError(f"resume={cfg.resume!r}: allowed: latest or a run_id (a folder name under results_dir)")
-    if cfg.all_reduce == "collective" and max(cfg.steps_per_execution) > 1 and any(
+    if cfg.all_reduce == "collective" and max(max(axes_for(cfg, w)["steps_per_execution"])
+                                              for w in cfg.workloads) > 1 and any(
         s == "gpus" or _CPU_X.fullmatch(s) for s in cfg.strategies
     ):
         raise ConfigError(
@@ -151,7 +176,7 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
 
     for s in cfg.strategies:
         n = strategy_replicas(s)
-        for b in cfg.batch_sizes:
+        for b in sorted({b for w in cfg.workloads for b in axes_for(cfg, w)["batch_sizes"]}):
             if cfg.batch_scaling == "global" and n and b % n:
                 raise ConfigError(
                     f"batch_sizes: global batch {b} is not divisible by the {n} replicas of {s}; "
@@ -182,7 +207,7 @@ def batch_combinations(cfg: SuiteConfig) -> Iterator[tuple[str, str, int, int, i
         n_train, n_val = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
         for s in cfg.strategies:
             n = strategy_replicas(s) or 1
-            for b in cfg.batch_sizes:
+            for b in axes_for(cfg, w)["batch_sizes"]:
                 yield w, s, global_batch(b, cfg.batch_scaling, n), n_train, n_val
 
 
@@ -196,7 +221,7 @@ def clamp_warnings(cfg: SuiteConfig) -> list[str]:
     out = []
     for w, s, gb, n_train, _ in batch_combinations(cfg):
         steps = n_train // gb
-        for spe in cfg.steps_per_execution:
+        for spe in axes_for(cfg, w)["steps_per_execution"]:
             if spe > steps:
                 out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at global batch "
                            f"{gb} ({s}): runs clamped to {steps} (recorded as effective_steps_per_execution)")

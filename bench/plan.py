@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench.config import PRECISION_TAGS, SuiteConfig, global_batch
+from bench.config import PRECISION_TAGS, SuiteConfig, axes_for, global_batch
 from bench.workloads import dataset_size, get_workload
 
 
@@ -70,8 +70,9 @@ def plan(cfg: SuiteConfig) -> list[Point]:
             for workload in cfg.workloads:
                 get_workload(workload)
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val)
-                for batch in cfg.batch_sizes:
-                    for spe in cfg.steps_per_execution:
+                axes = axes_for(cfg, workload)
+                for batch in axes["batch_sizes"]:
+                    for spe in axes["steps_per_execution"]:
                         for precision in cfg.precisions:
                             seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
                             points.append(Point(workload, strategy, batch, cfg.batch_scaling, spe, precision,

@@ -130,6 +130,22 @@ def _samples(points: pd.DataFrame, column: str) -> pd.DataFrame:
     return ok[np.isfinite(ok["value"])]
 
 
+def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dict[str, Any],
+                mk: dict[str, str]) -> None:
+    """One line per series: the median of ``y`` at each ``x`` with a band from quantile ``low_q`` to
+    ``1 - low_q`` (0.25: the IQR; 0: the range). Aggregated once with pandas and drawn with matplotlib,
+    which is several times faster than seaborn's per-call estimator for the same picture."""
+    agg = d.groupby(["series", x], sort=True)[y].quantile([low_q, 0.5, 1 - low_q]).unstack()
+    for name in sorted(d["series"].unique()):
+        g = agg.loc[name]
+        xs = g.index.to_numpy(dtype=float)
+        ax.plot(xs, g[0.5].to_numpy(), color=pal[name], marker=mk[name], label=name, linewidth=1.5,
+                markersize=6)
+        if (g[low_q] != g[1 - low_q]).any():
+            ax.fill_between(xs, g[low_q].to_numpy(), g[1 - low_q].to_numpy(), color=pal[name], alpha=0.2,
+                            linewidth=0)
+
+
 def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
                   ylabel: str, panel_title: str) -> Figure | None:
     """Median (IQR band) of a per-epoch sample ``column`` vs ``x`` (log2), one line per strategy and one
@@ -141,9 +157,7 @@ def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: 
     fig, axes = _grid(len(panels), title)
     pal, mk = _palette(data["series"].tolist()), _markers(data["series"].tolist())
     for ax, value in zip(axes, panels, strict=True):
-        d = data[data[panel] == value]
-        sns.lineplot(d, x=x, y="value", hue="series", hue_order=sorted(d["series"].unique()), palette=pal,
-                     estimator="median", errorbar=("pi", 50), style="series", markers=mk, dashes=False, ax=ax)
+        _band_lines(ax, data[data[panel] == value], x, "value", 0.25, pal, mk)
         _log2_x(ax, sorted(data[x].unique()))
         ax.set(title=panel_title.format(value), xlabel=xlabel, ylabel=ylabel)
     _y_scale(axes, data["value"])
@@ -185,9 +199,7 @@ def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
     chance = pts["chance_accuracy"].dropna()
     for ax, gb in zip(axes, batches, strict=True):
         d = data[data["global_batch_size"] == gb]
-        sns.lineplot(d, x="epoch", y="val_accuracy", hue="series", hue_order=sorted(d["series"].unique()),
-                     palette=pal, estimator="median", errorbar=("pi", 100), style="series", markers=mk,
-                     dashes=False, ax=ax)
+        _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk)
         if len(chance):
             ax.axhline(float(chance.iloc[0]), color="0.4", linestyle="--", linewidth=1, label="chance")
         ax.xaxis.set_major_locator(FixedLocator(sorted(d["epoch"].unique())))

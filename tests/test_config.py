@@ -90,24 +90,31 @@ def test_batch_not_divisible_by_replicas() -> None:
 def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> None:
     from bench.config import clamp_warnings
 
-    # fashion_cnn at the reduced scale has 6144 training examples: 48 steps at global batch 128.
+    # fashion_cnn at the reduced scale has 4096 training examples: 32 steps at global batch 128.
     cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[128]",
                         "steps_per_execution=[16,64]"])
     assert clamp_warnings(cfg) == [
-        "steps_per_execution=64 exceeds the 48 steps of one fashion_cnn epoch at global batch 128 (cpu): runs "
-        "clamped to 48 (recorded as effective_steps_per_execution)"]
+        "steps_per_execution=64 exceeds the 32 steps of one fashion_cnn epoch at global batch 128 (cpu): runs "
+        "clamped to 32 (recorded as effective_steps_per_execution)"]
+
+
+def test_an_axis_typed_on_the_command_line_applies_to_every_workload() -> None:
+    cfg = parse_config(["suite=cnn", "batch_sizes=[64]"])
+    assert cfg.workload_axes == {"catsdogs_cnn": {"steps_per_execution": [8]}}  # the suite's spe entry stays
+    cfg = parse_config(["suite=cnn", "batch_sizes=[64]", "workload_axes.catsdogs_cnn.batch_sizes=[16]"])
+    assert cfg.workload_axes["catsdogs_cnn"]["batch_sizes"] == [16]
 
 
 def test_batch_larger_than_the_data_is_refused() -> None:
     assert err("suite=cnn", "workloads=[catsdogs_cnn]", "batch_sizes=[1024]") == (
-        "batch_sizes: global batch 1024 (cpu) is larger than catsdogs_cnn's training split (512 train / 256 val "
+        "batch_sizes: global batch 1024 (cpu) is larger than catsdogs_cnn's training split (256 train / 256 val "
         "examples at data_scale=reduced); use a smaller batch or more data")
 
 
 def test_per_replica_scaling_multiplies_for_known_replicas() -> None:
     msg = err("suite=cnn", "workloads=[catsdogs_cnn]", "strategies=[cpu_x4]", "batch_scaling=per_replica",
               "batch_sizes=[128]", "steps_per_execution=[1]")
-    assert msg.startswith("batch_sizes: global batch 512 (cpu_x4) is larger than catsdogs_cnn's validation split")
+    assert msg.startswith("batch_sizes: global batch 512 (cpu_x4) is larger than catsdogs_cnn's training split")
 
 
 def test_collective_all_reduce_with_spe_is_refused() -> None:
@@ -125,3 +132,18 @@ def test_unwritable_results_dir(tmp_path) -> None:
     f.write_text("x")
     assert err("suite=cnn", f"results_dir={f}/sub") == (
         f"results_dir='{f}/sub': {f} is not a folder; allowed: a writable folder path")
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("+workload_axes.imdb.batch_sizes=[32]", "workload_axes.imdb: not a workload; allowed: fashion_cnn, "
+                                             "catsdogs_cnn, reuters_textcnn, reuters_textcnn_logits_bug"),
+    ("workload_axes.fashion_cnn.batch_sizes=[32]", "workload_axes.fashion_cnn.batch_sizes: not in this suite's "
+     "workload_axes; add it with Hydra's +: +workload_axes.fashion_cnn.batch_sizes=[...] (allowed keys per "
+     "workload: batch_sizes, steps_per_execution)"),
+    ("+workload_axes.catsdogs_cnn.epochs=[3]", "workload_axes.catsdogs_cnn: ['epochs'] not allowed; allowed keys: "
+                                              "batch_sizes, steps_per_execution"),
+    ("workload_axes.catsdogs_cnn.batch_sizes=[0]", "workload_axes.catsdogs_cnn.batch_sizes[0]=0: must be a positive "
+                                                   "integer"),
+])
+def test_bad_workload_axes(override: str, message: str) -> None:
+    assert err("suite=cnn", override) == message

@@ -8,7 +8,7 @@ from bench.plan import Point, groups, plan
 
 def test_plan_covers_the_product_grouped_by_strategy_with_repeats_interleaved() -> None:
     cfg = parse_config(["suite=cnn", "strategies=[cpu,cpu_x2]", "batch_sizes=[32,128]",
-                        "steps_per_execution=[1,4]", "repeats=2"])
+                        "steps_per_execution=[1,4]", "repeats=2", "~workload_axes"])
     points = plan(cfg)
     assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
     assert len({p.point_id for p in points}) == len(points)
@@ -49,3 +49,19 @@ def test_group_settings_change_the_config_hash() -> None:
     for override in ("all_reduce=reduce_to_one", "tpu=grpc://10.0.0.1:8470"):
         other = plan(parse_config(["suite=smoke", override]))[0]
         assert other.point_id == base.point_id and other.config_hash != base.config_hash, override
+
+
+def test_workload_axes_give_a_heavy_model_fewer_points() -> None:
+    """The default cnn suite sweeps fashion_cnn over batch x spe and runs catsdogs_cnn at one point."""
+    cfg = parse_config(["suite=cnn", "strategies=[cpu]"])
+    ids = [p.point_id for p in plan(cfg)]
+    assert [i for i in ids if i.startswith("catsdogs")] == ["catsdogs_cnn-cpu-b32-spe8-fp32-r0"]
+    assert len([i for i in ids if i.startswith("fashion")]) == 4
+    cfg = parse_config(["suite=cnn", "strategies=[cpu]", "workload_axes.catsdogs_cnn.batch_sizes=[32,64]"])
+    assert [p.point_id for p in plan(cfg) if p.workload == "catsdogs_cnn"] == [
+        "catsdogs_cnn-cpu-b32-spe8-fp32-r0", "catsdogs_cnn-cpu-b64-spe8-fp32-r0"]
+    cfg = parse_config(["suite=cnn", "strategies=[cpu]", "+workload_axes.fashion_cnn.batch_sizes=[64]"])
+    assert [p.point_id for p in plan(cfg) if p.workload == "fashion_cnn"] == [
+        "fashion_cnn-cpu-b64-spe1-fp32-r0", "fashion_cnn-cpu-b64-spe8-fp32-r0"]
+    # a workload the run leaves out keeps its suite entry, unused
+    assert {p.workload for p in plan(parse_config(["suite=cnn", "workloads=[fashion_cnn]"]))} == {"fashion_cnn"}

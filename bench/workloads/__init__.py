@@ -30,11 +30,11 @@ WORKLOADS: dict[str, WorkloadSpec] = {
     for w in (
         WorkloadSpec(
             "fashion_cnn", "fashion", "002", "Fashion-MNIST CNN under TPUStrategy: Conv2D 64 -> MaxPool -> "
-            "ReLU -> Dense 10 softmax, Adam 1e-3", (28, 28, 1), 10, (60000, 10000), (6144, 1024)),
+            "ReLU -> Dense 10 softmax, Adam 1e-3", (28, 28, 1), 10, (60000, 10000), (4096, 1024)),
         WorkloadSpec(
             "catsdogs_cnn", "catsdogs", "000", "Colab TPU cats-vs-dogs CNN: 3 x (Conv2D + MaxPool), "
             "Dense 256/128 + Dropout, sigmoid, binary cross-entropy, Adam", (128, 128, 3), 2, (8000, 2000),
-            (512, 256), augment=True),
+            (256, 256), augment=True),
         WorkloadSpec(
             "reuters_textcnn", "reuters", "004", "Reuters Conv1D text classifier: Embedding 7 -> Conv1D "
             "64/5 -> Conv1D 32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", (300,), 46,
