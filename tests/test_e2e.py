@@ -53,20 +53,28 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
 @pytest.mark.slow
 def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
     _, run_dir, _ = smoke_run
-    acc = {}
+    from bench.analysis import accuracy_tolerance_pp
+
+    runs = {}
     for r in load_records([run_dir]).records:
         if r["status"] == "ok":
-            key = (r["workload"], r["steps_per_execution"])
-            acc.setdefault(key, {})[r["strategy"]["name"]] = r["epochs"][-1]["val_accuracy"]
-    assert acc
-    for key, by_strategy in acc.items():
-        assert abs(by_strategy["cpu"] - by_strategy["cpu_x2"]) <= 1e-3, key
+            runs.setdefault((r["workload"], r["steps_per_execution"]), {})[r["strategy"]["name"]] = r
+    assert runs
+    for key, by in runs.items():
+        cpu, x2 = by["cpu"], by["cpu_x2"]
+        # same initial weights, same data order, same global batch: the first epoch's mean training loss
+        # agrees closely (no scope vs MirroredStrategy differ only in float rounding) ...
+        assert cpu["epochs"][0]["loss"] == pytest.approx(x2["epochs"][0]["loss"], rel=5e-3), key
+        # ... and the final accuracies agree within what the validation set can resolve (the report's rule)
+        acc = cpu["epochs"][-1]["val_accuracy"]
+        n_val = cpu["validation_steps"] * cpu["global_batch_size"]
+        assert 100 * abs(acc - x2["epochs"][-1]["val_accuracy"]) <= accuracy_tolerance_pp(acc, n_val), key
 
 
 @pytest.mark.slow
 def test_console_table_run_folder_and_report(smoke_run) -> None:
     tmp, run_dir, proc = smoke_run
-    assert "steady epoch s" in proc.stdout and "examples/s" in proc.stdout
+    assert "train s/epoch" in proc.stdout and "examples/s" in proc.stdout
     assert "ETA" not in proc.stderr  # the live display stays quiet when stderr is not a terminal
     assert f"records: {run_dir}" in proc.stdout
     report = tmp / "reports" / run_dir.name / "report.md"
