@@ -241,7 +241,9 @@ def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None
     assert proc.returncode == 0, proc.stderr[-3000:]
     (r,) = records(the_run(results)).values()
     assert r["status"] == "failed" and r["error"]["type"] == "TimeLimit"
-    assert elapsed < 35
+    # no wall-clock bound here (CI machines differ): a limit that did not hold would run a million epochs,
+    # and the subprocess's own timeout would fail the test
+    assert elapsed >= 8
 
 
 # --- 3. resume -----------------------------------------------------------------------------------------------

@@ -123,8 +123,8 @@ def test_unanswered_grpc_tpu_address_gives_up_after_the_time_limit() -> None:
         except StrategyUnavailable as e:
             print(json.dumps({"error": str(e), "s": time.time() - t}))
     """)
-    assert out["error"] is not None
-    assert out["s"] < 30
+    # the limit, not TF, ended the attempt (a connect nobody answers blocks forever: tf-keras-facts §1.2)
+    assert "did not finish within tpu_connect_timeout_s=2" in out["error"], out["error"]
 
 
 @pytest.mark.tpu
