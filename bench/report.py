@@ -289,6 +289,14 @@ def answer_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
         same = an.speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
         if same and not (best_base is not None and an.config_name(best_base) == an.config_name(win)):
             lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
+        others = a.best[(a.best["workload"] == workload) & (a.best["dataset"] == dataset)
+                        & (a.best["strategy"] != win["strategy"])] if not a.best.empty else a.best
+        if not others.empty:
+            items = [f"`{r['strategy']}` {an.config_name(r)} "
+                     f"{an.stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
+                     for _, r in others.iterrows()]
+            lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
+                         f"to it: {'; '.join(items)}.")
         gap = win["accuracy_gap_pp"]
         held = "held" if gap <= win["accuracy_tolerance_pp"] else "NOT held"
         lines.append(f"- **Accuracy {held}:** final val accuracy {win['final_val_accuracy']:.3f}, "
