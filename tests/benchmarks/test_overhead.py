@@ -17,6 +17,7 @@ test. The assertions check that both sides measured the same work.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import statistics
 import time
@@ -61,7 +62,7 @@ def run_bench_point(worker: Worker, arrays) -> dict:
 def run_bare(strategy, arrays) -> list[float]:
     keras.utils.set_random_seed(0)
     pipes = make_pipelines(get_workload("fashion_cnn"), arrays, BATCH, 0)
-    with strategy.scope():
+    with strategy.scope() if strategy is not None else contextlib.nullcontext():  # `cpu`: no scope
         model = build_model("fashion_cnn")
         model.compile(**compile_kwargs("fashion_cnn"), steps_per_execution=SPE)
     timer = BareTimer()
