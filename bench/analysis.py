@@ -307,7 +307,7 @@ def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: 
     return add_speedups(summary, baseline)
 
 
-def _baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
     that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``."""
     ok = summary[summary["status"] == "ok"]
@@ -332,7 +332,7 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
     ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
     """
     summary = summary.copy()
-    cands = _baseline_rows(summary, baseline)
+    cands = baseline_rows(summary, baseline)
     names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
     cols: dict[str, list[Any]] = {k: [] for k in names}
     for _, row in summary.iterrows():
@@ -407,7 +407,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str =
         for _, r in g.iterrows():
             host = hosts.get(tuple(r[k] for k in CONFIG_KEY), "")
             cands = summary[(summary["strategy"].isin(g["strategy"])) & (summary["status"] == "ok")]
-            base = pick_baseline(pd.Series({**r.to_dict(), "host": host}), _baseline_rows(cands, baseline))
+            base = pick_baseline(pd.Series({**r.to_dict(), "host": host}), baseline_rows(cands, baseline))
             diff, tol = math.nan, tolerance_pp
             if base is not None:
                 b = g.loc[g["strategy"] == base["strategy"]].iloc[0]

@@ -231,14 +231,20 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     return out
 
 
+def _of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
+    """The rows of an analysis frame that belong to one workload and dataset (an empty frame stays empty)."""
+    if frame.empty:
+        return frame
+    return frame[(frame["workload"] == workload) & (frame["dataset"] == dataset)]
+
+
 def _winner(a: an.Analysis, workload: str, dataset: str) -> pd.Series | None:
-    w = a.winners[(a.winners["workload"] == workload) & (a.winners["dataset"] == dataset)] \
-        if not a.winners.empty else a.winners
+    w = _of(a.winners, workload, dataset)
     return None if w.empty else w.iloc[0]
 
 
 def best_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
-    best = a.best[(a.best["workload"] == workload) & (a.best["dataset"] == dataset)] if not a.best.empty else a.best
+    best = _of(a.best, workload, dataset)
     if best.empty:
         return ["No configuration of this workload learns: nothing is ranked.", ""]
     rows = [{"strategy": r["strategy"], "best configuration": an.config_name(r),
@@ -253,10 +259,8 @@ def best_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
 
 def _best_baseline(a: an.Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
     """The baseline's fastest learning configuration (on the winner's host when there is one)."""
-    base = summary[summary["learns"] & ((summary["strategy_requested"] == a.baseline)
-                                        | (summary["strategy"] == a.baseline))]
-    if base.empty:
-        base = summary[summary["learns"] & (summary["strategy_name"] == a.baseline)]
+    base = an.baseline_rows(summary, a.baseline)
+    base = base[base["learns"]]
     local = base[base["host"] == win["host"]]
     base = local if not local.empty else base
     return None if base.empty else base.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0]
@@ -289,8 +293,8 @@ def answer_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
         same = an.speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
         if same and not (best_base is not None and an.config_name(best_base) == an.config_name(win)):
             lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
-        others = a.best[(a.best["workload"] == workload) & (a.best["dataset"] == dataset)
-                        & (a.best["strategy"] != win["strategy"])] if not a.best.empty else a.best
+        others = _of(a.best, workload, dataset)
+        others = others[others["strategy"] != win["strategy"]] if not others.empty else others
         if not others.empty:
             items = [f"`{r['strategy']}` {an.config_name(r)} "
                      f"{an.stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
@@ -302,8 +306,8 @@ def answer_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
         lines.append(f"- **Accuracy {held}:** final val accuracy {win['final_val_accuracy']:.3f}, "
                      f"{gap:.1f} pp under the best any configuration reached ({win['best_val_accuracy']:.3f}; "
                      f"tolerance {win['accuracy_tolerance_pp']:.1f} pp).")
-        be = a.break_even[(a.break_even["workload"] == workload) & (a.break_even["dataset"] == dataset)
-                          & (a.break_even["strategy"] == win["strategy"])] if not a.break_even.empty else a.break_even
+        be = _of(a.break_even, workload, dataset)
+        be = be[be["strategy"] == win["strategy"]] if not be.empty else be
         payback = ""
         if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == an.config_name(win):
             n = be.iloc[0]["break_even_epochs"]
@@ -312,8 +316,7 @@ def answer_section(a: an.Analysis, workload: str, dataset: str) -> list[str]:
         lines.append(f"- **Warm-up:** epoch 1 takes {fmt_s(win['warmup_overhead_s'])} s longer than a steady "
                      f"epoch{payback}.")
     findings = []
-    for _, w in a.wrappers[(a.wrappers["workload"] == workload) & (a.wrappers["dataset"] == dataset)].iterrows() \
-            if not a.wrappers.empty else []:
+    for _, w in _of(a.wrappers, workload, dataset).iterrows():
         lo, hi = min(w["ratios"]), max(w["ratios"])
         spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
         findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
@@ -427,10 +430,7 @@ def render_markdown(a: an.Analysis, loaded: LoadResult, dirs: Sequence[Path],
     lines += [HOW_TO_READ, "", "## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points), ""]
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
-        par = a.parity[(a.parity["workload"] == workload) & (a.parity["dataset"] == dataset)] \
-            if not a.parity.empty else a.parity
-        be = a.break_even[(a.break_even["workload"] == workload) & (a.break_even["dataset"] == dataset)] \
-            if not a.break_even.empty else a.break_even
+        par, be = _of(a.parity, workload, dataset), _of(a.break_even, workload, dataset)
         lines += [f"## {workload} on {dataset}", "", "### Results", "", results_table(g, a.baseline), ""]
         for sentence in _sentences(g, par):
             lines += [sentence, ""]

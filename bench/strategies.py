@@ -156,10 +156,10 @@ def device_pipelines_without_autotune() -> bool:
     if getattr(original, "_bench_no_autotune", False):
         return True
 
+    from bench.data.pipeline import no_autotune
+
     def create_device_dataset(*args: Any, **kwargs: Any) -> tf.data.Dataset:
-        options = tf.data.Options()
-        options.autotune.enabled = False
-        return original(*args, **kwargs).with_options(options)
+        return original(*args, **kwargs).with_options(no_autotune())
 
     create_device_dataset._bench_no_autotune = True  # type: ignore[attr-defined]
     mdi._create_device_dataset = create_device_dataset
