@@ -173,9 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status (2 = bad input, 130 = interrupted)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("report", "compare"):
-        from bench import compare, report
+        from bench.reporting.commands import compare_main, report_main
 
-        return (report.report_main if argv[0] == "report" else compare.compare_main)(argv[1:])
+        return (report_main if argv[0] == "report" else compare_main)(argv[1:])
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if argv else EXIT_BAD_INPUT

@@ -6,19 +6,15 @@ Imports no TensorFlow (workers do).
 from __future__ import annotations
 
 import json
-import math
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-from tabulate import tabulate
 
 from bench.config import SuiteConfig, clamp_warnings
 from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
 from bench.plan import Point, plan
 from bench.records import RUN_MANIFEST, load_records
+from bench.reporting.console import summary_table
 
 EXIT_INTERRUPTED = 130
 
@@ -29,62 +25,13 @@ def points_to_run(points: list[Point], run_dir: Path) -> list[Point]:
     return [p for p in points if done.get(p.point_id) != p.config_hash]
 
 
-def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
-    """The end-of-run console table, from :func:`bench.analysis.summarize` (the report's own numbers).
-
-    One row per configuration: examples/s = training throughput of the steady epochs (the report's one
-    ranking measure, geometric mean over repeats); train s = median steady ``train_s``; speedup vs
-    ``baseline`` formatted as in the report (an interval and ``~`` only with >= 3 repeats a side); flags:
-    not learning, below the best accuracy, input-bound. A strategy whose every point was skipped (absent
-    hardware) gets one line with the reason instead of a row per point.
-    """
-    from bench.analysis import add_learning, speedup_ci, summarize
-
-    summary = summarize(records, baseline=baseline)
-    if not summary.empty:
-        summary = add_learning(summary)
-    if summary.empty:
-        return "no records"
-    all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
-    lines = []
-    rows = []
-    for _, r in summary.sort_values(["workload", "strategy", "global_batch_size", "steps_per_execution"]).iterrows():
-        if all_skipped[r["strategy"]]:
-            continue
-        ok = r["status"] == "ok"
-        flags = [f for f, on in (("not learning", r["not_learning"]),
-                                 ("below best accuracy", r["below_best"] and not r["not_learning"]),
-                                 ("input-bound", r["input_bound"])) if on]
-        status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
-        speedup = "-"
-        if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
-            speedup = speedup_ci(r).format()
-        rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
-                     _fmt(r["examples_per_s"] if ok else None, ",.0f"),
-                     _fmt(r["train_s_median"] if ok else None, ".3f"),
-                     _fmt(r["final_val_accuracy"] if ok else None, ".3f"), speedup,
-                     ", ".join([status, *flags])])
-    if rows:
-        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "examples/s", "train s/epoch",
-                                             "val acc", f"vs {baseline}", "status"], disable_numparse=True))
-    for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
-        first = summary[summary["strategy"] == strategy].iloc[0]
-        n = int(summary.loc[summary["strategy"] == strategy, "n_points"].sum())
-        lines.append(f"skipped {strategy} ({n} points): {first['error']}")
-    return "\n".join(lines)
-
-
-def _fmt(v: float | None, spec: str) -> str:
-    return "-" if v is None or not math.isfinite(v) else format(v, spec)
-
-
 def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
     """End of a run (finished or interrupted): console summary and, with ``report=true``, the report."""
     records = [r for r in load_records([run_dir], warn=False).records]
     print(summary_table(records, cfg.baseline))
     print(f"\nrecords: {run_dir}")
     if cfg.report and records:
-        from bench.report import build_report
+        from bench.reporting.markdown import build_report
 
         try:
             path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,

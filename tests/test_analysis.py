@@ -1,4 +1,4 @@
-"""bench.analysis on the committed fixture records and on small hand-made frames."""
+"""bench.reporting's frames and verdicts on the committed fixture records and on small hand-made frames."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench import analysis as an
 from bench.records import load_records
+from bench.reporting.format import config_name
+from bench.reporting.frame import points_frame, strategy_labels, summarize
+from bench.reporting.learning import accuracy_tolerance_pp, learning_verdict
+from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 
 RECORDS = Path(__file__).parent / "data" / "records"
 CNN = "synthetic (reduced, n_train=12288)"
@@ -24,7 +27,7 @@ def loaded():
 
 @pytest.fixture(scope="module")
 def result(loaded):
-    return an.analyze(loaded.records)
+    return analyze(loaded.records)
 
 
 def row(summary: pd.DataFrame, strategy: str, gb: int, spe: int, precision: str = "float32",
@@ -59,7 +62,7 @@ def test_host_added_to_label_only_when_needed(result):
 def test_auto_strategy_label_shows_resolution(loaded):
     rec = copy.deepcopy(loaded.records[0])
     rec["strategy"]["requested"] = "auto"
-    assert an.strategy_labels([rec]) == [f"auto ({rec['strategy']['name']})"]
+    assert strategy_labels([rec]) == [f"auto ({rec['strategy']['name']})"]
 
 
 def test_steady_figures_pool_repeats(loaded, result):
@@ -102,7 +105,7 @@ def test_speedup_uses_same_host_baseline(result):
 
 
 def test_baseline_is_configurable(loaded):
-    s = an.summarize(loaded.records, baseline="cpu_x2")
+    s = summarize(loaded.records, baseline="cpu_x2")
     r = row(s, "cpu@hostA", 64, 1)
     assert r["baseline"] == "cpu_x2"
     assert r["speedup"] > 1
@@ -137,13 +140,13 @@ def test_parity_table(result):
     assert r["baseline"].item() == "cpu@hostA"
     assert r["diff_pp"].item() == pytest.approx(-2.35, abs=0.01)
     # tolerance = the validation set's sampling error (2,048 examples at ~0.86), above the 1 pp floor
-    assert r["tolerance_pp"].item() == pytest.approx(an.accuracy_tolerance_pp(0.8645, 2048, 1.0), abs=0.05)
+    assert r["tolerance_pp"].item() == pytest.approx(accuracy_tolerance_pp(0.8645, 2048, 1.0), abs=0.05)
     assert 2.0 < r["tolerance_pp"].item() < 2.3
     assert r["flag"].item()
 
 
 def test_parity_tolerance_is_configurable(loaded):
-    assert not an.analyze(loaded.records, parity_tolerance_pp=3.0).summary["parity_flag"].any()
+    assert not analyze(loaded.records, parity_tolerance_pp=3.0).summary["parity_flag"].any()
 
 
 def test_flops_and_mfu(result):
@@ -160,13 +163,13 @@ def test_flops_and_mfu(result):
 def test_best_and_winner(result):
     best = result.best[result.best["workload"] == "fashion_cnn"].set_index("strategy")
     # tpu b1024 is faster but ends ~8 pp below the best accuracy: b256 is tpu's best that learns
-    assert an.config_name(best.loc["tpu"]) == "b256 spe32 float32"
-    assert an.config_name(best.loc["cpu@hostA"]) == "b256 spe8 float32"
+    assert config_name(best.loc["tpu"]) == "b256 spe32 float32"
+    assert config_name(best.loc["cpu@hostA"]) == "b256 spe8 float32"
     # cpu_x2's fastest (b256 spe8) breaks parity and stays below the best accuracy: not its best
-    assert an.config_name(best.loc["cpu_x2"]) == "b256 spe1 float32"
+    assert config_name(best.loc["cpu_x2"]) == "b256 spe1 float32"
     win = result.winners.set_index("workload")
     assert win.loc["fashion_cnn", "strategy"] == "tpu"
-    assert an.config_name(win.loc["fashion_cnn"]) == "b256 spe32 float32"
+    assert config_name(win.loc["fashion_cnn"]) == "b256 spe32 float32"
     assert "imdb_lstm" not in win.index  # nothing learns there: no winner
     assert (result.best["workload"] != "imdb_lstm").all()
 
@@ -181,10 +184,10 @@ def test_learning_is_judged_against_the_best_accuracy_of_the_workload(result):
 
 
 def test_accuracy_tolerance_follows_the_validation_set_size():
-    assert an.accuracy_tolerance_pp(0.9, 256, 1.0) == pytest.approx(100 * 1.96 * math.sqrt(2 * 0.09 / 256), rel=1e-3)
-    assert an.accuracy_tolerance_pp(0.9, 256, 1.0) > 5  # 256 images cannot resolve 1 pp
-    assert an.accuracy_tolerance_pp(0.9, 1_000_000, 1.0) == 1.0  # the floor
-    assert an.accuracy_tolerance_pp(math.nan, 256, 1.5) == 1.5
+    assert accuracy_tolerance_pp(0.9, 256, 1.0) == pytest.approx(100 * 1.96 * math.sqrt(2 * 0.09 / 256), rel=1e-3)
+    assert accuracy_tolerance_pp(0.9, 256, 1.0) > 5  # 256 images cannot resolve 1 pp
+    assert accuracy_tolerance_pp(0.9, 1_000_000, 1.0) == 1.0  # the floor
+    assert accuracy_tolerance_pp(math.nan, 256, 1.5) == 1.5
 
 
 def test_old_records_of_the_wrapped_cpu_read_as_cpu_onedevice(loaded):
@@ -192,8 +195,8 @@ def test_old_records_of_the_wrapped_cpu_read_as_cpu_onedevice(loaded):
     old = copy.deepcopy(next(r for r in loaded.records if r["strategy"]["name"] == "cpu" and r["status"] == "ok"))
     old["strategy"].update({"class": "OneDeviceStrategy"})
     old["strategy"].pop("scope", None)
-    assert an.strategy_labels([old]) == ["cpu_onedevice"]
-    assert an.points_frame([old]).iloc[0]["strategy_name"] == "cpu_onedevice"
+    assert strategy_labels([old]) == ["cpu_onedevice"]
+    assert points_frame([old]).iloc[0]["strategy_name"] == "cpu_onedevice"
 
 
 def test_wrapper_cost_is_measured_against_the_plain_path(result):
@@ -217,15 +220,15 @@ def _frame(*rows: dict) -> pd.DataFrame:
 def test_winner_prefers_learning_configuration():
     s = _frame({"strategy": "fast", "examples_per_s": 100.0, "not_learning": "val accuracy at chance"},
                {"strategy": "slow", "examples_per_s": 50.0})
-    assert an.winners(s)["strategy"].tolist() == ["slow"]
+    assert winners(s)["strategy"].tolist() == ["slow"]
 
 
 def test_winner_skips_a_faster_configuration_with_much_lower_accuracy():
     # 0.613 far above chance, but 33 pp below what the workload reaches: it must not win
     s = _frame({"strategy": "fast", "examples_per_s": 100.0, "final_val_accuracy": 0.613},
                {"strategy": "slow", "examples_per_s": 50.0, "final_val_accuracy": 0.945})
-    assert an.winners(s)["strategy"].tolist() == ["slow"]
-    assert an.best_configurations(s)["strategy"].tolist() == ["slow"]  # "fast" has no learning configuration
+    assert winners(s)["strategy"].tolist() == ["slow"]
+    assert best_configurations(s)["strategy"].tolist() == ["slow"]  # "fast" has no learning configuration
 
 
 def _configs(*rows: tuple[int, float, float]) -> pd.DataFrame:
@@ -235,7 +238,7 @@ def _configs(*rows: tuple[int, float, float]) -> pd.DataFrame:
 
 def test_break_even_definition():
     # quick: w=2 s, t=10 s; fast: w=32 s, t=4 s. Totals w + n t are equal at n = 30 / 6 = 5 (52 s each).
-    be = an.break_even(_configs((64, 2.0, 10.0), (128, 32.0, 4.0)))
+    be = break_even(_configs((64, 2.0, 10.0), (128, 32.0, 4.0)))
     r = be.iloc[0]
     assert (r["quick"], r["fast"]) == ("b64 spe1 float32", "b128 spe1 float32")
     assert r["break_even_epochs_exact"] == pytest.approx(5.0)
@@ -244,10 +247,10 @@ def test_break_even_definition():
 
 
 def test_break_even_rounds_up_and_handles_no_trade_off():
-    assert an.break_even(_configs((64, 2.0, 10.0), (128, 35.0, 4.0))).iloc[0]["break_even_epochs"] == 6
-    dominated = an.break_even(_configs((64, 2.0, 4.0), (128, 5.0, 10.0))).iloc[0]
+    assert break_even(_configs((64, 2.0, 10.0), (128, 35.0, 4.0))).iloc[0]["break_even_epochs"] == 6
+    dominated = break_even(_configs((64, 2.0, 4.0), (128, 5.0, 10.0))).iloc[0]
     assert dominated["quick"] == dominated["fast"] and dominated["break_even_epochs"] == 1
-    assert an.break_even(_configs((64, 2.0, 4.0))).empty  # one configuration: nothing to compare
+    assert break_even(_configs((64, 2.0, 4.0))).empty  # one configuration: nothing to compare
 
 
 def test_break_even_on_fixtures(result):
@@ -267,13 +270,13 @@ def _rec(losses, accs, classes=10, chance=None):
 
 
 def test_learning_verdict():
-    assert an.learning_verdict(_rec([1.0, 0.9], [0.5, 0.6])) == ""  # 10 % drop, far above chance
-    assert "fell only 3.0%" in an.learning_verdict(_rec([1.0, 0.97], [0.5, 0.6]))
-    assert "rose" in an.learning_verdict(_rec([1.0, 1.2], [0.5, 0.6]))
-    assert "chance 0.100" in an.learning_verdict(_rec([1.0, 0.5], [0.1, 0.115]))  # fallback 1/classes
-    assert an.learning_verdict(_rec([1.0, 0.5], [0.1, 0.125])) == ""  # 2.5 pp above chance
-    assert "chance 0.500" in an.learning_verdict(_rec([1.0, 0.5], [0.5, 0.51], chance=0.5))
-    assert an.learning_verdict(_rec([None, None], [None, None])) == ""  # nothing to judge
+    assert learning_verdict(_rec([1.0, 0.9], [0.5, 0.6])) == ""  # 10 % drop, far above chance
+    assert "fell only 3.0%" in learning_verdict(_rec([1.0, 0.97], [0.5, 0.6]))
+    assert "rose" in learning_verdict(_rec([1.0, 1.2], [0.5, 0.6]))
+    assert "chance 0.100" in learning_verdict(_rec([1.0, 0.5], [0.1, 0.115]))  # fallback 1/classes
+    assert learning_verdict(_rec([1.0, 0.5], [0.1, 0.125])) == ""  # 2.5 pp above chance
+    assert "chance 0.500" in learning_verdict(_rec([1.0, 0.5], [0.5, 0.51], chance=0.5))
+    assert learning_verdict(_rec([None, None], [None, None])) == ""  # nothing to judge
 
 
 def test_minimal_record_without_optional_fields(loaded):
@@ -283,7 +286,7 @@ def test_minimal_record_without_optional_fields(loaded):
     for e in rec["epochs"]:
         e.pop("train_s")
         e.pop("examples")
-    s = an.summarize([rec])
+    s = summarize([rec])
     r = s.iloc[0]
     steady = [e for e in rec["epochs"] if e["epoch"] >= 2]  # one repeat: the median of its steady epochs
     assert r["examples_per_s"] == pytest.approx(
@@ -292,7 +295,7 @@ def test_minimal_record_without_optional_fields(loaded):
 
 
 def test_empty_input():
-    a = an.analyze([])
+    a = analyze([])
     assert a.summary.empty and a.points.empty
 
 
@@ -301,7 +304,7 @@ def test_winner_considers_every_configuration_of_a_strategy():
     s = _frame({"strategy": "cpu", "examples_per_s": 100.0},
                {"strategy": "cpu_x2", "examples_per_s": 150.0},
                {"strategy": "cpu_x2", "examples_per_s": 200.0, "not_learning": "val accuracy at chance"})
-    win = an.winners(s)
+    win = winners(s)
     assert win["strategy"].tolist() == ["cpu_x2"] and win["examples_per_s"].tolist() == [150.0]
 
 
@@ -315,7 +318,7 @@ def test_auto_resolving_to_the_baseline_never_replaces_the_baseline(loaded):
         for e in r["epochs"]:
             e["epoch_s"] *= 2  # clearly slower than cpu
             e["train_s"] *= 2
-    s = an.summarize(recs + auto)
+    s = summarize(recs + auto)
     auto_rows = s[s["strategy"].str.startswith("auto")]
     assert not auto_rows.empty
     assert set(s["baseline"]) == {"cpu"}

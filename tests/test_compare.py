@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.compare import compare_main
+from bench.reporting.commands import compare_main
 
 HOST_A = Path(__file__).parent / "data" / "records" / "hostA"
 

@@ -53,7 +53,7 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
 @pytest.mark.slow
 def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
     _, run_dir, _ = smoke_run
-    from bench.analysis import accuracy_tolerance_pp
+    from bench.reporting.learning import accuracy_tolerance_pp
 
     runs = {}
     for r in load_records([run_dir]).records:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import analysis as an
-from bench import plots
 from bench.records import load_records
+from bench.reporting import plots
+from bench.reporting.verdicts import analyze
 
 RECORDS = Path(__file__).parent / "data" / "records"
 TITLE = "fashion_cnn on synthetic (reduced, n_train=12288)"
@@ -16,7 +16,7 @@ TITLE = "fashion_cnn on synthetic (reduced, n_train=12288)"
 
 @pytest.fixture(scope="module")
 def cnn():
-    a = an.analyze(load_records([RECORDS], warn=False).records)
+    a = analyze(load_records([RECORDS], warn=False).records)
     return (a.points[a.points["workload"] == "fashion_cnn"],
             a.summary[a.summary["workload"] == "fashion_cnn"])
 

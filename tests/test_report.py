@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import build_report, hydra_style_args, report_main
+from bench.reporting.commands import hydra_style_args, report_main
+from bench.reporting.markdown import build_report
 
 DATA = Path(__file__).parent / "data"
 RECORDS = DATA / "records"

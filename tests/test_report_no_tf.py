@@ -11,10 +11,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = r"""
 import sys, tempfile
 from pathlib import Path
-import bench, bench.records, bench.stats, bench.analysis, bench.plots, bench.report, bench.compare
+import importlib, pkgutil
+import bench, bench.records, bench.reporting
+for m in pkgutil.iter_modules(bench.reporting.__path__):
+    importlib.import_module(f"bench.reporting.{m.name}")
+from bench.reporting import commands, markdown
 out = Path(tempfile.mkdtemp())
-bench.report.build_report([Path(sys.argv[1])], out)
-bench.compare.compare_main([sys.argv[1], sys.argv[1]])
+markdown.build_report([Path(sys.argv[1])], out)
+commands.compare_main([sys.argv[1], sys.argv[1]])
 banned = ("tensorflow", "keras", "tf_keras", "jax", "torch")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in banned)
 print("HEAVY:", heavy)

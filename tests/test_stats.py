@@ -1,4 +1,4 @@
-"""bench.stats against textbook values (quartiles: Hyndman & Fan type 7, numpy "linear")."""
+"""bench.reporting.stats against textbook values (quartiles: Hyndman & Fan type 7, numpy "linear")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench import stats
+from bench.reporting import stats
 
 # https://en.wikipedia.org/wiki/Quartile#Example_1 and #Example_2
 WIKI_1 = [6, 7, 15, 36, 39, 40, 41, 42, 43, 47, 49]

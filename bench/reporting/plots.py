@@ -2,7 +2,7 @@
 
 Each figure has a ``*_figure`` function that returns the matplotlib ``Figure`` (or None when there is
 no data for it, e.g. only failed points) and a ``plot_*`` function that saves it and returns the PNG path
-(or None). Inputs are the frames of :mod:`bench.analysis` filtered to one workload and dataset.
+(or None). Inputs are the frames of :mod:`bench.reporting.frame` filtered to one workload and dataset.
 Series are labelled with the strategy labels of the analysis (the names the user typed, ``@host`` only
 when two machines ran the same strategy), plus the precision when a workload ran more than one.
 """

@@ -1,4 +1,4 @@
-"""Compare two result folders point by point: ``python -m bench compare A B [--fail-above 1.10]``.
+"""Compare two result folders point by point (``python -m bench compare A B [--fail-above 1.10]``).
 
 Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
 Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
@@ -13,18 +13,14 @@ repeats a side can never fail the gate (a warning says so). Never imports Tensor
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from bench import analysis as an
-from bench import stats
-from bench.records import load_records
-from bench.report import CliError, _Parser, fmt_s, hydra_style_args
+from bench.reporting import stats
+from bench.reporting.format import seconds
 
 METRICS = {"epoch_s": "steady_epoch_s", "train_s": "steady_train_s"}
 DEFAULT_FAIL_ABOVE = 1.10
@@ -97,7 +93,7 @@ def render(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
     head = ["workload", "dataset", "strategy", "global batch", "spe", "precision"]
     out = []
     if not matched.empty:
-        rows = [[*_key_cells(r), fmt_s(r["a_median_s"]), fmt_s(r["b_median_s"]),
+        rows = [[*_key_cells(r), seconds(r["a_median_s"]), seconds(r["b_median_s"]),
                  stats.RatioCI(r["ratio"], r["low"], r["high"], r["n_b"], r["n_a"]).format().lstrip("~"),
                  r["verdict"]]
                 for _, r in matched.iterrows()]
@@ -117,60 +113,3 @@ def render(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
         out += ["", "Not compared:", tabulate(rows, headers=["strategy", "points", "workloads", "why"],
                                               disable_numparse=True)]
     return "\n".join(out)
-
-
-def compare_main(argv: list[str]) -> int:
-    """``python -m bench compare A B [--fail-above 1.10] [--metric epoch_s|train_s]``.
-
-    Returns 1 when a significant B/A time ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input.
-    """
-    parser = _Parser(prog="python -m bench compare",
-                     description="Compare steady-state times of two result folders (B relative to A).")
-    parser.add_argument("a", type=Path, nargs="?", help="reference result folder (A)")
-    parser.add_argument("b", type=Path, nargs="?", help="result folder to judge (B)")
-    parser.add_argument("--fail-above", type=float, default=DEFAULT_FAIL_ABOVE,
-                        help="exit 1 when a significant B/A time ratio exceeds this (default: 1.10)")
-    parser.add_argument("--metric", choices=sorted(METRICS), default="train_s",
-                        help="train_s (training only, the report's measure; default) or epoch_s (+ validation)")
-    try:
-        args = parser.parse_args(hydra_style_args(argv, ["fail_above", "metric"]))
-        if args.a is None or args.b is None:
-            raise CliError("need two result folders (usage: python -m bench compare A B [--fail-above 1.10])")
-        if not (args.fail_above > 0):
-            raise CliError(f"--fail-above must be > 0, got {args.fail_above}")
-        for side, d in (("A", args.a), ("B", args.b)):
-            if not d.exists():
-                raise CliError(f"results folder {side} not found: {d}")
-        loaded = {}
-        for side, d in (("A", args.a), ("B", args.b)):
-            loaded[side] = load_records([d], warn=False)
-            if not loaded[side].records:
-                raise CliError(f"no point records found in {side} ({d}); "
-                               f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
-    except CliError as e:
-        print(f"bench compare: {e}", file=sys.stderr)
-        return 2
-    except SystemExit as e:  # --help
-        return int(e.code or 0)
-    matched, unmatched = compare_frames(an.points_frame(loaded["A"].records), an.points_frame(
-        loaded["B"].records), metric=args.metric, fail_above=args.fail_above)
-    print(f"A: {args.a} ({len(loaded['A'].records)} records)   B: {args.b} ({len(loaded['B'].records)} "
-          f"records)   metric: {args.metric}, median of steady epochs 2..n per repeat; ratio = B/A "
-          "(< 1: B faster)")
-    print(render(matched, unmatched, args.metric))
-    for side in ("A", "B"):
-        for _path, reason in loaded[side].skipped:
-            print(f"skipped in {side}: {reason}")
-    if matched.empty:
-        # a CI gate pointed at the wrong folders must not pass silently
-        print("bench compare: no point was measured (ok) in both folders: nothing to compare", file=sys.stderr)
-        return 2
-    failing = int(matched["fails"].sum())
-    if failing:
-        print(f"FAIL: {failing} point(s) take significantly more than {args.fail_above:g}x A's time")
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(compare_main(sys.argv[1:]))

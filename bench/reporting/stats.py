@@ -16,8 +16,9 @@ ratio is shown without an interval and without a claim; with more, a ratio whose
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -25,6 +26,26 @@ from scipy import stats as sps
 QUARTILE_METHOD = "linear"  # Hyndman & Fan type 7; see the module docstring.
 CONFIDENCE = 0.95
 MIN_REPEATS = 3  # per side, for an interval and a significance claim
+
+
+def as_float(x: Any) -> float:
+    """A float, or NaN for None and non-numbers (records store NaN as null)."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def last_finite(values: Iterable[Any]) -> float:
+    """The last finite value (e.g. the final epoch's val accuracy that is not null); NaN when none is."""
+    vals = [v for v in (as_float(x) for x in values) if math.isfinite(v)]
+    return vals[-1] if vals else math.nan
+
+
+def finite_median(values: Iterable[float]) -> float:
+    """Median of the finite values; NaN when there are none."""
+    vals = [v for v in values if math.isfinite(v)]
+    return float(np.median(vals)) if vals else math.nan
 
 
 def _clean(samples: Sequence[float] | np.ndarray) -> np.ndarray:

@@ -1,0 +1,124 @@
+"""The report's first section: per workload, the fastest configuration that learns and what to know about
+it (accuracy held, warm-up, other strategies, wrappers, absent hardware). Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from bench.reporting import stats
+from bench.reporting.format import (
+    config_label,
+    config_name,
+    markdown_table,
+    number,
+    seconds,
+    shorten,
+    speedup_cell,
+)
+from bench.reporting.frame import baseline_rows, rows_of, speedup_ci
+from bench.reporting.tables import absent_strategies
+from bench.reporting.verdicts import Analysis
+
+
+def _winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:
+    w = rows_of(a.winners, workload, dataset)
+    return None if w.empty else w.iloc[0]
+
+
+def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
+    best = rows_of(a.best, workload, dataset)
+    if best.empty:
+        return ["No configuration of this workload learns: nothing is ranked.", ""]
+    rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
+             "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": speedup_cell(r),
+             "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
+            for _, r in best.iterrows()]
+    win = _winner(a, workload, dataset)
+    return [markdown_table(rows), "",
+            f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
+            f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
+
+
+def _best_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
+    """The baseline's fastest learning configuration (on the winner's host when there is one)."""
+    base = baseline_rows(summary, a.baseline)
+    base = base[base["learns"]]
+    local = base[base["host"] == win["host"]]
+    base = local if not local.empty else base
+    return None if base.empty else base.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0]
+
+
+def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
+    """The winner against the baseline's best learning configuration ``b``."""
+    if b is None:
+        return f"no `{a.baseline}` configuration that learns to compare with"
+    if b["strategy"] == win["strategy"] and config_name(b) == config_name(win):
+        return f"it is the `{a.baseline}` baseline itself"
+    ci = stats.repeat_ratio_ci(win["repeat_rates"], b["repeat_rates"])
+    return (f"**{ci.format()}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
+
+
+def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """A few lines a person reads first: the fastest configuration that learns and what to know about it."""
+    summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+    lines = [f"### {workload} on {dataset}", ""]
+    win = _winner(a, workload, dataset)
+    if win is None:
+        ok = summary[summary["status"] == "ok"]
+        lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
+                     "here; see the flags below." if len(ok) else "- **No configuration finished.**")
+    else:
+        best_base = _best_baseline(a, summary, win)
+        lines.append(f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
+                     f"examples/s; {_vs_best_baseline(a, best_base, win)}.")
+        same = speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
+        if same and not (best_base is not None and config_name(best_base) == config_name(win)):
+            lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
+        others = rows_of(a.best, workload, dataset)
+        others = others[others["strategy"] != win["strategy"]] if not others.empty else others
+        if not others.empty:
+            items = [f"`{r['strategy']}` {config_name(r)} "
+                     f"{stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
+                     for _, r in others.iterrows()]
+            lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
+                         f"to it: {'; '.join(items)}.")
+        gap = win["accuracy_gap_pp"]
+        held = "held" if gap <= win["accuracy_tolerance_pp"] else "NOT held"
+        lines.append(f"- **Accuracy {held}:** final val accuracy {win['final_val_accuracy']:.3f}, "
+                     f"{gap:.1f} pp under the best any configuration reached ({win['best_val_accuracy']:.3f}; "
+                     f"tolerance {win['accuracy_tolerance_pp']:.1f} pp).")
+        be = rows_of(a.break_even, workload, dataset)
+        be = be[be["strategy"] == win["strategy"]] if not be.empty else be
+        payback = ""
+        if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
+            n = be.iloc[0]["break_even_epochs"]
+            payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {n} epochs"
+                       if math.isfinite(n) else "")
+        lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
+                     f"epoch{payback}.")
+    findings = []
+    for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
+        lo, hi = min(w["ratios"]), max(w["ratios"])
+        spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
+        findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
+                        f"{spread} the time of plain `{w['plain']}` (no scope) on {w['n_configs']} matched "
+                        "configuration(s)")
+    bound = summary[summary["input_bound"]]
+    if not bound.empty:
+        findings.append(f"{len(bound)} configuration(s) are input-bound ({config_label(bound.iloc[0])}, …)")
+    excluded = summary[(summary["status"] == "ok") & ~summary["learns"]]
+    if not excluded.empty and win is not None:
+        findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn or stay "
+                        "below the best accuracy")
+    absent = absent_strategies(summary)
+    if not absent.empty:
+        findings.append("absent: " + ", ".join(f"`{r['strategy']}` ({shorten(r['reason'], 70)})"
+                                               for _, r in absent.iterrows()))
+    if findings:
+        lines.append("- **Also:** " + "; ".join(findings) + ".")
+    return [*lines, ""]
+
+

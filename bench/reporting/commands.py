@@ -1,0 +1,129 @@
+"""The report side's commands: ``python -m bench report DIR …`` and ``python -m bench compare A B``.
+
+Both take argparse flags or Hydra-style ``key=value`` tokens; bad input is one line on stderr and exit
+status 2. Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.records import load_records
+from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_frames, render
+from bench.reporting.frame import DEFAULT_BASELINE, points_frame
+from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.markdown import ReportError, build_report
+
+
+class CliError(Exception):
+    """A command-line mistake; reported as one line on stderr with exit code 2."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(message)
+
+
+def hydra_style_args(argv: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """Turn Hydra-style ``key=value`` tokens for the known ``keys`` into ``--key value`` flags.
+
+    ``parity_tolerance=2`` and ``parity-tolerance=2`` both become ``--parity-tolerance 2``; any other
+    token (a folder, even one with ``=`` in its name) is passed through unchanged.
+    """
+    known = {k.replace("-", "_") for k in keys}
+    out: list[str] = []
+    for tok in argv:
+        key, sep, value = tok.partition("=")
+        if sep and not tok.startswith("-") and key.replace("-", "_") in known:
+            out += [f"--{key.replace('_', '-')}", value]
+        else:
+            out.append(tok)
+    return out
+
+
+def report_main(argv: list[str]) -> int:
+    """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-tolerance PP]``.
+
+    Prints the path of report.md and returns 0; on bad input prints one line on stderr and returns 2.
+    """
+    parser = ArgumentParser(prog="python -m bench report",
+                     description="Build a markdown report (tables + PNG figures) from result folders.")
+    parser.add_argument("dirs", nargs="*", type=Path,
+                        help="result folders (results/<run_id>) or record files")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output folder (default: reports/<name of the first folder>)")
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE,
+                        help="baseline strategy name (default: cpu)")
+    parser.add_argument("--parity-tolerance", type=float, default=PARITY_TOLERANCE_PP,
+                        help="accuracy parity tolerance in percentage points (default: 1.0)")
+    try:
+        args = parser.parse_args(hydra_style_args(argv, ["out", "baseline", "parity_tolerance"]))
+        if not args.dirs:
+            raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
+        if not (args.parity_tolerance >= 0):
+            raise CliError(f"--parity-tolerance must be >= 0, got {args.parity_tolerance}")
+        out = args.out or Path("reports") / args.dirs[0].resolve().name
+        path = build_report(args.dirs, out, baseline=args.baseline, parity_tolerance_pp=args.parity_tolerance)
+    except (CliError, ReportError) as e:
+        print(f"bench report: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    print(path)
+    return 0
+
+
+def compare_main(argv: list[str]) -> int:
+    """``python -m bench compare A B [--fail-above 1.10] [--metric epoch_s|train_s]``.
+
+    Returns 1 when a significant B/A time ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input.
+    """
+    parser = ArgumentParser(prog="python -m bench compare",
+                     description="Compare steady-state times of two result folders (B relative to A).")
+    parser.add_argument("a", type=Path, nargs="?", help="reference result folder (A)")
+    parser.add_argument("b", type=Path, nargs="?", help="result folder to judge (B)")
+    parser.add_argument("--fail-above", type=float, default=DEFAULT_FAIL_ABOVE,
+                        help="exit 1 when a significant B/A time ratio exceeds this (default: 1.10)")
+    parser.add_argument("--metric", choices=sorted(METRICS), default="train_s",
+                        help="train_s (training only, the report's measure; default) or epoch_s (+ validation)")
+    try:
+        args = parser.parse_args(hydra_style_args(argv, ["fail_above", "metric"]))
+        if args.a is None or args.b is None:
+            raise CliError("need two result folders (usage: python -m bench compare A B [--fail-above 1.10])")
+        if not (args.fail_above > 0):
+            raise CliError(f"--fail-above must be > 0, got {args.fail_above}")
+        for side, d in (("A", args.a), ("B", args.b)):
+            if not d.exists():
+                raise CliError(f"results folder {side} not found: {d}")
+        loaded = {}
+        for side, d in (("A", args.a), ("B", args.b)):
+            loaded[side] = load_records([d], warn=False)
+            if not loaded[side].records:
+                raise CliError(f"no point records found in {side} ({d}); "
+                               f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
+    except CliError as e:
+        print(f"bench compare: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    matched, unmatched = compare_frames(points_frame(loaded["A"].records), points_frame(
+        loaded["B"].records), metric=args.metric, fail_above=args.fail_above)
+    print(f"A: {args.a} ({len(loaded['A'].records)} records)   B: {args.b} ({len(loaded['B'].records)} "
+          f"records)   metric: {args.metric}, median of steady epochs 2..n per repeat; ratio = B/A "
+          "(< 1: B faster)")
+    print(render(matched, unmatched, args.metric))
+    for side in ("A", "B"):
+        for _path, reason in loaded[side].skipped:
+            print(f"skipped in {side}: {reason}")
+    if matched.empty:
+        # a CI gate pointed at the wrong folders must not pass silently
+        print("bench compare: no point was measured (ok) in both folders: nothing to compare", file=sys.stderr)
+        return 2
+    failing = int(matched["fails"].sum())
+    if failing:
+        print(f"FAIL: {failing} point(s) take significantly more than {args.fail_above:g}x A's time")
+        return 1
+    return 0

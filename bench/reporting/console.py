@@ -1,0 +1,54 @@
+"""The end-of-run console table: the report's own numbers, as plain text. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from tabulate import tabulate
+
+from bench.reporting.format import number, speedup_cell
+from bench.reporting.frame import summarize
+from bench.reporting.verdicts import add_learning
+
+
+def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
+    """One row per configuration, from :func:`bench.reporting.frame.summarize` (the report's numbers).
+
+    examples/s = training throughput of the steady epochs (the report's one ranking measure, geometric
+    mean over repeats); train s = median steady ``train_s``; speedup vs ``baseline`` formatted as in the
+    report (an interval and ``~`` only with >= 3 repeats a side); flags: not learning, below the best
+    accuracy, input-bound. A strategy whose every point was skipped (absent hardware) gets one line with
+    the reason instead of a row per point.
+    """
+    summary = summarize(records, baseline=baseline)
+    if summary.empty:
+        return "no records"
+    summary = add_learning(summary)
+    all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
+    lines = []
+    rows = []
+    for _, r in summary.sort_values(["workload", "strategy", "global_batch_size", "steps_per_execution"]).iterrows():
+        if all_skipped[r["strategy"]]:
+            continue
+        ok = r["status"] == "ok"
+        flags = [f for f, on in (("not learning", r["not_learning"]),
+                                 ("below best accuracy", r["below_best"] and not r["not_learning"]),
+                                 ("input-bound", r["input_bound"])) if on]
+        status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
+        speedup = "-"
+        if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
+            speedup = speedup_cell(r)
+        rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
+                     number(r["examples_per_s"] if ok else None, ",.0f", dash="-"),
+                     number(r["train_s_median"] if ok else None, ".3f", dash="-"),
+                     number(r["final_val_accuracy"] if ok else None, ".3f", dash="-"), speedup,
+                     ", ".join([status, *flags])])
+    if rows:
+        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "examples/s", "train s/epoch",
+                                             "val acc", f"vs {baseline}", "status"], disable_numparse=True))
+    for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
+        first = summary[summary["strategy"] == strategy].iloc[0]
+        n = int(summary.loc[summary["strategy"] == strategy, "n_points"].sum())
+        lines.append(f"skipped {strategy} ({n} points): {first['error']}")
+    return "\n".join(lines)

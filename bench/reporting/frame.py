@@ -1,0 +1,301 @@
+"""Point records -> tidy pandas frames -> summaries and speedups. Never imports TensorFlow.
+
+Two frames:
+
+* :func:`points_frame` has one row per record (one point, i.e. one repeat), with its raw steady-state
+  samples kept as tuples.
+* :func:`summarize` has one row per *configuration* (workload x dataset x strategy x global batch x
+  steps_per_execution x precision): the repeats of a configuration are pooled.
+
+Definitions (the report repeats them):
+
+* steady state = epochs 2..n; the warm-up epoch (epoch 1) is never mixed into steady figures.
+* **One throughput measure** ranks configurations and gives speedups: training examples/s of the steady
+  epochs (``examples / train_s``, validation excluded; ``epoch_s`` stands in when a record has no
+  ``train_s``). Per repeat (one process) it is the median over that repeat's steady epochs
+  (``repeat_examples_per_s``); per configuration, ``examples_per_s`` is the geometric mean over its ok
+  repeats (``repeat_rates`` keeps them).
+* ``speedup``: ``examples_per_s / baseline examples_per_s`` at equal workload, dataset, global batch,
+  steps_per_execution and precision. Repeats are the sample (:func:`bench.reporting.stats.repeat_ratio_ci`): an
+  interval and a significance mark only with >= 3 repeats per side.
+* ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
+  validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
+* ``warmup_overhead_s``: median over repeats of epoch-1 ``epoch_s`` minus the pooled steady median.
+* **Learning** is judged twice (:mod:`bench.reporting.learning`, :mod:`bench.reporting.verdicts`):
+  against chance and the loss curve (the ``not_learning`` reason), and against the best final val
+  accuracy any configuration of the same workload and dataset reached, within the accuracy tolerance.
+  Only configurations that learn by both (``learns``) are ranked (best per strategy, winner, break-even).
+* ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the
+  measured ``peak_flops_per_s[precision]``; ``mfu_datasheet_pct`` the same over the vendor peak.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.records import steady_epochs
+from bench.reporting import stats
+from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
+from bench.reporting.stats import as_float, finite_median, last_finite
+
+DEFAULT_BASELINE = "cpu"
+INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
+
+# A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
+CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
+# What must be equal for two strategies to be compared (speedup, accuracy parity).
+MATCH_KEY = ["workload", "dataset", "global_batch_size", "steps_per_execution", "precision"]
+STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
+
+
+def _peak_for(peak: Any, precision: str) -> float:
+    """Look up a peak FLOP/s (dict keyed by dtype, or a plain number) for a Keras precision policy."""
+    if isinstance(peak, dict):
+        for key in (precision, precision.removeprefix("mixed_")):
+            if key in peak:
+                return as_float(peak[key])
+        return math.nan
+    return as_float(peak)
+
+
+def error_text(error: Any) -> str:
+    """``"Type: message"`` on one line ("" when there is no error)."""
+    if not error:
+        return ""
+    if isinstance(error, dict):
+        typ, msg = error.get("type") or "", error.get("message") or ""
+        text = f"{typ}: {msg}" if typ and msg else typ or msg
+    else:
+        text = str(error)
+    return " ".join(str(text).split())
+
+
+def dataset_label(ds: dict[str, Any]) -> str:
+    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ."""
+    name = ds.get("name") or "?"
+    extra = [str(ds["scale"])] if ds.get("scale") else []
+    if ds.get("n_train") is not None:
+        extra.append(f"n_train={ds['n_train']}")
+    if ds.get("pipeline") not in (None, "default"):
+        extra.append(f"pipeline={ds['pipeline']}")  # a deliberately slow input pipeline is another dataset
+    return f"{name} ({', '.join(extra)})" if extra else str(name)
+
+
+def strategy_name(strategy: dict[str, Any]) -> str:
+    """The resolved strategy name of a record's ``strategy`` object.
+
+    Records written before the baselines changed (2026-11) called ``OneDeviceStrategy`` on one device
+    ``cpu``/``gpu``; those names now mean Keras with no strategy scope, so old wrapper records read as
+    ``cpu_onedevice``/``gpu_onedevice``.
+    """
+    name = str(strategy.get("name") or strategy.get("requested") or "?")
+    if name in ("cpu", "gpu") and strategy.get("class") == "OneDeviceStrategy":
+        return f"{name}_onedevice"
+    return name
+
+
+def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
+    """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
+
+    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``). When one resolved
+    name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
+    """
+    def scope(r: dict[str, Any]) -> tuple[str, str, str]:
+        return (str(r.get("workload")), dataset_label(r.get("dataset") or {}),
+                strategy_name(r.get("strategy") or {}))
+
+    hosts: dict[tuple[str, str, str], set[str]] = {}
+    for r in records:
+        hosts.setdefault(scope(r), set()).add(_host(r))
+    out = []
+    for r in records:
+        name = scope(r)[2]
+        requested = (r.get("strategy") or {}).get("requested") or name
+        label = name if requested in (name, (r.get("strategy") or {}).get("name")) else f"{requested} ({name})"
+        out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
+    return out
+
+
+def _host(record: dict[str, Any]) -> str:
+    return str((record.get("env") or {}).get("hostname") or "unknown-host")
+
+
+def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_DROP,
+                 chance_margin_pp: float = CHANCE_MARGIN_PP) -> pd.DataFrame:
+    """One row per record, raw steady samples as tuples (seconds, examples_per_s), sorted by point."""
+    labels = strategy_labels(records)
+    rows = []
+    for r, label in zip(records, labels, strict=True):
+        s, ds, env = r.get("strategy") or {}, r.get("dataset") or {}, r.get("env") or {}
+        # A skipped point may not know its global batch (per-replica sizing on absent hardware).
+        gb = int(r.get("global_batch_size") or (r.get("point") or {}).get("batch_size") or 0)
+        epochs = r.get("epochs") or []
+        steady = steady_epochs(r)
+        epoch_s = tuple(as_float(e.get("epoch_s")) for e in steady)
+        rates = []
+        for e in steady:
+            t = as_float(e.get("train_s")) if e.get("train_s") is not None else as_float(e.get("epoch_s"))
+            n = as_float(e.get("examples")) if e.get("examples") is not None else as_float(e.get("steps")) * gb
+            rates.append(n / t if t > 0 else math.nan)
+        first = [e for e in epochs if e.get("epoch") == 1]
+        val_steps = as_float(r.get("validation_steps"))
+        n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.get("n_val"))
+        workload = str(r["workload"]) + (f"/{r['workload_variant']}" if r.get("workload_variant") else "")
+        precision = str(r["precision"])
+        rows.append({
+            "run_id": r["run_id"], "point_id": r["point_id"], "suite": r["suite"], "host": _host(r),
+            "workload": workload, "dataset": dataset_label(ds), "dataset_name": ds.get("name"),
+            "strategy": label, "strategy_requested": s.get("requested"), "strategy_name": strategy_name(s),
+            "strategy_class": s.get("class"),
+            "device_kind": s.get("device_kind") if "device_kind" in s else env.get("device_kind"),
+            "num_replicas": s.get("num_replicas"), "global_batch_size": gb,
+            "per_replica_batch_size": r.get("per_replica_batch_size"),
+            "steps_per_execution": int(r["steps_per_execution"]), "precision": precision,
+            "repeat": r.get("repeat"), "seed": r.get("seed"), "status": r["status"],
+            "error": error_text(r.get("error")), "n_epochs": len(epochs),
+            "epoch1_s": as_float(first[0].get("epoch_s")) if first else math.nan,
+            "steady_epoch_s": epoch_s, "steady_train_s": tuple(as_float(e.get("train_s")) for e in steady),
+            "steady_examples_per_s": tuple(rates),
+            "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
+            "final_val_accuracy": last_finite(e.get("val_accuracy") for e in epochs),
+            "val_accuracy_curve": tuple((int(e.get("epoch", i + 1)), as_float(e.get("val_accuracy")))
+                                        for i, e in enumerate(epochs)),
+            "chance_accuracy": as_float(ds.get("chance_accuracy")) if ds.get("chance_accuracy") is not None
+            else (1.0 / ds["classes"] if ds.get("classes") else math.nan),
+            "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r["status"] == "ok"
+            else "",
+            "input_examples_per_s": as_float(r.get("input_examples_per_s")),
+            "flops_per_example": as_float(r.get("flops_per_example")),
+            "peak_flops_per_s": _peak_for(r.get("peak_flops_per_s"), precision),
+            "datasheet_peak_flops_per_s": _peak_for(r.get("datasheet_peak_flops_per_s"), precision),
+            "peak_scope": r.get("peak_scope") or "",
+        })
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    return frame.sort_values([*CONFIG_KEY, "repeat", "run_id", "point_id"], kind="mergesort",
+                             ignore_index=True)
+
+
+def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, Any]:
+    ok = g[g["status"] == "ok"]
+    statuses = set(g["status"])
+    status = next(s for s in STATUS_ORDER if s in statuses) if ok.empty else "ok"
+    bad = g[g["status"] != "ok"]
+    epoch_s = tuple(v for t in ok["steady_epoch_s"] for v in t if math.isfinite(v))
+    repeat_rates = tuple(v for v in ok["repeat_examples_per_s"] if math.isfinite(v))
+    summ = stats.summarize_sample(epoch_s)
+    train = stats.summarize_sample([v for t in ok["steady_train_s"] for v in t])
+    ex_s = stats.geometric_mean(repeat_rates)
+    inp = finite_median(ok["input_examples_per_s"])
+    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["peak_flops_per_s"])
+    sheet = finite_median(ok["datasheet_peak_flops_per_s"])
+    gflops = flops * ex_s / 1e9
+    notes = sorted({n for n in ok["not_learning"] if n})
+    first = g.iloc[0]
+    return {
+        "host": ", ".join(sorted(set(g["host"]))), "strategy_name": first["strategy_name"],
+        "strategy_class": first["strategy_class"],
+        "strategy_requested": first["strategy_requested"],
+        "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],
+        "per_replica_batch_size": first["per_replica_batch_size"], "status": status,
+        "n_points": len(g), "n_ok": len(ok),
+        "error": "" if bad.empty else (bad.iloc[0]["error"] or "(no reason recorded)"),
+        "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
+        "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
+        "train_s_median": train.median, "train_s_iqr": train.iqr,
+        "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
+        "n_val_eval": finite_median(ok["n_val_eval"]),
+        "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median,
+        "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
+        "chance_accuracy": finite_median(g["chance_accuracy"]),
+        "not_learning": "; ".join(notes), "input_examples_per_s": inp,
+        "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
+        "flops_per_example": flops, "gflops_per_s": gflops,
+        "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 else math.nan,
+        "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
+    }
+
+
+def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: str = DEFAULT_BASELINE,
+              input_bound_fraction: float = INPUT_BOUND_FRACTION) -> pd.DataFrame:
+    """One row per configuration, repeats pooled, with speedup vs ``baseline`` (see module docstring).
+
+    Accepts records or a :func:`points_frame`. A configuration none of whose repeats is ok keeps its
+    row with the worst-first status (diverged > failed > skipped) and the first error; it is never
+    dropped. Columns: CONFIG_KEY, host, status, n_points, n_ok, error, epoch_s_* (s), examples_per_s,
+    warmup_overhead_s (s), final_val_accuracy, not_learning (reason text, "" = learns), input_bound,
+    gflops_per_s, mfu_pct, mfu_datasheet_pct, baseline, speedup, speedup_low/high, speedup_significant.
+    """
+    points = records_or_points if isinstance(records_or_points, pd.DataFrame) else points_frame(
+        records_or_points)
+    if points.empty:
+        return pd.DataFrame(columns=CONFIG_KEY)
+    rows = [{**dict(zip(CONFIG_KEY, key, strict=True)), **_summarize_group(g, input_bound_fraction)}
+            for key, g in points.groupby(CONFIG_KEY, sort=True, dropna=False)]
+    summary = pd.DataFrame(rows)
+    return add_speedups(summary, baseline)
+
+
+def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
+    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``."""
+    ok = summary[summary["status"] == "ok"]
+    exact = ok[(ok["strategy_requested"] == baseline) | (ok["strategy"] == baseline)]
+    return exact if not exact.empty else ok[ok["strategy_name"] == baseline]
+
+
+def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:
+    """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
+    if candidates.empty:
+        return None
+    same = candidates[np.logical_and.reduce([candidates[k] == row[k] for k in MATCH_KEY])]
+    if same.empty:
+        return None
+    local = same[same["host"] == row["host"]]
+    return (local if not local.empty else same).sort_values("strategy").iloc[0]
+
+
+def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
+    """Add ``baseline`` (label), ``speedup`` (throughput ratio) and its interval to a :func:`summarize` frame.
+
+    ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
+    """
+    summary = summary.copy()
+    cands = baseline_rows(summary, baseline)
+    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
+    cols: dict[str, list[Any]] = {k: [] for k in names}
+    for _, row in summary.iterrows():
+        base = pick_baseline(row, cands) if row["status"] == "ok" else None
+        if base is None:
+            ci = stats.RatioCI(math.nan, math.nan, math.nan, 0, 0)
+        elif base["strategy"] == row["strategy"]:
+            ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
+        else:
+            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"])
+        cols["baseline"].append("" if base is None else base["strategy"])
+        cols["speedup"].append(ci.ratio)
+        cols["speedup_low"].append(ci.low)
+        cols["speedup_high"].append(ci.high)
+        cols["speedup_significant"].append(ci.significant)
+        cols["speedup_n_base"].append(ci.n_den)
+    for k, v in cols.items():
+        summary[k] = v
+    return summary
+
+
+def speedup_ci(row: pd.Series) -> stats.RatioCI:
+    """The speedup of a :func:`add_speedups` row as a RatioCI (for formatting)."""
+    return stats.RatioCI(row["speedup"], row["speedup_low"], row["speedup_high"], int(row["n_repeats"]),
+                         int(row["speedup_n_base"]))
+
+
+def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
+    """The rows of an analysis frame that belong to one workload and dataset (an empty frame stays empty)."""
+    if frame.empty:
+        return frame
+    return frame[(frame["workload"] == workload) & (frame["dataset"] == dataset)]

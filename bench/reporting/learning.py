@@ -1,0 +1,63 @@
+"""Is a point learning? The rules the report judges training by. Never imports TensorFlow.
+
+* **Not learning** (:func:`learning_verdict`, per record): the training loss fell by less than
+  :data:`MIN_LOSS_DROP` from epoch 1 to the last epoch, or the final val accuracy is within
+  :data:`CHANCE_MARGIN_PP` percentage points of chance. A wrong loss (seed 004's softmax with
+  ``from_logits=True``) never learns, whatever its speed.
+* **Accuracy tolerance** (:func:`accuracy_tolerance_pp`): how far apart two final val accuracies may be
+  before they count as different: the parity tolerance, or the validation set's 95 % sampling error when
+  that is larger.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bench.reporting.stats import as_float, last_finite
+
+MIN_LOSS_DROP = 0.05  # training loss must fall by >= 5 % from epoch 1 to the last epoch
+CHANCE_MARGIN_PP = 2.0  # final val accuracy within 2 percentage points of chance = not learning
+PARITY_TOLERANCE_PP = 1.0
+Z_95 = 1.959964  # two-sided 95 % normal quantile
+
+
+def learning_verdict(record: dict[str, Any], min_loss_drop: float = MIN_LOSS_DROP,
+                     chance_margin_pp: float = CHANCE_MARGIN_PP) -> str:
+    """Why a record does not learn ("" when it does, or when it cannot be judged).
+
+    Not learning = training loss fell by less than ``min_loss_drop`` (a fraction) from epoch 1 to the
+    last epoch, or the final val accuracy is within ``chance_margin_pp`` percentage points of chance
+    (``dataset.chance_accuracy``, else ``1 / dataset.classes``).
+    """
+    epochs = record.get("epochs") or []
+    reasons = []
+    if len(epochs) >= 2:
+        first, last = as_float(epochs[0].get("loss")), as_float(epochs[-1].get("loss"))
+        if math.isfinite(first) and math.isfinite(last) and first > 0:
+            drop = (first - last) / first
+            if drop < min_loss_drop:
+                moved = f"fell only {100 * drop:.1f}%" if drop >= 0 else f"rose {-100 * drop:.1f}%"
+                reasons.append(f"training loss {moved} from epoch 1 to {len(epochs)} "
+                               f"(needs a {100 * min_loss_drop:.0f}% drop)")
+    ds = record.get("dataset") or {}
+    chance = as_float(ds.get("chance_accuracy"))
+    if not math.isfinite(chance) and as_float(ds.get("classes")) > 0:
+        chance = 1.0 / as_float(ds["classes"])
+    acc = last_finite(e.get("val_accuracy") for e in epochs)
+    if math.isfinite(chance) and math.isfinite(acc) and acc <= chance + chance_margin_pp / 100:
+        reasons.append(f"val accuracy {acc:.3f} within {chance_margin_pp:g} pp of chance {chance:.3f}")
+    return "; ".join(reasons)
+
+
+def accuracy_tolerance_pp(accuracy: float, n_val: float, floor_pp: float = PARITY_TOLERANCE_PP) -> float:
+    """How far apart two final val accuracies may be (percentage points) before they count as different.
+
+    The larger of ``floor_pp`` and the 95 % sampling error of a difference of two accuracies measured on
+    ``n_val`` validation examples, ``1.96 * sqrt(2 p (1 - p) / n_val)`` (binomial, p = ``accuracy``):
+    256 images at p = 0.9 cannot resolve less than ~5 pp; 10,000 resolve ~0.8 pp.
+    """
+    if not (math.isfinite(accuracy) and math.isfinite(n_val) and n_val > 0):
+        return floor_pp
+    p = min(max(accuracy, 0.0), 1.0)
+    return max(floor_pp, 100 * Z_95 * math.sqrt(2 * p * (1 - p) / n_val))

@@ -1,0 +1,153 @@
+"""Markdown report (tables + PNG figures) from point records only. Never imports TensorFlow.
+
+The markdown is deterministic: the same records give byte-identical ``report.md`` (everything sorted,
+fixed number formats, no generation time, no absolute paths), so it can be golden-tested and diffed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from bench.records import LoadResult, load_records
+from bench.reporting import plots
+from bench.reporting.answer import answer_section, best_section
+from bench.reporting.format import config_label
+from bench.reporting.frame import DEFAULT_BASELINE, INPUT_BOUND_FRACTION, rows_of
+from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.tables import (
+    break_even_section,
+    environment_table,
+    parity_section,
+    peaks_table,
+    problems_section,
+    results_table,
+    skipped_files_section,
+)
+from bench.reporting.verdicts import Analysis, analyze
+
+HOW_TO_READ = (
+    "How to read this: every figure comes from the point records alone. Epoch 1 is the **warm-up** epoch "
+    "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n. **examples/s** is the "
+    "one measure that ranks configurations and gives speedups: training examples per second of the steady "
+    "epochs (validation excluded), the median over a repeat's steady epochs, then the geometric mean over "
+    "repeats (one repeat = one worker process). Training s/epoch is shown as median [IQR] over all steady "
+    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation). **Speedup** "
+    "is examples/s over the baseline's at equal workload, dataset, global batch, steps_per_execution "
+    "(spe) and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
+    "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
+    "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat), `1.11x [1.02, 1.23]`, "
+    "and a leading `~` when the interval contains 1 (not significant). A configuration **learns** when it is "
+    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its final val accuracy is "
+    "within the accuracy tolerance of the best any configuration of the workload reached (the parity "
+    "tolerance or the validation set's 95% sampling error, whichever is larger); only those are ranked. "
+    "**GFLOP/s** = analytic training FLOPs per example (3 x forward) x examples/s; **MFU** = GFLOP/s over "
+    "the peak in *Peaks used for MFU* (a matmul probe on the device; the datasheet column uses the "
+    "vendor's peak). Failed, skipped and diverged points are listed, never dropped."
+)
+DASH = "—"
+
+
+class ReportError(ValueError):
+    """Bad input for a report (no folder, a missing folder, no records at all)."""
+
+
+def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
+    out = []
+    bound = summary[summary["input_bound"]]
+    if not bound.empty:
+        items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
+                 f"the input pipeline delivers alone, "
+                 f"{100 * r['examples_per_s'] / r['input_examples_per_s']:.0f}%)"
+                 for _, r in bound.iterrows()]
+        out.append(f"**Input-bound** (training reaches ≥ {100 * INPUT_BOUND_FRACTION:.0f}% of the input "
+                   "pipeline's own rate; fast accelerators starve on slow pipelines, so a faster pipeline, "
+                   f"not a faster device, would help): {'; '.join(items)}.")
+    learn = summary[summary["not_learning"] != ""]
+    if not learn.empty:
+        items = [f"{config_label(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
+        out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
+    below = summary[summary["below_best"] & (summary["not_learning"] == "")]
+    if not below.empty:
+        first = below.iloc[0]
+        items = [f"{config_label(r)} ({r['final_val_accuracy']:.3f}, {r['accuracy_gap_pp']:.1f} pp below)"
+                 for _, r in below.iterrows()]
+        out.append(f"**Below the best accuracy** (more than {first['accuracy_tolerance_pp']:.1f} pp under the best "
+                   f"final val accuracy of this workload, {first['best_val_accuracy']:.3f}; not ranked): "
+                   f"{'; '.join(items)}.")
+    if not parity.empty and parity["flag"].any():
+        items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} "
+                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, tolerance "
+                 f"{r['tolerance_pp']:.1f} pp)"
+                 for _, r in parity[parity["flag"]].iterrows()]
+        out.append(f"**Accuracy parity** broken (final val accuracy further from the baseline's than the "
+                   f"tolerance): {'; '.join(items)}.")
+    return out
+
+
+
+def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
+                    figures: dict[tuple[str, str], dict[str, Path]]) -> str:
+    """The whole report as markdown text (deterministic for equal inputs)."""
+    s = a.summary
+    hosts = sorted(set(a.points["host"]))
+    workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
+    lines = ["# bench report", "",
+             f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
+             f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity tolerance "
+             f"{a.parity_tolerance_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
+             "## The answer", ""]
+    for workload, dataset in workloads:
+        lines += answer_section(a, workload, dataset)
+    lines += [HOW_TO_READ, "", "## Environment", "", environment_table(loaded.records), "",
+              "### Peaks used for MFU", "", peaks_table(a.points), ""]
+    for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
+        par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
+        lines += [f"## {workload} on {dataset}", "", "### Results", "", results_table(g, a.baseline), ""]
+        for sentence in _sentences(g, par):
+            lines += [sentence, ""]
+        lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
+        lines += break_even_section(be)
+        figs = figures.get((workload, dataset), {})
+        if figs:
+            lines += ["### Figures", ""]
+            lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
+            lines.append("")
+    lines += parity_section(a.parity, a.parity_tolerance_pp)
+    lines += problems_section(a.points)
+    lines += skipped_files_section(loaded, dirs)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT_BASELINE,
+                 parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Path:
+    """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``.
+
+    Raises ReportError (and writes nothing) when no folder is given, a folder is missing, or no record
+    loads. Returns the path of report.md.
+    """
+    dirs = [Path(d) for d in record_dirs]
+    if not dirs:
+        raise ReportError("no results folder given")
+    missing = [str(d) for d in dirs if not d.exists()]
+    if missing:
+        raise ReportError(f"results folder not found: {', '.join(missing)}")
+    loaded = load_records(dirs, warn=False)
+    if not loaded.records:
+        raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
+                          f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
+    a = analyze(loaded.records, baseline=baseline, parity_tolerance_pp=parity_tolerance_pp)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = {}
+    for (workload, dataset), pts in a.points.groupby(["workload", "dataset"], sort=True):
+        summ = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+        figures[(workload, dataset)] = plots.plot_workload(
+            pts, summ, f"{workload} on {dataset}", baseline, out_dir, plots.slug(f"{workload}-{dataset}"))
+    path = out_dir / "report.md"
+    path.write_text(render_markdown(a, loaded, dirs, figures), encoding="utf-8")
+    return path
+
+

@@ -1,0 +1,208 @@
+"""The report's tables and table sections (markdown text). Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.records import LoadResult
+from bench.reporting.format import (
+    DASH,
+    markdown_table,
+    number,
+    seconds,
+    shorten,
+    speedup_cell,
+)
+from bench.reporting.frame import MATCH_KEY
+from bench.reporting.stats import finite_median
+
+
+def _flags(row: pd.Series) -> str:
+    flags = []
+    if row["status"] != "ok":
+        flags.append(shorten(f"{row['status']}: {row['error']}"))
+    elif row["n_ok"] < row["n_points"]:
+        flags.append(f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok")
+    if row["not_learning"]:
+        flags.append("not learning")
+    elif row.get("below_best", False):
+        flags.append(f"below best accuracy ({row['accuracy_gap_pp']:.1f} pp)")
+    if row["input_bound"]:
+        flags.append("input-bound")
+    if row.get("parity_flag", False):
+        flags.append("parity")
+    return "; ".join(flags)
+
+
+def environment_table(records: list[dict[str, Any]]) -> str:
+    """One row per distinct machine environment, with the runs that used it.
+
+    A skipped point's record knows only the host (its worker never got the device), so it adds no row of
+    its own when another record of the same host and run describes the full environment.
+    """
+    full = {(str((r.get("env") or {}).get("hostname")), r["run_id"]) for r in records if r["status"] != "skipped"}
+    envs: dict[tuple[str, ...], set[str]] = {}
+    for r in records:
+        e = r.get("env") or {}
+        if r["status"] == "skipped" and (str(e.get("hostname")), r["run_id"]) in full:
+            continue
+        commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
+        fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
+                  "tensorflow", "keras", "bench_version")
+        key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
+        envs.setdefault(key, set()).add(str(r["run_id"]))
+    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow", "Keras",
+            "bench", "git commit", "runs"]
+    return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
+
+
+def peaks_table(points: pd.DataFrame) -> str:
+    """The peak FLOP/s behind every MFU figure: per host and strategy, the measured matmul peak (and what
+    it covered) and the datasheet peak, per precision."""
+    ok = points[points["status"] == "ok"] if not points.empty else points
+    rows = []
+    for (host, strategy, precision), g in ok.groupby(["host", "strategy", "precision"], sort=True):
+        peak, sheet = finite_median(g["peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
+        if not (math.isfinite(peak) or math.isfinite(sheet)):
+            continue
+        scopes = sorted({str(v) for v in g["peak_scope"] if isinstance(v, str) and v})
+        rows.append({"host": host, "strategy": strategy, "precision": precision,
+                     "measured peak GFLOP/s": number(peak / 1e9, ",.1f"),
+                     "probe": ", ".join(scopes) or "matmul probe",
+                     "datasheet peak GFLOP/s": number(sheet / 1e9, ",.0f")})
+    if not rows:
+        return "No point recorded a peak (MFU is not shown)."
+    return markdown_table(rows)
+
+
+def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
+    """Strategies every point of which was skipped (absent hardware): one row each, with the point count
+    and the reason."""
+    rows = []
+    for strategy, g in summary.groupby("strategy", sort=True):
+        if set(g["status"]) == {"skipped"}:
+            rows.append({"strategy": strategy, "n_points": int(g["n_points"].sum()), "reason": g.iloc[0]["error"]})
+    return pd.DataFrame(rows, columns=["strategy", "n_points", "reason"])
+
+
+def results_table(summary: pd.DataFrame, baseline: str) -> str:
+    """Strategy x global batch x spe table of one workload (every status, never dropped; a strategy whose
+    every point was skipped is one row)."""
+    has_flops = summary["gflops_per_s"].notna().any()
+    has_sheet = summary["mfu_datasheet_pct"].notna().any()
+    absent = absent_strategies(summary)
+    rows = []
+    for _, r in summary.iterrows():
+        if r["strategy"] in set(absent["strategy"]):
+            continue
+        ok = r["status"] == "ok"
+        known = isinstance(r["device_kind"], str) and pd.notna(r["num_replicas"]) and r["num_replicas"]
+        devices = f"{r['device_kind']} x{int(r['num_replicas'])}" if known else DASH
+        row = {
+            "strategy": r["strategy"], "devices": devices, "global batch": r["global_batch_size"],
+            "spe": r["steps_per_execution"], "precision": r["precision"],
+            "status": r["status"] if ok else f"**{r['status']}**",
+            "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
+            "examples/s": number(r["examples_per_s"], ",.0f"),
+            f"speedup vs {baseline}": speedup_cell(r),
+            "train s/epoch median [IQR]":
+                f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
+            "warm-up s": seconds(r["warmup_overhead_s"]),
+            "final val acc": number(r["final_val_accuracy"], ".3f"),
+        }
+        if has_flops:
+            row["GFLOP/s"] = number(r["gflops_per_s"], ".1f")
+            row["MFU %"] = number(r["mfu_pct"], ".1f")
+        if has_sheet:
+            row["MFU % (datasheet)"] = number(r["mfu_datasheet_pct"], ".2f")
+        row["flags"] = _flags(r)
+        rows.append(row)
+    for _, a in absent.iterrows():
+        rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
+                     "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
+                     "flags": shorten(f"absent: {a['reason']}", 120)})
+    return markdown_table(pd.DataFrame(rows).fillna(DASH))
+
+
+
+def break_even_section(be: pd.DataFrame) -> list[str]:
+    if be.empty:
+        return []
+    rows = [{"strategy": r["strategy"],
+             "quickest to start (warm-up s / epoch s)":
+                 f"{r['quick']} ({seconds(r['quick_warmup_s'])} / {seconds(r['quick_epoch_s'])})",
+             "fastest (warm-up s / epoch s)":
+                 f"{r['fast']} ({seconds(r['fast_warmup_s'])} / {seconds(r['fast_epoch_s'])})",
+             "break-even epochs": "no trade-off" if r["quick"] == r["fast"] else
+             (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
+            for _, r in be.iterrows()]
+    return ["### Break-even epochs", "",
+            "Among the configurations that learn: training n epochs costs warm-up + n x steady epoch time. "
+            "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
+            "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
+            markdown_table(rows), ""]
+
+
+def parity_section(parity: pd.DataFrame, tolerance: float) -> list[str]:
+    lines = ["## Accuracy parity", "",
+             "Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and "
+             "seed (median over repeats). spread = max - min over strategies, in percentage points (pp); a "
+             "strategy further from its baseline than the tolerance is flagged. The tolerance is the larger "
+             f"of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies on the "
+             "validation set (1.96 x sqrt(2 p (1 - p) / n)): a small validation set cannot resolve 1 pp.", ""]
+    if parity.empty:
+        return [*lines, "No finished points to compare.", ""]
+    for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
+        wide = g.pivot_table(index=[*MATCH_KEY[2:], "seed"], columns="strategy", values="val_accuracy",
+                             aggfunc="first")
+        rows = []
+        for key, vals in wide.iterrows():
+            sub = g[(g["global_batch_size"] == key[0]) & (g["steps_per_execution"] == key[1])
+                    & (g["precision"] == key[2]) & (g["seed"] == key[3])]
+            flagged = [f"{r['strategy']} {r['diff_pp']:+.1f} pp" for _, r in sub[sub["flag"]].iterrows()]
+            rows.append({"global batch": key[0], "spe": key[1], "precision": key[2], "seed": key[3],
+                         **{s: number(v, ".3f") for s, v in vals.items()},
+                         "spread pp": f"{sub['spread_pp'].iloc[0]:.1f}",
+                         "tolerance pp": f"{sub['tolerance_pp'].max():.1f}", "flag": ", ".join(flagged)})
+        lines += [f"### {workload} on {dataset}", "", markdown_table(rows), ""]
+    return lines
+
+
+def problems_section(points: pd.DataFrame) -> list[str]:
+    """Every point that is not ok; the points of a strategy that was skipped as a whole are one row."""
+    bad = points[points["status"] != "ok"] if not points.empty else points
+    lines = ["## Failed, skipped and diverged points", ""]
+    if bad.empty:
+        return [*lines, "None: every point finished.", ""]
+    rows = []
+    for (host, run, strategy), g in bad.groupby(["host", "run_id", "strategy"], sort=True):
+        every = points[(points["host"] == host) & (points["run_id"] == run) & (points["strategy"] == strategy)]
+        if set(every["status"]) == {"skipped"} and len(g) > 1:
+            rows.append({"host": host, "run": run, "point": f"all {len(g)} points of {strategy}",
+                         "status": "skipped", "reason": shorten(g.iloc[0]["error"] or "(no reason recorded)", 200)})
+            continue
+        rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
+                  "reason": shorten(r["error"] or "(no reason recorded)", 200)} for _, r in g.iterrows()]
+    return [*lines, markdown_table(rows), ""]
+
+
+def skipped_files_section(loaded: LoadResult, dirs: Sequence[Path]) -> list[str]:
+    lines = ["## Files skipped by the loader", ""]
+    if not loaded.skipped:
+        return [*lines, "None.", ""]
+    rows = []
+    for path, reason in sorted(loaded.skipped):
+        p, name = Path(path), Path(path).name
+        for d in dirs:
+            if p == d or p.is_relative_to(d):
+                name = (Path(d.name) / p.relative_to(d)).as_posix() if p != d else d.name
+                break
+        rows.append({"file": name, "reason": reason.removeprefix(f"{path}: ")})
+    return [*lines, markdown_table(rows), ""]
+
+

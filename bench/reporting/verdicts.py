@@ -1,0 +1,208 @@
+"""Verdicts on a summary: who learns, accuracy parity, best per strategy, winner, break-even, wrapper
+costs; and :func:`analyze`, which derives all of them from records. Never imports TensorFlow.
+
+Only configurations that learn (:func:`add_learning`: not flagged *not learning* and within the accuracy
+tolerance of the workload's best) are ranked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting import stats
+from bench.reporting.format import config_name
+from bench.reporting.frame import (
+    CONFIG_KEY,
+    DEFAULT_BASELINE,
+    MATCH_KEY,
+    baseline_rows,
+    pick_baseline,
+    points_frame,
+    summarize,
+)
+from bench.reporting.learning import PARITY_TOLERANCE_PP, accuracy_tolerance_pp
+
+
+def add_learning(summary: pd.DataFrame, tolerance_pp: float = PARITY_TOLERANCE_PP) -> pd.DataFrame:
+    """Add the relative learning judgement to a :func:`summarize` frame.
+
+    Per (workload, dataset): ``best_val_accuracy`` (highest final val accuracy of any ok configuration),
+    ``accuracy_tolerance_pp`` (:func:`accuracy_tolerance_pp` at that accuracy and the validation size),
+    ``accuracy_gap_pp`` (best - this, pp), ``below_best`` (gap > tolerance) and ``learns`` (ok, not
+    flagged ``not_learning``, not ``below_best``): only those are ranked.
+    """
+    summary = summary.copy()
+    ok = summary["status"] == "ok"
+    best = summary[ok].groupby(["workload", "dataset"])["final_val_accuracy"].max()
+    n_val = summary[ok].groupby(["workload", "dataset"])["n_val_eval"].median()
+    keys = list(zip(summary["workload"], summary["dataset"], strict=True))
+    summary["best_val_accuracy"] = [best.get(k, math.nan) for k in keys]
+    summary["accuracy_tolerance_pp"] = [accuracy_tolerance_pp(best.get(k, math.nan), n_val.get(k, math.nan),
+                                                              tolerance_pp) for k in keys]
+    summary["accuracy_gap_pp"] = 100 * (summary["best_val_accuracy"] - summary["final_val_accuracy"])
+    summary["below_best"] = ok & (summary["accuracy_gap_pp"] > summary["accuracy_tolerance_pp"])
+    summary["learns"] = ok & (summary["not_learning"] == "") & ~summary["below_best"] & np.isfinite(
+        summary["examples_per_s"])
+    return summary
+
+
+def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
+                    tolerance_pp: float = PARITY_TOLERANCE_PP) -> pd.DataFrame:
+    """Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and seed.
+
+    One row per (match key, seed, strategy), ok points only (repeats sharing a seed: median).
+    ``diff_pp`` is this strategy minus its baseline (picked as for speedups) in percentage points;
+    ``spread_pp`` is max - min over all strategies at that key and seed; ``tolerance_pp`` is
+    :func:`accuracy_tolerance_pp` at the baseline's accuracy; ``flag`` = |diff_pp| > tolerance_pp.
+    """
+    cols = [*MATCH_KEY, "seed", "strategy", "val_accuracy", "baseline", "diff_pp", "spread_pp", "tolerance_pp",
+            "flag"]
+    ok = points[points["status"] == "ok"] if not points.empty else points
+    if ok.empty:
+        return pd.DataFrame(columns=cols)
+    acc = (ok.groupby([*MATCH_KEY, "seed", "strategy"], sort=True, dropna=False)
+           .agg(val_accuracy=("final_val_accuracy", "median"), n_val=("n_val_eval", "median")).reset_index())
+    acc = acc[np.isfinite(acc["val_accuracy"])]
+    hosts = summary.set_index(CONFIG_KEY)["host"]
+    rows = []
+    for key, g in acc.groupby([*MATCH_KEY, "seed"], sort=True, dropna=False):
+        spread = 100 * (g["val_accuracy"].max() - g["val_accuracy"].min())
+        for _, r in g.iterrows():
+            host = hosts.get(tuple(r[k] for k in CONFIG_KEY), "")
+            cands = summary[(summary["strategy"].isin(g["strategy"])) & (summary["status"] == "ok")]
+            base = pick_baseline(pd.Series({**r.to_dict(), "host": host}), baseline_rows(cands, baseline))
+            diff, tol = math.nan, tolerance_pp
+            if base is not None:
+                b = g.loc[g["strategy"] == base["strategy"]].iloc[0]
+                diff = 100 * (r["val_accuracy"] - float(b["val_accuracy"]))
+                tol = accuracy_tolerance_pp(float(b["val_accuracy"]), float(b["n_val"]), tolerance_pp)
+            rows.append({**dict(zip([*MATCH_KEY, "seed"], key, strict=True)), "strategy": r["strategy"],
+                         "val_accuracy": r["val_accuracy"],
+                         "baseline": "" if base is None else base["strategy"],
+                         "diff_pp": diff, "spread_pp": spread, "tolerance_pp": tol,
+                         "flag": bool(math.isfinite(diff) and abs(diff) > tol)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _learners(summary: pd.DataFrame) -> pd.DataFrame:
+    """The configurations that may be ranked: ok, learning, with a throughput."""
+    if "learns" not in summary:
+        summary = add_learning(summary)
+    return summary[summary["learns"]]
+
+
+def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (workload, dataset, strategy), the learning configuration with the highest ``examples_per_s``.
+
+    A strategy none of whose configurations learns has no row."""
+    ok = _learners(summary)
+    if ok.empty:
+        return ok
+    ranked = ok.sort_values(["workload", "dataset", "strategy", "examples_per_s", "train_s_median"],
+                            ascending=[True, True, True, False, True], kind="mergesort")
+    return ranked.groupby(["workload", "dataset", "strategy"], sort=True).head(1).reset_index(drop=True)
+
+
+def winners(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (workload, dataset), the learning configuration with the highest ``examples_per_s``; a
+    workload none of whose configurations learns has no winner."""
+    ok = _learners(summary)
+    if ok.empty:
+        return ok
+    ranked = ok.sort_values(["workload", "dataset", "examples_per_s", "strategy"],
+                            ascending=[True, True, False, True], kind="mergesort")
+    return ranked.groupby(["workload", "dataset"], sort=True).head(1).reset_index(drop=True)
+
+
+def break_even(summary: pd.DataFrame) -> pd.DataFrame:
+    """Epochs after which a strategy's fastest configuration pays back its extra warm-up.
+
+    Per (workload, dataset, strategy) with two or more configurations that learn: ``quick`` is the one
+    with the lowest warm-up overhead w, ``fast`` the one with the highest ``examples_per_s`` (the ranking
+    measure), t the steady epoch time. Training n epochs costs ``w + n * t`` seconds (epoch 1 = t + w,
+    then t per epoch), so ``fast`` is no slower in total from ``n* = (w_fast - w_quick) / (t_quick -
+    t_fast)`` epochs on; ``break_even_epochs`` is the smallest whole n >= 1 with that property (``inf``:
+    never, its epochs are not shorter). When one configuration is both there is no trade-off (1).
+    """
+    cols = ["workload", "dataset", "strategy", "quick", "quick_warmup_s", "quick_epoch_s", "fast",
+            "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs"]
+    ok = _learners(summary)
+    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
+    rows = []
+    for key, g in ok.groupby(["workload", "dataset", "strategy"], sort=True):
+        if len(g) < 2:
+            continue
+        quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
+        fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True],
+                             kind="mergesort").iloc[0]
+        dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
+        dt = quick["epoch_s_median"] - fast["epoch_s_median"]
+        exact = 0.0 if dw <= 0 else (dw / dt if dt > 0 else math.inf)
+        whole = max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf
+        rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
+                     "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
+                     "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
+                     "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["epoch_s_median"],
+                     "break_even_epochs_exact": exact, "break_even_epochs": whole})
+    return pd.DataFrame(rows, columns=cols)
+
+
+WRAPPERS = {"cpu_onedevice": "cpu", "gpu_onedevice": "gpu"}  # wrapper strategy -> the plain path it wraps
+
+
+def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
+    """What a strategy wrapper costs, when it ran beside the plain path it wraps (e.g. ``cpu_onedevice``
+    vs ``cpu``): one row per (workload, dataset, wrapper) with the throughput ratio plain / wrapper at
+    every matched configuration (``ratios``; > 1: the wrapper is slower) and their geometric mean."""
+    cols = ["workload", "dataset", "wrapper", "plain", "n_configs", "ratios", "cost"]
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])]
+    rows = []
+    for (workload, dataset), g in ok.groupby(["workload", "dataset"], sort=True):
+        for wrapper, plain in WRAPPERS.items():
+            w, p = g[g["strategy_name"] == wrapper], g[g["strategy_name"] == plain]
+            if w.empty or p.empty:
+                continue
+            both = w.merge(p, on=["host", *MATCH_KEY[2:]], suffixes=("_w", "_p"))
+            ratios = tuple(float(a / b) for a, b in zip(both["examples_per_s_p"], both["examples_per_s_w"],
+                                                         strict=True))
+            if ratios:
+                rows.append({"workload": workload, "dataset": dataset, "wrapper": wrapper, "plain": plain,
+                             "n_configs": len(ratios), "ratios": ratios, "cost": stats.geometric_mean(ratios)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+
+@dataclass
+class Analysis:
+    """Everything a report or a console table needs, derived from records only."""
+
+    points: pd.DataFrame
+    summary: pd.DataFrame
+    parity: pd.DataFrame
+    best: pd.DataFrame
+    winners: pd.DataFrame
+    break_even: pd.DataFrame
+    wrappers: pd.DataFrame
+    baseline: str
+    parity_tolerance_pp: float
+
+
+def analyze(records: list[dict[str, Any]], baseline: str = DEFAULT_BASELINE,
+            parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Analysis:
+    """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
+    points = points_frame(records)
+    summary = summarize(points, baseline)
+    if summary.empty:
+        empty = pd.DataFrame()
+        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp)
+    summary = add_learning(summary, parity_tolerance_pp)
+    parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp)
+    flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
+    summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
+    return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
+                    break_even(summary), wrapper_costs(summary), baseline, parity_tolerance_pp)
