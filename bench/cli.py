@@ -185,6 +185,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: error: {e}", file=sys.stderr)
         print("(python -m bench --help lists suites, keys and allowed values)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from bench.suite import run_suite
+    from bench.runner.session import run_suite
 
     return run_suite(cfg)

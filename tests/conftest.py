@@ -35,7 +35,7 @@ def _has_gpu() -> bool:
 
 
 def _has_tpu() -> bool:
-    from bench.strategies import looks_like_tpu_vm
+    from bench.engines.tensorflow.strategies import looks_like_tpu_vm
 
     return looks_like_tpu_vm() or bool(os.environ.get("TPU_NAME"))
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bench import cli
-from bench.launcher import finished_points
 from bench.records import RUN_MANIFEST, SCHEMA_VERSION, load_records
+from bench.runner.rundir import finished_points
 from tests.conftest import REPO
 
 FIXTURE_RUN = REPO / "tests" / "data" / "records" / "hostA" / "20261121T101500Z-cnn-3f2a9c1"

@@ -6,7 +6,7 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from bench.flops import datasheet_peak, forward_flops_per_example, train_flops_per_example  # noqa: E402
+from bench.runner.flops import datasheet_peak, forward_flops_per_example, train_flops_per_example  # noqa: E402
 from bench.workloads.models import build_model  # noqa: E402
 
 COUNTED_OPS = ("Conv2D", "MatMul", "BiasAdd")  # Conv1D runs as Conv2D; pooling/activations are not counted

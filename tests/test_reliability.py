@@ -1,7 +1,7 @@
 """Reliability: isolation, failures as records, resume, Ctrl-C and concurrent runs.
 
 Every test runs the real command line (``python -m bench …``) in a subprocess on a tiny configuration,
-with faults injected into the worker through ``BENCH_FAULT`` (see :mod:`bench.faults`).
+with faults injected into the worker through ``BENCH_FAULT`` (see :mod:`bench.runner.faults`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from bench.config import SuiteConfig
-from bench.plan import plan
 from bench.records import load_records, write_record
-from bench.suite import points_to_run, resume_command
-from bench.worker import base_record
+from bench.runner.plan import plan
+from bench.runner.point_record import base_record
+from bench.runner.rundir import points_to_run
+from bench.runner.session import resume_command
 from tests.conftest import REPO
 
 TINY = ["suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]", "epochs=2", "n_train=256", "n_val=64",
@@ -72,13 +73,13 @@ def assert_clean_tree(root: Path) -> None:
 
 
 def workers_of(tag: str) -> list[int]:
-    """Live (non-zombie) ``bench.worker`` processes started by the test run tagged ``tag``."""
+    """Live (non-zombie) ``bench.runner.worker`` processes started by the test run tagged ``tag``."""
     pids = []
     for p in Path("/proc").iterdir():
         if not p.name.isdigit():
             continue
         try:
-            if b"bench.worker" not in (p / "cmdline").read_bytes():
+            if b"bench.runner.worker" not in (p / "cmdline").read_bytes():
                 continue
             if f"BENCH_TEST_TAG={tag}".encode() not in (p / "environ").read_bytes().split(b"\0"):
                 continue
@@ -249,7 +250,7 @@ def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None
 # --- 3. resume -----------------------------------------------------------------------------------------------
 
 def _fake_record(point, run_id: str, status: str) -> dict:
-    rec = base_record({"run_id": run_id, "suite": "t"}, point, {"requested": "cpu", "name": "cpu"}, {}, None, None)
+    rec = base_record(run_id, "t", point, {"requested": "cpu", "name": "cpu"}, {}, None, None)
     rec["status"] = status
     return rec
 

@@ -25,7 +25,7 @@ def in_process(code: str, env: dict[str, str] | None = None, timeout: float = 24
 def test_mirrored_over_two_logical_cpus_trains_with_spe_above_one() -> None:
     out = in_process("""
         import json, numpy as np, keras
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         strategy, info = make_strategy("cpu_x2")
         with strategy.scope():
             m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
@@ -46,7 +46,7 @@ def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
     out = in_process("""
         import json
         import tensorflow as tf
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         s, cpu = make_strategy("cpu")
         print(json.dumps({"cpu": cpu.as_record(), "scope": s is not None,
                           "current": type(tf.distribute.get_strategy()).__name__,
@@ -57,7 +57,7 @@ def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
     assert out["cpu"]["devices"] == ["/cpu:0"] and out["cpu"]["num_replicas"] == 1
     out = in_process("""
         import json
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         s, info = make_strategy("cpu_onedevice")
         print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
@@ -68,7 +68,7 @@ def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
 def test_default_and_auto() -> None:
     out = in_process("""
         import json
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         s, info = make_strategy("default")
         print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
@@ -77,7 +77,7 @@ def test_default_and_auto() -> None:
     out = in_process("""
         import json
         import tensorflow as tf
-        from bench.strategies import looks_like_tpu_vm, make_strategy
+        from bench.engines.tensorflow.strategies import looks_like_tpu_vm, make_strategy
         s, info = make_strategy("auto")
         print(json.dumps({**info.as_record(), "gpus": len(tf.config.list_physical_devices("GPU")),
                           "tpu_vm": looks_like_tpu_vm()}))
@@ -95,13 +95,14 @@ def test_default_and_auto() -> None:
     ("tpu", {}, "initialize_tpu_system(TPUClusterResolver(tpu='local')) failed: NotFoundError: TPUs not found"),
 ])
 def test_absent_hardware_is_unavailable_with_the_exact_reason(name, env, expected) -> None:
-    from bench.strategies import looks_like_tpu_vm
+    from bench.engines.tensorflow.strategies import looks_like_tpu_vm
 
     if name == "tpu" and looks_like_tpu_vm():
         pytest.skip("a TPU is attached")
     out = in_process(f"""
         import json
-        from bench.strategies import StrategyUnavailable, make_strategy
+        from bench.engines import StrategyUnavailable
+        from bench.engines.tensorflow.strategies import make_strategy
         try:
             make_strategy({name!r}); print(json.dumps({{"error": None}}))
         except StrategyUnavailable as e:
@@ -115,7 +116,8 @@ def test_absent_hardware_is_unavailable_with_the_exact_reason(name, env, expecte
 def test_unanswered_grpc_tpu_address_gives_up_after_the_time_limit() -> None:
     out = in_process("""
         import json, time
-        from bench.strategies import StrategyUnavailable, make_strategy
+        from bench.engines import StrategyUnavailable
+        from bench.engines.tensorflow.strategies import make_strategy
         t = time.time()
         try:
             make_strategy("tpu", tpu="grpc://127.0.0.1:9", tpu_connect_timeout_s=2)
@@ -131,7 +133,7 @@ def test_unanswered_grpc_tpu_address_gives_up_after_the_time_limit() -> None:
 def test_tpu_strategy_on_real_hardware() -> None:
     out = in_process("""
         import json
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         s, info = make_strategy("tpu")
         print(json.dumps(info.as_record()))
     """)
@@ -142,7 +144,7 @@ def test_tpu_strategy_on_real_hardware() -> None:
 def test_gpu_strategy_on_real_hardware() -> None:
     out = in_process("""
         import json
-        from bench.strategies import make_strategy
+        from bench.engines.tensorflow.strategies import make_strategy
         s, info = make_strategy("gpu")
         print(json.dumps(info.as_record()))
     """)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bench.timing import EpochTimer
+from bench.runner.timing import EpochTimer
 
 
 class FakeClock:

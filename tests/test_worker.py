@@ -9,16 +9,17 @@ import pytest
 
 pytest.importorskip("tensorflow")
 
-from bench.plan import Point
-from bench.strategies import StrategyInfo
-from bench.worker import Worker
+from bench.engines import StrategyInfo
+from bench.runner.plan import Point, WorkerJob
+from bench.runner.worker import Worker
 
 
 def test_per_replica_batch_larger_than_the_data_fails_its_point_with_the_reason(tmp_path) -> None:
-    worker = Worker({"run_id": "r", "run_dir": str(tmp_path), "suite": "s", "config": {}}, io.StringIO())
+    worker = Worker(WorkerJob("r", str(tmp_path), "s", "tpu", ()), io.StringIO())
     # an 8-core TPU: the replica count was unknown when the configuration was validated
     worker.info = StrategyInfo("tpu", "tpu", "TPUStrategy", 8, [f"/TPU:{i}" for i in range(8)], "tpu")
-    point = Point("catsdogs_cnn", "tpu", 128, "per_replica", 4, "float32", 0, 0, 3, 512, 256, "reduced")
+    point = Point(workload="catsdogs_cnn", strategy="tpu", per_replica_batch_size=128, steps_per_execution=4,
+                  precision="float32", repeat=0, seed=0, epochs=3, n_train=512, n_val=256, data_scale="reduced")
     worker.run_point(point)
     rec = json.loads((tmp_path / f"{point.point_id}.json").read_text())
     assert rec["status"] == "failed" and rec["error"]["type"] == "ValueError"

@@ -15,7 +15,7 @@ class WorkloadSpec:
 
     name: str
     dataset: str  # the synthetic dataset it trains on (bench.data.synthetic.DATASETS)
-    seed: str  # the tutorial in ../shared/seeds it reproduces
+    seed: str  # the tutorial it reproduces: 000 Colab cats-vs-dogs, 002 Fashion-MNIST TPU, 004 Reuters Conv1D
     description: str
     shape: tuple[int, ...]
     classes: int

@@ -27,15 +27,15 @@ import pytest
 keras = pytest.importorskip("keras")
 
 from bench.data import synthetic  # noqa: E402
-from bench.data.pipeline import make_pipelines  # noqa: E402
-from bench.plan import Point  # noqa: E402
-from bench.strategies import make_strategy  # noqa: E402
-from bench.worker import Worker  # noqa: E402
+from bench.engines.tensorflow import make_pipelines, make_strategy  # noqa: E402
+from bench.runner.plan import Point, WorkerJob  # noqa: E402
+from bench.runner.worker import Worker  # noqa: E402
 from bench.workloads import get_workload  # noqa: E402
 from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
 
 EPOCHS, BATCH, SPE, PAIRS = 6, 128, 4, 3
-POINT = Point("fashion_cnn", "cpu", BATCH, "global", SPE, "float32", 0, 0, EPOCHS, 6144, 1024, "reduced")
+POINT = Point(workload="fashion_cnn", strategy="cpu", global_batch_size=BATCH, steps_per_execution=SPE,
+              precision="float32", repeat=0, seed=0, epochs=EPOCHS, n_train=6144, n_val=1024, data_scale="reduced")
 
 
 class BareTimer(keras.callbacks.Callback):
@@ -54,7 +54,7 @@ class BareTimer(keras.callbacks.Callback):
 
 def run_bench_point(worker: Worker, arrays) -> dict:
     rec = {"notes": [], "dataset": {}}
-    worker._fit(POINT, rec, arrays, BATCH, {"measure_input": False, "measure_peak": False})
+    worker.fit(POINT, rec, arrays, BATCH)
     keras.backend.clear_session()  # as the worker does after every point (and run_bare below)
     return rec
 
@@ -74,7 +74,8 @@ def run_bare(strategy, arrays) -> list[float]:
 
 def test_harness_overhead_and_wall_clock_agreement(benchmark) -> None:
     strategy, info = make_strategy("cpu")
-    worker = Worker({"config": {}, "run_id": "bench", "run_dir": "/nonexistent", "suite": "bench"}, io.StringIO())
+    job = WorkerJob("bench", "/nonexistent", "bench", "cpu", (POINT,), measure_peak=False, measure_input=False)
+    worker = Worker(job, io.StringIO())
     worker.strategy, worker.info, worker.env = strategy, info, {}
     arrays = synthetic.load("fashion", 6144, 1024, 0)
     bench_steady: list[float] = []

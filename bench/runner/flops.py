@@ -1,16 +1,14 @@
-"""Analytic training FLOPs and a measured device peak (imports TensorFlow/Keras).
+"""Analytic training FLOPs of a Keras model and vendor datasheet peaks (imports Keras, no framework).
 
-Training FLOPs per example = 3 x forward (forward + 2 x forward for the backward pass), the convention
-of tf-keras-facts.md §5: TensorFlow's profiler over-counts the train step by ~24 %, but agrees with the
-analytic forward count within ~1 %. One multiply-add counts as 2 FLOPs, a bias add as 1. Embedding lookups,
-pooling and activations count zero (memory-bound, no multiply-adds).
+Training FLOPs per example = 3 x forward (forward + 2 x forward for the backward pass), the usual MFU
+convention: TensorFlow 2.21's profiler over-counts the train step by ~24 % but agrees with the analytic
+forward count within ~1 % (checked when bench was built). One multiply-add counts as 2 FLOPs, a bias add
+as 1. Embedding lookups, pooling and activations count zero (memory-bound, no multiply-adds).
 """
 
 from __future__ import annotations
 
 import re
-import time
-from functools import cache
 
 import keras
 
@@ -73,21 +71,3 @@ def forward_flops_per_example(model: keras.Model) -> int:
 def train_flops_per_example(model: keras.Model) -> int:
     """Training FLOPs per example: 3 x the analytic forward count."""
     return 3 * forward_flops_per_example(model)
-
-
-@cache
-def measured_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float:
-    """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (cached per process)."""
-    import tensorflow as tf
-
-    with tf.device(device):
-        a = tf.random.uniform((n, n), dtype=tf.float32)
-        a = tf.cast(a, dtype)
-        matmul = tf.function(lambda x: tf.reduce_sum(tf.cast(tf.linalg.matmul(x, x), tf.float32)))
-        matmul(a).numpy()  # trace + warm-up
-        best = float("inf")
-        for _ in range(reps):
-            t = time.perf_counter()
-            matmul(a).numpy()
-            best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best

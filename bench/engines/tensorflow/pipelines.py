@@ -11,7 +11,7 @@ autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms 
 the iterator at the end of ``fit`` can wait for the next wake-up, i.e. 10-80 s of dead time after the
 last epoch. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed
 prefetch depth. The per-device pipelines a ``tf.distribute`` strategy builds need the same (see
-:mod:`bench.strategies`).
+:mod:`bench.engines.tensorflow.strategies`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Runs a validated suite end to end: plan -> (resume) -> workers -> summary table -> report.
-
-Imports no TensorFlow (workers do).
+"""Runs a validated suite end to end: plan -> run folder (new or resumed) -> workers -> console table ->
+report. Imports no framework (workers do).
 """
 
 from __future__ import annotations
@@ -11,18 +10,14 @@ import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig, clamp_warnings
-from bench.launcher import Interrupted, Launcher, Progress, find_run, finished_points, new_run_id, write_manifest
-from bench.plan import Point, plan
 from bench.records import RUN_MANIFEST, load_records
 from bench.reporting.console import summary_table
+from bench.runner.launcher import Interrupted, Launcher
+from bench.runner.plan import Point, plan
+from bench.runner.progress import Progress
+from bench.runner.rundir import find_run, new_run_id, points_to_run, write_manifest
 
 EXIT_INTERRUPTED = 130
-
-
-def points_to_run(points: list[Point], run_dir: Path) -> list[Point]:
-    """Points without an ok/skipped/diverged record of the identical resolved configuration."""
-    done = finished_points(run_dir)
-    return [p for p in points if done.get(p.point_id) != p.config_hash]
 
 
 def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
@@ -51,35 +46,51 @@ def resume_command(cfg: SuiteConfig, run_id: str, argv: list[str] | None = None)
     return "python -m bench " + " ".join(shlex.quote(a) for a in args)
 
 
-def run_suite(cfg: SuiteConfig) -> int:
-    """Run every point of ``cfg``; returns the exit status (0, or 130 when interrupted)."""
+class ResumeError(ValueError):
+    """``resume=`` names no run, or a run of another suite."""
+
+
+def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Point]]:
+    """The run folder (new, or the one ``resume`` names) and the points still to run there.
+
+    A resumed run skips every point that already has an ok/skipped/diverged record of the identical
+    configuration; records of points this configuration does not plan stay (with a warning).
+    """
     results_dir = Path(cfg.results_dir)
+    if not cfg.resume:
+        run_id, run_dir = new_run_id(cfg.name, results_dir)
+        return run_id, run_dir, points
+    try:
+        run_dir = find_run(results_dir, cfg.resume)
+    except FileNotFoundError as e:
+        raise ResumeError(str(e)) from e
+    run_id = run_dir.name
+    previous = json.loads((run_dir / RUN_MANIFEST).read_text())
+    if previous.get("suite") != cfg.name:
+        raise ResumeError(f"resume={cfg.resume}: {run_id} is a run of suite {previous.get('suite')!r}, not "
+                          f"{cfg.name!r}; allowed: resume a run of the same suite")
+    planned = {p.point_id for p in points}
+    stale = sorted({r["point_id"] for r in load_records([run_dir], warn=False).records} - planned)
+    if stale:
+        print(f"bench: warning: {len(stale)} record(s) in {run_id} are not part of this configuration (e.g. "
+              f"{stale[0]}); they stay in the folder and in its report", file=sys.stderr)
+    todo = points_to_run(points, run_dir)
+    print(f"resuming {run_id}: {len(points) - len(todo)} of {len(points)} points already recorded",
+          file=sys.stderr)
+    return run_id, run_dir, todo
+
+
+def run_suite(cfg: SuiteConfig) -> int:
+    """Run every point of ``cfg``; returns the exit status (0; 2 when resume names no usable run; 128 + the
+    signal's number when interrupted)."""
     for warning in clamp_warnings(cfg):
         print(f"bench: warning: {warning}", file=sys.stderr)
     points = plan(cfg)
-    if cfg.resume:
-        try:
-            run_dir = find_run(results_dir, cfg.resume)
-        except FileNotFoundError as e:
-            print(f"bench: error: {e}", file=sys.stderr)
-            return 2
-        run_id = run_dir.name
-        previous = json.loads((run_dir / RUN_MANIFEST).read_text())
-        if previous.get("suite") != cfg.name:
-            print(f"bench: error: resume={cfg.resume}: {run_id} is a run of suite {previous.get('suite')!r}, not "
-                  f"{cfg.name!r}; allowed: resume a run of the same suite", file=sys.stderr)
-            return 2
-        planned = {p.point_id for p in points}
-        stale = sorted({r["point_id"] for r in load_records([run_dir], warn=False).records} - planned)
-        if stale:
-            print(f"bench: warning: {len(stale)} record(s) in {run_id} are not part of this configuration (e.g. "
-                  f"{stale[0]}); they stay in the folder and in its report", file=sys.stderr)
-        todo = points_to_run(points, run_dir)
-        print(f"resuming {run_id}: {len(points) - len(todo)} of {len(points)} points already recorded",
-              file=sys.stderr)
-    else:
-        run_id, run_dir = new_run_id(cfg.name, results_dir)
-        todo = points
+    try:
+        run_id, run_dir, todo = open_run(cfg, points)
+    except ResumeError as e:
+        print(f"bench: error: {e}", file=sys.stderr)
+        return 2
     write_manifest(run_dir, run_id, cfg, points)
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
     progress = Progress(total=len(todo), enabled=show)

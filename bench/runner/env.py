@@ -1,4 +1,6 @@
-"""Environment capture for records: host, CPU, versions, accelerator, git commit."""
+"""Environment capture for records, without any framework: host, CPU, Python, bench's version and git
+commit, and the allowlisted environment variables. A worker adds its engine's part
+(:func:`bench.engines.tensorflow.framework_env`: framework versions, accelerator)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 
 import bench
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 #: Environment variables copied into every record's (and ``run.json``'s) ``env.env_vars``, by exact name.
 #:
@@ -35,7 +37,7 @@ RECORDED_ENV_VARS: tuple[str, ...] = (
     "KERAS_BACKEND", "JAX_PLATFORMS", "JAX_ENABLE_X64",
     # CPU threading
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-    # test-only fault injection (bench.faults): makes a fault-injected record recognisable
+    # test-only fault injection (bench.runner.faults): makes a fault-injected record recognisable
     "BENCH_FAULT",
 )
 
@@ -84,19 +86,3 @@ def host_env() -> dict[str, Any]:
         "git_dirty": dirty,
         "env_vars": recorded_env_vars(),  # allowlisted names only: see RECORDED_ENV_VARS
     }
-
-
-def capture_env(device_kind: str, device_count: int) -> dict[str, Any]:
-    """Full environment of a worker (imports TensorFlow): versions and the accelerator in use."""
-    import keras
-    import tensorflow as tf
-
-    accelerator = None
-    if device_kind == "gpu":
-        gpus = tf.config.list_physical_devices("GPU")
-        details = tf.config.experimental.get_device_details(gpus[0]) if gpus else {}
-        accelerator = details.get("device_name", "GPU")
-    elif device_kind == "tpu":
-        accelerator = os.environ.get("TPU_ACCELERATOR_TYPE") or "TPU"
-    return {**host_env(), "tensorflow": tf.__version__, "keras": keras.__version__,
-            "accelerator": accelerator, "device_kind": device_kind, "device_count": device_count}

@@ -1,7 +1,8 @@
-"""Per-epoch timing callback. Only epoch- and test-level hooks (tf-keras-facts.md §4.1).
+"""Per-epoch timing callback. Only epoch- and test-level hooks.
 
-``on_train_batch_end`` is deliberately not overridden: doing so turns off Keras' asynchronous batch
-dispatch and changes what is measured.
+``on_train_batch_end`` is deliberately not overridden: a callback with batch-level hooks makes Keras 3
+synchronise after every batch (it turns off its asynchronous batch dispatch), which changes what is
+measured.
 
 Epoch 1 (the warm-up epoch) starts at the ``fit()`` call (:meth:`EpochTimer.fit_started`), not at Keras'
 first ``on_epoch_begin``: the first ``fit`` in a process spends seconds before that (model build, dataset

@@ -1,8 +1,9 @@
-"""Strategy names -> ``tf.distribute`` strategies. The only module that knows about hardware.
+"""Strategy names -> ``tf.distribute`` strategies: the TensorFlow engine's view of the hardware.
 
 Call :func:`make_strategy` once, first thing in a worker process, before any other TensorFlow op:
 logical CPU devices and TPU initialisation must happen before the runtime starts, and a process can
-hold only one strategy configuration (tf-keras-facts.md §3.5).
+hold only one strategy configuration (TensorFlow refuses to change logical devices once its runtime is
+up; that is why every strategy gets its own worker process).
 
 Absent hardware raises :class:`StrategyUnavailable` with the exact reason; the worker turns it into
 ``skipped`` records and the run goes on.
@@ -15,33 +16,11 @@ import glob
 import os
 import re
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 import tensorflow as tf
 
-
-class StrategyUnavailable(RuntimeError):
-    """The hardware a strategy needs is not here; ``str(e)`` is the reason recorded as ``skipped``."""
-
-
-@dataclass
-class StrategyInfo:
-    """What a strategy resolved to; stored as the record's ``strategy`` object."""
-
-    requested: str
-    name: str
-    cls: str
-    num_replicas: int
-    devices: list[str]
-    device_kind: str  # cpu | gpu | tpu
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_record(self) -> dict[str, Any]:
-        return {"requested": self.requested, "name": self.name, "class": self.cls,
-                "num_replicas": self.num_replicas, "devices": self.devices,
-                "device_kind": self.device_kind, **self.extra}
-
+from bench.engines import StrategyInfo, StrategyUnavailable
 
 _CROSS_DEVICE_OPS = {
     "hierarchical_copy": lambda: tf.distribute.HierarchicalCopyAllReduce(),
@@ -69,7 +48,7 @@ def tpu_target(tpu: str) -> str:
     """What to hand TPUClusterResolver: the configured address, the env's TPU name, or 'local'.
 
     ``tpu='local'`` is right on TPU VMs (Colab, Kaggle, Cloud); an env ``TPU_NAME`` must be resolved by
-    TPUClusterResolver itself (passing it as 'local' is wrong, tf-keras-facts.md §1.1).
+    TPUClusterResolver itself (passing it as 'local' is wrong: 'local' means this machine's own TPU).
     """
     if tpu:
         return tpu
@@ -86,7 +65,7 @@ def _make_tpu(tpu: str, connect_timeout_s: float) -> tuple[tf.distribute.Strateg
     except (ValueError, OSError) as e:  # no name to resolve / GCE metadata unreachable
         raise StrategyUnavailable(f"TPUClusterResolver(tpu={shown}) failed: {type(e).__name__}: {e}") from e
     if target.startswith("grpc://"):
-        # A grpc:// address that nobody answers blocks forever (tf-keras-facts.md §1.2): give it a limit.
+        # A grpc:// address that nobody answers blocks forever inside TensorFlow: give it a limit.
         errors: list[BaseException] = []
         t = threading.Thread(target=lambda: _connect(resolver, errors), daemon=True)
         t.start()
@@ -156,7 +135,7 @@ def device_pipelines_without_autotune() -> bool:
     if getattr(original, "_bench_no_autotune", False):
         return True
 
-    from bench.data.pipeline import no_autotune
+    from bench.engines.tensorflow.pipelines import no_autotune
 
     def create_device_dataset(*args: Any, **kwargs: Any) -> tf.data.Dataset:
         return original(*args, **kwargs).with_options(no_autotune())

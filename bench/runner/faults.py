@@ -1,0 +1,81 @@
+"""Test-only fault injection for workers (``BENCH_FAULT`` env var). Never active in normal runs.
+
+``BENCH_FAULT=<kind>:<point_id substring>[,<kind>:<substring> ...]`` makes the worker misbehave when it
+reaches a matching point (the first matching rule wins):
+
+- ``oom``: raise the engine's out-of-memory error (as a device running out of memory would);
+- ``nan``: multiply the loss by NaN (the point must end ``diverged``); works for every workload, since
+  it does not depend on what NaN/inf inputs do to a given model;
+- ``raise``: raise ``RuntimeError`` (any other exception);
+- ``hang``: sleep forever (the launcher's time limit must stop it);
+- ``exit``: ``os._exit(3)`` (a hard crash);
+- ``kill``: SIGKILL its own process;
+- ``segv``: SIGSEGV its own process.
+
+The worker parses the rules once (:meth:`Faults.parse`) and calls two explicit hooks on every point:
+:meth:`Faults.before_fit` and :meth:`Faults.loss`. Nothing is patched.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv")
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Parsed ``BENCH_FAULT`` rules: (kind, point_id substring) pairs, first match wins. Empty: no faults."""
+
+    rules: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, spec: str) -> Faults:
+        """``"oom:spe1,nan:b64"`` -> rules ``(("oom", "spe1"), ("nan", "b64"))``; ValueError on an unknown kind."""
+        rules = []
+        for part in filter(None, (p.strip() for p in spec.split(","))):
+            kind, _, match = part.partition(":")
+            if kind not in KINDS:
+                raise ValueError(f"BENCH_FAULT kind {kind!r}; allowed: {', '.join(KINDS)}")
+            rules.append((kind, match))
+        return cls(tuple(rules))
+
+    def kind_for(self, point_id: str) -> str | None:
+        """The fault of the first rule whose substring is in ``point_id``, or None."""
+        return next((kind for kind, match in self.rules if match in point_id), None)
+
+    def before_fit(self, point_id: str, out_of_memory: Callable[[str], BaseException]) -> None:
+        """Hook before a point's model is built: raise, hang or crash when a rule says so.
+
+        ``out_of_memory`` makes the engine's own out-of-memory error, so an ``oom`` fault takes the path a
+        real one takes.
+        """
+        kind = self.kind_for(point_id)
+        if kind == "oom":
+            raise out_of_memory("OOM when allocating tensor (injected)")
+        if kind == "raise":
+            raise RuntimeError("injected failure")
+        if kind == "hang":
+            while True:
+                time.sleep(60)
+        if kind == "exit":
+            os._exit(3)
+        if kind in ("kill", "segv"):
+            os.kill(os.getpid(), signal.SIGKILL if kind == "kill" else signal.SIGSEGV)
+            time.sleep(60)  # the signal is delivered asynchronously: never go on with the point
+
+    def loss(self, point_id: str, loss: Callable[..., Any]) -> Callable[..., Any]:
+        """Hook around a point's loss: under a ``nan`` rule, the loss times NaN (the first epoch's loss is
+        NaN, always); otherwise ``loss`` itself."""
+        if self.kind_for(point_id) != "nan":
+            return loss
+
+        def nan_loss(y_true: Any, y_pred: Any) -> Any:
+            return loss(y_true, y_pred) * float("nan")
+
+        return nan_loss

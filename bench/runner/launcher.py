@@ -1,0 +1,283 @@
+"""Runs a planned suite: one worker process per strategy group, with a per-point time limit.
+
+A worker that dies (segfault, ``os._exit``, SIGKILL) or runs past ``point_timeout_s`` costs exactly the
+point it was running: that point gets a ``failed`` record naming the cause, and a fresh worker takes the
+rest of the group. The launcher never busy-waits: a reader thread turns the worker's event lines into a
+queue, and the main thread blocks on it with a timeout (for the time limit and the progress display).
+
+Imports no framework: workers do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.config import SuiteConfig
+from bench.engines import unresolved_strategy
+from bench.records import write_record
+from bench.runner.env import host_env
+from bench.runner.plan import Point, WorkerJob, groups
+from bench.runner.point_record import base_record, utc_now
+from bench.runner.progress import Progress
+from bench.runner.rundir import is_recorded, sweep_tmp
+
+STDERR_TAIL_LINES = 15
+REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed, then again before SIGKILL
+
+
+class Interrupted(Exception):
+    """Ctrl-C (SIGINT) or SIGTERM (``timeout``, a cancelled CI job): the point in flight was recorded as
+    failed. ``exit_status`` is the shell convention, 128 + the signal's number (130 for SIGINT)."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.exit_status = 128 + int(signum)
+
+
+@dataclass
+class Attempt:
+    """One worker process of a group: its log, the point it was running when it ended, and why it ended
+    (``cause``: the time limit; None when it exited by itself)."""
+
+    proc: subprocess.Popen
+    log: Path
+    in_flight: Point | None = None
+    cause: dict[str, Any] | None = None
+    started: float = field(default_factory=time.monotonic)  # of the current point (start-up counts too)
+
+
+class Launcher:
+    """Runs the points of one run folder, group by group, in worker processes.
+
+    Ctrl-C: while :meth:`run` is active, SIGINT only calls :meth:`interrupt` (no KeyboardInterrupt can
+    land in the middle of a record write or a spawn). It kills the worker; the group loop then records the
+    point in flight as failed (``Interrupted``) and raises :class:`Interrupted`. Nothing new is started.
+    """
+
+    def __init__(self, cfg: SuiteConfig, points: list[Point], run_id: str, run_dir: Path,
+                 progress: Progress) -> None:
+        self.cfg = cfg
+        self.points = points
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self.progress = progress
+        self.log_dir = run_dir / "logs"
+        self.proc: subprocess.Popen | None = None
+        self.interrupted = False
+        self.signum: int = signal.SIGINT
+        self.resolved: dict[str, dict[str, Any]] = {}  # strategy name -> its worker's "ready" strategy record
+
+    def interrupt(self, signum: int = signal.SIGINT, *_: Any) -> None:
+        """SIGINT/SIGTERM handler: stop the worker now; :meth:`run_group` records the point and raises
+        Interrupted."""
+        self.interrupted = True
+        self.signum = signum
+        if self.proc is not None:
+            _kill(self.proc)
+
+    def run(self) -> None:
+        """Run every group in turn, with SIGINT/SIGTERM routed to :meth:`interrupt`."""
+        sweep_tmp(self.run_dir)  # a resumed run may hold the temporary file of a write cut by SIGKILL
+        in_main = threading.current_thread() is threading.main_thread()
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.interrupt) for sig in handled} if in_main else {}
+        try:
+            for strategy, pts in groups(self.points).items():
+                if self.interrupted:
+                    raise Interrupted(self.signum)
+                self.run_group(strategy, pts)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def run_group(self, strategy: str, pts: list[Point]) -> None:
+        """Run a group's points, restarting a fresh worker after each crash or time-out."""
+        remaining = list(pts)
+        while remaining:
+            if self.interrupted:
+                raise Interrupted(self.signum)
+            attempt = self._spawn(strategy, remaining)
+            try:
+                self._watch(attempt, strategy, remaining)
+            finally:
+                if self.interrupted:
+                    _kill(attempt.proc)
+                _reap(attempt.proc)
+                self.proc = None
+            sweep_tmp(self.run_dir)  # no writer is left: drop a record write the worker's death cut short
+            if self.interrupted:
+                self._record_interrupted(attempt)
+                raise Interrupted(self.signum)
+            if remaining:
+                self._record_lost_point(attempt, remaining)
+
+    def _spawn(self, strategy: str, pts: list[Point]) -> Attempt:
+        """Start a worker for ``pts`` and send it its job."""
+        log = self._new_log(strategy)
+        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), strategy, pts)
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+               "PYTHONUNBUFFERED": "1"}
+        with log.open("w") as err:
+            # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
+            proc = subprocess.Popen([sys.executable, "-m", "bench.runner.worker"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                                    start_new_session=True)
+        self.proc = proc
+        try:
+            # One line; stdin then stays open: its end-of-file (our exit, even by SIGKILL) stops the worker.
+            proc.stdin.write(job.to_json() + "\n")
+            proc.stdin.flush()
+        except OSError:
+            pass  # the worker died before reading its job: its exit status is recorded below
+        return Attempt(proc, log)
+
+    def _watch(self, attempt: Attempt, strategy: str, remaining: list[Point]) -> None:
+        """Follow the worker's events until it exits, is interrupted, or runs past the time limit (then
+        kill it and set ``attempt.cause``). Finished points leave ``remaining``."""
+        events: queue.Queue = queue.Queue()
+        threading.Thread(target=_read_events, args=(attempt.proc, events), daemon=True).start()
+        by_id = {p.point_id: p for p in remaining}
+        limit = self.cfg.point_timeout_s
+        while not self.interrupted:
+            left = limit - (time.monotonic() - attempt.started)
+            if left <= 0:
+                attempt.cause = {"type": "TimeLimit", "limit_s": limit, "message": (
+                    f"point exceeded point_timeout_s={limit:g} s and its worker was killed")}
+                _kill(attempt.proc)
+                return
+            try:
+                ev = events.get(timeout=min(0.5, left))
+            except queue.Empty:
+                self.progress.show()
+                continue
+            if ev is _EOF:
+                return  # the worker closed its event stream: it has exited (or is exiting)
+            self._on_event(ev, attempt, strategy, by_id, remaining)
+            self.progress.show()
+
+    def _on_event(self, ev: dict[str, Any], attempt: Attempt, strategy: str, by_id: dict[str, Point],
+                  remaining: list[Point]) -> None:
+        kind = ev.get("event")
+        if kind == "start":
+            attempt.in_flight = by_id.get(ev["point_id"])
+            attempt.started = time.monotonic()
+            self.progress.current, self.progress.epoch = ev["point_id"], ""
+        elif kind == "epoch":
+            self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
+        elif kind == "ready":
+            self.resolved[strategy] = ev.get("strategy")  # what auto resolved to, replicas …
+        elif kind == "done":
+            point = by_id.get(ev["point_id"])
+            if point in remaining:
+                remaining.remove(point)
+            self.progress.done += 1
+            self.progress.point_times.append(time.monotonic() - attempt.started)
+            attempt.in_flight = None
+            attempt.started = time.monotonic()
+
+    def _record_interrupted(self, attempt: Attempt) -> None:
+        """The point in flight at Ctrl-C/SIGTERM gets a ``failed`` record (unless its record was written)."""
+        point = attempt.in_flight
+        if point is not None and not is_recorded(self.run_dir, point):
+            how = "Ctrl-C (SIGINT)" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
+            self._fail(point, {"type": "Interrupted", "message": f"stopped by {how}"}, attempt.log)
+
+    def _record_lost_point(self, attempt: Attempt, remaining: list[Point]) -> None:
+        """A worker ended with points left: the one it was running (or, if it died before starting one, the
+        next) is recorded as failed and leaves ``remaining``; a fresh worker takes the rest."""
+        point = attempt.in_flight or remaining[0]
+        if not is_recorded(self.run_dir, point):  # (a worker killed between its record and its "done" event)
+            self._fail(point, attempt.cause or _exit_cause(attempt.proc.returncode), attempt.log)
+        remaining.remove(point)
+        self.progress.done += 1
+
+    def _new_log(self, strategy: str) -> Path:
+        """A fresh ``logs/<strategy>-worker<N>.log`` (never overwrites one a record may point to)."""
+        self.log_dir.mkdir(exist_ok=True)
+        for i in range(1, 100_000):
+            path = self.log_dir / f"{strategy}-worker{i}.log"
+            try:
+                path.open("x").close()
+                return path
+            except FileExistsError:
+                continue
+        raise RuntimeError(f"too many worker logs in {self.log_dir}")
+
+    def _fail(self, point: Point, cause: dict[str, Any], log: Path) -> None:
+        """Write the ``failed`` record of a point whose worker died or was stopped."""
+        # the strategy as its worker resolved it, if it got that far (so `auto` reads `auto (cpu)` here too)
+        strategy = self.resolved.get(point.strategy) or unresolved_strategy(point.strategy)
+        replicas = strategy.get("num_replicas")
+        gb = point.global_batch(replicas) if replicas else None
+        rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)
+        rec.update(status="failed", error={**cause, "stderr_tail": _tail(log, STDERR_TAIL_LINES), "log": str(log)},
+                   finished_at=utc_now())
+        write_record(self.run_dir, rec)
+
+
+_EOF = object()  # the reader's last item: the worker's event stream is closed
+
+
+def _read_events(proc: subprocess.Popen, events: queue.Queue) -> None:
+    try:
+        for line in proc.stdout:
+            try:
+                events.put(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    except (OSError, ValueError):
+        pass
+    finally:
+        events.put(_EOF)
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    """Wait for a worker to end; close its stdin (it exits on EOF) and kill it if it lingers."""
+    try:
+        proc.wait(timeout=REAP_GRACE_S)  # an exiting worker keeps its own exit status
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=REAP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.wait()
+    with contextlib.suppress(OSError):
+        proc.stdout.close()
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker's whole session (process group), children included."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _exit_cause(code: int | None) -> dict[str, Any]:
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        return {"type": "WorkerCrashed", "message": f"worker killed by signal {name} during the point",
+                "signal": name}
+    return {"type": "WorkerCrashed", "message": f"worker exited with status {code} during the point",
+            "exit_code": code}
+
+
+def _tail(path: Path, n: int) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return ""

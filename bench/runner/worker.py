@@ -1,0 +1,253 @@
+"""Runs one strategy group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as
+one JSON line on stdin).
+
+The launcher starts one worker per strategy group. The worker creates the strategy first (before any
+other framework op), then runs its points one by one, writing each point's record atomically as soon as
+it is finished, and reports progress to the launcher as JSON lines on its original stdout (everything
+else printed to stdout is redirected to stderr, which the launcher keeps in a log file). Everything that
+knows a framework is reached through the engine (:mod:`bench.engines`).
+
+Failures are records: out of memory and any other exception of a point -> ``failed`` with type, message
+and the traceback's last lines (``kind: out_of_memory`` for the former); NaN/inf loss -> ``diverged``;
+absent hardware -> ``skipped`` for every point of the group. A crash or hang that kills the process is
+recorded by the launcher, which restarts a fresh worker for the rest of the group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+from bench.engines import StrategyInfo, StrategyUnavailable, load, unresolved_strategy
+from bench.records import write_record
+from bench.runner.env import host_env
+from bench.runner.faults import Faults
+from bench.runner.plan import Point, WorkerJob
+from bench.runner.point_record import base_record, error_info, utc_now
+from bench.runner.probes import Peaks, input_only_rate, measure_peaks
+from bench.workloads import get_workload
+
+ENGINE = "tensorflow"
+
+
+class Worker:
+    """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
+
+    ``faults`` are the test-only injected faults (:mod:`bench.runner.faults`); none by default.
+    """
+
+    def __init__(self, job: WorkerJob, events: TextIO, faults: Faults | None = None) -> None:
+        self.job = job
+        self.events = events
+        self.faults = faults or Faults()
+        self.run_dir = Path(job.run_dir)
+        self._engine: ModuleType | None = None
+        self.strategy: Any = None
+        self.info: StrategyInfo | None = None
+        self.env: dict[str, Any] = {}
+        self._data: dict[tuple, Any] = {}
+        self.peaks = Peaks()
+
+    @property
+    def engine(self) -> ModuleType:
+        """The engine module (:mod:`bench.engines`), loaded (with its framework) on first use."""
+        if self._engine is None:
+            self._engine = load(ENGINE)
+        return self._engine
+
+    def emit(self, event: str, **fields: Any) -> None:
+        """One event line for the launcher (``start``, ``epoch``, ``ready``, ``done``)."""
+        self.events.write(json.dumps({"event": event, "t": time.time(), **fields}) + "\n")
+        self.events.flush()
+
+    def finish(self, record: dict[str, Any]) -> None:
+        """Write a point's record atomically, then tell the launcher it is done."""
+        record["finished_at"] = utc_now()
+        write_record(self.run_dir, record)
+        self.emit("done", point_id=record["point_id"], status=record["status"])
+
+    def skip_all(self, points: list[Point], reason: str, exc_type: str) -> None:
+        """A ``skipped`` record for every point of the group (the strategy's hardware is absent)."""
+        for p in points:
+            self.emit("start", point_id=p.point_id)
+            rec = base_record(self.job.run_id, self.job.suite, p, unresolved_strategy(p.strategy), host_env(),
+                              None, None)
+            rec["status"] = "skipped"
+            rec["error"] = {"type": exc_type, "message": reason}
+            self.finish(rec)
+
+    def setup(self, points: list[Point]) -> bool:
+        """Load the engine and create the strategy (first framework work in the process); False when the
+        group is skipped."""
+        job = self.job
+        try:
+            self.strategy, self.info = self.engine.make_strategy(job.strategy, job.all_reduce, job.tpu,
+                                                                 job.tpu_connect_timeout_s)
+        except StrategyUnavailable as e:
+            self.skip_all(points, str(e), "StrategyUnavailable")
+            return False
+        self.env = {**host_env(), **self.engine.framework_env(self.info), "device_kind": self.info.device_kind,
+                    "device_count": self.info.num_replicas}
+        if job.measure_peak:
+            self.peaks = measure_peaks(self.engine, self.info, sorted({"float32", *(p.precision for p in points)}))
+        self.emit("ready", strategy=self.info.as_record())
+        return True
+
+    def arrays(self, point: Point) -> Any:
+        """The point's dataset arrays (generated or read from the cache once per worker)."""
+        from bench.data import synthetic
+
+        key = (get_workload(point.workload).dataset, point.n_train, point.n_val, point.seed)
+        if key not in self._data:
+            self._data[key] = synthetic.load(*key)
+        return self._data[key]
+
+    def run_point(self, point: Point) -> None:
+        """Run one point and write its record, whatever happens inside."""
+        import keras
+
+        replicas = self.info.num_replicas
+        gb = point.global_batch(replicas)
+        rec = base_record(self.job.run_id, self.job.suite, point, self.info.as_record(), self.env, gb, replicas)
+        self.emit("start", point_id=point.point_id)
+        try:
+            self._check_batch(point, rec, gb, replicas)
+            arrays = self.arrays(point)
+            rec["dataset"]["chance_accuracy"] = arrays.chance_accuracy
+            self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
+            self.fit(point, rec, arrays, gb)
+        except Exception as e:
+            rec["status"] = "failed"
+            rec["error"] = error_info(e)
+            if self.engine.is_out_of_memory(e):
+                rec["error"]["kind"] = "out_of_memory"
+        finally:
+            keras.backend.clear_session()
+            keras.mixed_precision.set_global_policy("float32")
+        self.finish(rec)
+
+    def _check_batch(self, point: Point, rec: dict[str, Any], gb: int, replicas: int) -> None:
+        """Refuse a global batch the replicas cannot share or the data cannot fill; note TPU padding."""
+        name = self.info.name
+        if gb % replicas:
+            raise ValueError(f"global batch {gb} is not divisible by the {replicas} replicas of {name}; "
+                             f"use a multiple of {replicas}")
+        if self.info.device_kind == "tpu" and (gb // replicas) % 8:
+            rec["notes"].append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
+                                "pad it (seeds 000/001: use 8 x replicas multiples)")
+        if point.n_train // gb < 1 or point.n_val // gb < 1:
+            # per_replica sizing on hardware whose replica count was unknown when the config was checked
+            per = (f"{point.per_replica_batch_size} per replica x {replicas} replicas of {name}"
+                   if point.per_replica_batch_size is not None else f"{name}, {replicas} replicas")
+            raise ValueError(
+                f"global batch {gb} ({per}) is larger than {point.workload}'s split ({point.n_train} train / "
+                f"{point.n_val} val examples); use a smaller batch or more data (data_scale=full, n_train, n_val)")
+
+    def fit(self, point: Point, rec: dict[str, Any], arrays: Any, gb: int) -> None:
+        """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured."""
+        import keras
+
+        from bench.runner.flops import datasheet_peak, train_flops_per_example
+        from bench.runner.timing import EpochTimer
+        from bench.workloads.models import build_model, compile_kwargs
+
+        keras.utils.set_random_seed(point.seed)  # same initial weights and data order everywhere
+        keras.mixed_precision.set_global_policy(point.precision)
+        pipes = self.engine.make_pipelines(get_workload(point.workload), arrays, gb, point.seed,
+                                           slow_decode=point.input_pipeline == "slow_decode")
+        spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
+        rec["effective_steps_per_execution"] = spe
+        if spe != point.steps_per_execution:
+            rec["notes"].append(f"steps_per_execution {point.steps_per_execution} clamped to the {spe} steps "
+                                "of an epoch")
+        with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
+            model = build_model(point.workload)
+            kwargs = compile_kwargs(point.workload)
+            kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
+            model.compile(**kwargs, steps_per_execution=spe)
+        rec["flops_per_example"] = train_flops_per_example(model)
+        rec["params"] = int(model.count_params())
+
+        def on_epoch(row: dict[str, Any]) -> None:
+            self.emit("epoch", point_id=point.point_id, epoch=row["epoch"], epoch_s=row["epoch_s"],
+                      epochs=point.epochs)
+
+        timer = EpochTimer(gb, on_epoch=on_epoch)
+        t0 = time.perf_counter()
+        timer.fit_started()
+        model.fit(pipes.train, epochs=point.epochs, steps_per_epoch=pipes.steps_per_epoch,
+                  validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
+                  callbacks=[timer])
+        t1 = time.perf_counter()
+        rec["fit_wall_s"] = t1 - t0  # outside wall clock around the whole fit
+        rec["teardown_s"] = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
+        rec["epochs"] = timer.rows
+        if timer.diverged:
+            rec["status"] = "diverged"
+            rec["error"] = {"type": "NonFiniteLoss",
+                            "message": f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}"}
+        steady = [r["epoch_s"] for r in timer.rows[1:]]
+        rec["warmup_overhead_s"] = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
+        if self.job.measure_input:
+            t = time.perf_counter()
+            rec["input_examples_per_s"] = input_only_rate(pipes.train, pipes.steps_per_epoch, gb)
+            rec["input_measure_s"] = time.perf_counter() - t
+        if self.peaks.flops_per_s:
+            rec["peak_flops_per_s"] = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
+            rec["peak_scope"] = self.peaks.scope
+            rec["peak_measure_s"] = self.peaks.measure_s  # once per worker, before its first point
+        rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
+                                                           point.precision, self.info.num_replicas)
+
+    def run(self) -> None:
+        """Set up the strategy, then run every point of the job in order."""
+        points = list(self.job.points)
+        if not self.setup(points):
+            return
+        for p in points:
+            self.run_point(p)
+
+
+def main() -> int:
+    """Entry point of a worker process; the job arrives as one JSON line on stdin.
+
+    The launcher keeps stdin open for the worker's whole life; end-of-file on it means the launcher is
+    gone (even by SIGKILL: the kernel closes a dead process's pipes), and the worker then exits at once
+    (status 70) instead of running on as an orphan in its own session.
+    """
+    import threading
+
+    exit_orphaned = 70
+    events = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # stray prints (Keras, absl) go to the log, not into the event stream
+    sys.stdout = sys.stderr
+    line = sys.stdin.readline()
+    if not line.strip():
+        return exit_orphaned  # the launcher died before sending the job
+    job = WorkerJob.from_json(line)
+
+    def exit_when_orphaned() -> None:
+        with contextlib.suppress(Exception):
+            while sys.stdin.read(4096):
+                pass
+        sys.stderr.write("bench worker: launcher gone (stdin closed); exiting\n")
+        sys.stderr.flush()
+        os._exit(exit_orphaned)
+
+    threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    faults = Faults.parse(os.environ.get("BENCH_FAULT", ""))  # test-only, see bench.runner.faults
+    Worker(job, events, faults).run()
+    events.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
