@@ -18,41 +18,10 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.config import STRATEGY_HELP, ConfigError, SuiteConfig, validate
+from bench.config import AXIS_KEYS, STRATEGY_HELP, ConfigError, SuiteConfig, key_help, user_keys, validate
 from bench.workloads import WORKLOADS
 
 EXIT_BAD_INPUT = 2
-_KEY_HELP = {
-    "workloads": "a list of workloads, e.g. [fashion_cnn]",
-    "strategies": STRATEGY_HELP,
-    "batch_sizes": "a list of positive integers (global batch sizes), e.g. [32,128]",
-    "batch_scaling": "global | per_replica",
-    "steps_per_execution": "a list of positive integers (steps per host call), e.g. [1,16]",
-    "precisions": "float32 | mixed_float16 | mixed_bfloat16",
-    "epochs": "an integer >= 2 (epoch 1 is the warm-up epoch)",
-    "repeats": "an integer >= 1 (independent repetitions per point)",
-    "repeat_seeds": "same | distinct (distinct: repeat r uses seed + r)",
-    "seed": "an integer >= 0 (model init + data order)",
-    "data_scale": "reduced | full (the seeds' dataset sizes)",
-    "n_train": "an integer >= 0 (training examples; 0 = by data_scale)",
-    "n_val": "an integer >= 0 (validation examples; 0 = by data_scale)",
-    "input_pipeline": "default | slow_decode (un-parallelised decode: input-bound demo)",
-    "all_reduce": "auto | hierarchical_copy | reduce_to_one | nccl | collective",
-    "tpu": "TPU address ('' = TPU_NAME env or 'local')",
-    "tpu_connect_timeout_s": "a positive number of seconds",
-    "point_timeout_s": "a positive number of seconds per point before it is stopped",
-    "results_dir": "a writable folder for records",
-    "reports_dir": "a writable folder for reports",
-    "report": "true | false (write a report at the end)",
-    "baseline": "a strategy name the report compares with",
-    "parity_tolerance_pp": "a number >= 0 (accuracy spread in percentage points the report flags)",
-    "resume": "'' | latest | <run_id>",
-    "progress": "auto | on | off",
-    "measure_input": "true | false (time the input pipeline alone)",
-    "measure_peak": "true | false (measure the device matmul peak)",
-    "workload_axes": "per-workload batch_sizes / steps_per_execution, e.g. workload_axes.catsdogs_cnn.batch_sizes=[32]"
-                     " (~workload_axes sweeps every workload over the suite's axes)",
-}
 
 
 def suites_dir() -> Path:
@@ -86,13 +55,11 @@ def usage() -> str:
         "",
         "keys (Hydra-style overrides, e.g. batch_sizes=[32,256] strategies=[cpu,cpu_x2] epochs=3):",
     ]
-    defaults = SuiteConfig.__dataclass_fields__
     for f in fields(SuiteConfig):
-        if f.name in ("defaults", "name", "description"):
+        if f.name not in user_keys() or f.name == "description":
             continue
-        d = defaults[f.name]
-        default = d.default_factory() if callable(d.default_factory) else d.default
-        lines.append(f"  {f.name:<22} {_KEY_HELP.get(f.name, '')} (default {default!r})")
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        lines.append(f"  {f.name:<22} {key_help(f.name)} (default {default!r})")
     lines += ["", f"workloads: {', '.join(WORKLOADS)}", f"strategies: {STRATEGY_HELP}", "",
               "examples:", "  python -m bench suite=cnn",
               "  python -m bench suite=cnn strategies=[cpu,cpu_x2] batch_sizes=[32,256] "
@@ -113,7 +80,7 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
         return (f"{m.group(1)}: not in this suite's workload_axes; add it with Hydra's +: "
                 f"+{m.group(1)}=[...] (allowed keys per workload: batch_sizes, steps_per_execution)")
     if m:
-        keys = [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
+        keys = user_keys()
         close = difflib.get_close_matches(m.group(1), keys, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         return f"{m.group(1)}: unknown key{hint}; allowed keys: {', '.join(keys)}"
@@ -125,7 +92,7 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
         override = re.search(r"override (\S+)", msg)
         where = key.group(1) if key else override.group(1) if override else "override"
         base = re.sub(r"[\[=].*", "", where)
-        allowed = f"; allowed: {_KEY_HELP[base]}" if base in _KEY_HELP else ""
+        allowed = f"; allowed: {key_help(base)}" if key_help(base) else ""
         return f"{where}: {first}{allowed}"
     return msg.splitlines()[0]
 
@@ -158,8 +125,6 @@ def parse_config(argv: list[str]) -> SuiteConfig:
 def _command_line_axes_win(cfg: SuiteConfig, argv: list[str]) -> SuiteConfig:
     """``batch_sizes=[…]``/``steps_per_execution=[…]`` typed on the command line apply to every workload: the
     suite's per-workload entries for that axis are dropped (unless the command line sets them too)."""
-    from bench.config import AXIS_KEYS
-
     for key in AXIS_KEYS:
         if not any(a.startswith(f"{key}=") for a in argv):
             continue

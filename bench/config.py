@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -36,43 +36,71 @@ class ConfigError(ValueError):
     """Bad input: the message names the key, the value and what is allowed."""
 
 
+def _help(text: str) -> dict[str, str]:
+    """A config key's ``field`` metadata: its help text, written once (``--help`` and error messages use it)."""
+    return {"help": text}
+
+
 @dataclass
 class SuiteConfig:
-    """All the axes and settings of one run. Units are in the names (``_s`` = seconds)."""
+    """All the axes and settings of one run. Units are in the names (``_s`` = seconds). Each key's help is
+    its field's ``metadata["help"]`` (:func:`key_help`)."""
 
     defaults: list[Any] = field(default_factory=lambda: ["_self_", {"suite": MISSING}])
     name: str = MISSING  # the suite's name (set from the YAML file name)
     description: str = ""
-    workloads: list[str] = field(default_factory=list)
-    strategies: list[str] = field(default_factory=lambda: ["cpu"])
-    batch_sizes: list[int] = field(default_factory=lambda: [128])
-    batch_scaling: str = "global"  # global | per_replica (value x replicas, seed 001's TPU sizing)
-    steps_per_execution: list[int] = field(default_factory=lambda: [1])
-    precisions: list[str] = field(default_factory=lambda: ["float32"])
-    epochs: int = 3  # epoch 1 is the warm-up epoch; steady state needs at least epochs 2..n
-    repeats: int = 1
-    repeat_seeds: str = "same"  # same: every repeat uses `seed` (timing noise only); distinct: seed + repeat
-    seed: int = 0
-    data_scale: str = "reduced"  # reduced (short CPU runs) | full (the seeds' dataset sizes)
-    n_train: int = 0  # 0 = the workload's size at data_scale
-    n_val: int = 0
-    input_pipeline: str = "default"  # slow_decode: an un-parallelised per-example decode (input-bound demo)
-    all_reduce: str = "auto"  # MirroredStrategy cross-device ops; auto = one that works with spe > 1
-    tpu: str = ""  # '' = TPU_NAME/TPU_CONFIG from the environment, else 'local' (TPU VM)
-    tpu_connect_timeout_s: float = 60.0
-    point_timeout_s: float = 1800.0  # a point running longer is stopped and recorded as failed
-    results_dir: str = "results"
-    reports_dir: str = "reports"
-    report: bool = True  # write reports/<run_id>/report.md at the end of the run
-    baseline: str = "cpu"  # strategy the report compares the others with
-    parity_tolerance_pp: float = 1.0  # val accuracy spread (percentage points) the report flags
-    resume: str = ""  # '' (new run) | latest | <run_id>
-    progress: str = "auto"  # auto = live display only when stderr is a terminal
-    measure_input: bool = True  # also time the input pipeline alone (input-bound diagnosis)
-    measure_peak: bool = True  # measure the device's matmul peak once per worker (MFU)
+    workloads: list[str] = field(default_factory=list, metadata=_help("a list of workloads, e.g. [fashion_cnn]"))
+    strategies: list[str] = field(default_factory=lambda: ["cpu"], metadata=_help(STRATEGY_HELP))
+    batch_sizes: list[int] = field(default_factory=lambda: [128], metadata=_help(
+        "a list of positive integers (global batch sizes), e.g. [32,128]"))
+    # per_replica: each batch size x the strategy's replicas (seed 001's TPU sizing)
+    batch_scaling: str = field(default="global", metadata=_help("global | per_replica"))
+    steps_per_execution: list[int] = field(default_factory=lambda: [1], metadata=_help(
+        "a list of positive integers (steps per host call), e.g. [1,16]"))
+    precisions: list[str] = field(default_factory=lambda: ["float32"], metadata=_help(
+        "float32 | mixed_float16 | mixed_bfloat16"))
+    epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
+    repeats: int = field(default=1, metadata=_help("an integer >= 1 (independent repetitions per point)"))
+    # same: every repeat uses `seed` (timing noise only)
+    repeat_seeds: str = field(default="same", metadata=_help("same | distinct (distinct: repeat r uses seed + r)"))
+    seed: int = field(default=0, metadata=_help("an integer >= 0 (model init + data order)"))
+    data_scale: str = field(default="reduced", metadata=_help("reduced | full (the seeds' dataset sizes)"))
+    n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
+    n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
+    input_pipeline: str = field(default="default", metadata=_help(
+        "default | slow_decode (un-parallelised decode: input-bound demo)"))
+    all_reduce: str = field(default="auto", metadata=_help(
+        "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
+    tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))
+    tpu_connect_timeout_s: float = field(default=60.0, metadata=_help("a positive number of seconds"))
+    point_timeout_s: float = field(default=1800.0, metadata=_help(
+        "a positive number of seconds per point before it is stopped"))  # and recorded as failed
+    results_dir: str = field(default="results", metadata=_help("a writable folder for records"))
+    reports_dir: str = field(default="reports", metadata=_help("a writable folder for reports"))
+    report: bool = field(default=True, metadata=_help("true | false (write a report at the end)"))
+    baseline: str = field(default="cpu", metadata=_help("a strategy name the report compares with"))
+    parity_tolerance_pp: float = field(default=1.0, metadata=_help(
+        "a number >= 0 (accuracy spread in percentage points the report flags)"))
+    resume: str = field(default="", metadata=_help("'' | latest | <run_id>"))
+    progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
+    measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
+    measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))
     # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
     # can run fewer points than a light one in the same suite (keys: AXIS_KEYS)
-    workload_axes: dict[str, Any] = field(default_factory=dict)
+    workload_axes: dict[str, Any] = field(default_factory=dict, metadata=_help(
+        "per-workload batch_sizes / steps_per_execution, e.g. workload_axes.catsdogs_cnn.batch_sizes=[32]"
+        " (~workload_axes sweeps every workload over the suite's axes)"))
+
+
+def key_help(name: str) -> str:
+    """The help text of the config key ``name`` ("" for an unknown key)."""
+    f = SuiteConfig.__dataclass_fields__.get(name)
+    return f.metadata.get("help", "") if f is not None else ""
+
+
+def user_keys() -> list[str]:
+    """The keys a suite or the command line may set (not Hydra's ``defaults``, not the suite's ``name``)."""
+    return [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
 
 
 AXIS_KEYS = ("batch_sizes", "steps_per_execution")
@@ -119,6 +147,20 @@ def _check_axes(prefix: str, batch_sizes: list[Any], spes: list[Any]) -> None:
 
 def validate(cfg: SuiteConfig) -> SuiteConfig:
     """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
+    _check_names(cfg)
+    _check_sweep_axes(cfg)
+    _check_choices(cfg)
+    _check_numbers(cfg)
+    _check_all_reduce(cfg)
+    _check_batches(cfg)
+    check_writable("results_dir", cfg.results_dir)
+    if cfg.report:
+        check_writable("reports_dir", cfg.reports_dir)
+    return cfg
+
+
+def _check_names(cfg: SuiteConfig) -> None:
+    """Workloads and strategies are known names."""
     from bench.workloads import WORKLOADS
 
     _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
@@ -132,6 +174,12 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
             raise ConfigError(f"strategies[{i}]={s!r} is not a strategy; allowed: {STRATEGY_HELP}")
         if m and int(m.group(1)) > 64:
             raise ConfigError(f"strategies[{i}]={s!r}: at most 64 logical CPUs (cpu_x2 .. cpu_x64)")
+
+
+def _check_sweep_axes(cfg: SuiteConfig) -> None:
+    """Batch sizes and steps_per_execution, the suite's and each workload's own (``workload_axes``)."""
+    from bench.workloads import WORKLOADS
+
     _check_axes("", cfg.batch_sizes, cfg.steps_per_execution)
     for w, axes in cfg.workload_axes.items():
         if w not in WORKLOADS:  # a known workload that this run does not include is simply not used
@@ -140,6 +188,10 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
             bad = sorted(set(axes) - set(AXIS_KEYS)) if isinstance(axes, dict) else axes
             raise ConfigError(f"workload_axes.{w}: {bad!r} not allowed; allowed keys: {', '.join(AXIS_KEYS)}")
         _check_axes(f"workload_axes.{w}.", *axes_for(cfg, w).values())
+
+
+def _check_choices(cfg: SuiteConfig) -> None:
+    """Keys with a fixed set of values."""
     _check_list("precisions", cfg.precisions, ", ".join(PRECISIONS))
     for i, p in enumerate(cfg.precisions):
         if p not in PRECISIONS:
@@ -150,6 +202,10 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     _check_choice("progress", cfg.progress, PROGRESS)
     _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
     _check_choice("repeat_seeds", cfg.repeat_seeds, REPEAT_SEEDS)
+
+
+def _check_numbers(cfg: SuiteConfig) -> None:
+    """Counts, sizes, tolerances, time limits and the run to resume."""
     if not cfg.parity_tolerance_pp >= 0:
         raise ConfigError(f"parity_tolerance_pp={cfg.parity_tolerance_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
@@ -166,14 +222,20 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
             raise ConfigError(f"{key}={getattr(cfg, key)}: must be a positive number of seconds")
     if cfg.resume not in ("", "latest") and not _IDENT.fullmatch(cfg.resume):
         raise ConfigError(f"resume={cfg.resume!r}: allowed: latest or a run_id (a folder name under results_dir)")
-    if cfg.all_reduce == "collective" and max(max(axes_for(cfg, w)["steps_per_execution"])
-                                              for w in cfg.workloads) > 1 and any(
-        s == "gpus" or _CPU_X.fullmatch(s) for s in cfg.strategies
-    ):
+
+
+def _check_all_reduce(cfg: SuiteConfig) -> None:
+    """TF's collective all-reduce fails under MirroredStrategy with steps_per_execution > 1."""
+    spe_above_1 = max(max(axes_for(cfg, w)["steps_per_execution"]) for w in cfg.workloads) > 1
+    mirrored = any(s == "gpus" or _CPU_X.fullmatch(s) for s in cfg.strategies)
+    if cfg.all_reduce == "collective" and spe_above_1 and mirrored:
         raise ConfigError(
             "all_reduce='collective' fails under MirroredStrategy with steps_per_execution > 1 "
             "(keras-team/keras#19246); allowed here: auto, hierarchical_copy, reduce_to_one, nccl")
 
+
+def _check_batches(cfg: SuiteConfig) -> None:
+    """Every global batch splits evenly over the replicas a strategy name implies and fits the data."""
     for s in cfg.strategies:
         n = strategy_replicas(s)
         for b in sorted({b for w in cfg.workloads for b in axes_for(cfg, w)["batch_sizes"]}):
@@ -181,7 +243,6 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
                 raise ConfigError(
                     f"batch_sizes: global batch {b} is not divisible by the {n} replicas of {s}; "
                     f"allowed: multiples of {n} (or batch_scaling=per_replica)")
-
     for w, s, gb, n_train, n_val in batch_combinations(cfg):
         steps = n_train // gb
         if steps < 1 or n_val // gb < 1:
@@ -189,10 +250,6 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
                 f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
                 f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
                 f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
-    check_writable("results_dir", cfg.results_dir)
-    if cfg.report:
-        check_writable("reports_dir", cfg.reports_dir)
-    return cfg
 
 
 def batch_combinations(cfg: SuiteConfig) -> Iterator[tuple[str, str, int, int, int]]:
