@@ -1,0 +1,169 @@
+"""The package's hard lines, read from the source (every ``import`` statement, lazy ones inside functions
+included):
+
+- the report side (``bench.reporting``) never imports the run side (``bench.runner``), the engines, the
+  CLI, TensorFlow, Keras or JAX, not even through another bench module: it must run on any laptop;
+- each layer imports only the layers below it (records and config at the bottom, engines below the run
+  side, nothing imports the CLI);
+- there is no import cycle anywhere in ``bench/``.
+
+``tests/test_report_no_tf.py`` checks the first line at run time too (``sys.modules`` after a report).
+The checker itself is tested on a small tree with violations, so it can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax", "jaxlib", "torch")
+
+# package prefix -> what it must not import, directly or through other bench modules (prefix match)
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "bench.reporting": ("bench.runner", "bench.engines", "bench.cli", "bench.config", *FRAMEWORKS),
+    "bench.records": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", "bench.config",
+                      "bench.workloads", "bench.data", *FRAMEWORKS),
+    "bench.config": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
+    "bench.workloads": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli"),
+    "bench.data": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
+    "bench.engines": ("bench.runner", "bench.reporting", "bench.cli"),
+    "bench.runner": ("bench.cli",),
+}
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def read_imports(root: Path) -> dict[str, set[str]]:
+    """module -> every module it imports (bench modules resolved to the module, not its package, where
+    ``from package import module`` names one; third-party ones by their full dotted name)."""
+    files = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for mod, path in files.items():
+        is_package = path.name == "__init__.py"
+        out: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                out.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative import
+                    anchor = mod.split(".") if is_package else mod.split(".")[:-1]
+                    anchor = anchor[: len(anchor) - (node.level - 1)]
+                    base = ".".join([*anchor, base] if base else anchor)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    out.add(sub if sub in files else base)
+        graph[mod] = {m for m in out if m != mod}
+    return graph
+
+
+def _ancestors(mod: str) -> list[str]:
+    parts = mod.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def closure(graph: dict[str, set[str]], start: str) -> dict[str, str]:
+    """Every module ``start`` imports, directly or through bench modules (importing a module runs its
+    packages' ``__init__`` too), mapped to the bench module that imports it."""
+    seen: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        mod = todo.pop()
+        for dep in sorted(graph.get(mod, ())) + [a for a in _ancestors(mod) if a in graph]:
+            if dep not in seen and dep != start:
+                seen[dep] = mod
+                if dep in graph:
+                    todo.append(dep)
+    return seen
+
+
+def violations(graph: dict[str, set[str]], forbidden: dict[str, tuple[str, ...]]) -> list[str]:
+    """One line per forbidden import: ``importer -> imported (via chain)``."""
+    out = []
+    for mod in sorted(graph):
+        rules = [banned for prefix, banned in forbidden.items() if mod == prefix or mod.startswith(prefix + ".")]
+        for banned in rules:
+            reached = closure(graph, mod)
+            for dep in sorted(reached):
+                if any(dep == b or dep.startswith(b + ".") for b in banned):
+                    chain, via = [dep], reached[dep]
+                    while via != mod:
+                        chain.append(via)
+                        via = reached[via]
+                    out.append(f"{mod} -> {' -> '.join(reversed(chain))}")
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of two or more bench modules (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_layer_imports_only_what_it_may() -> None:
+    graph = read_imports(BENCH)
+    assert "bench.reporting.markdown" in graph and "bench.runner.worker" in graph  # the tree was read
+    assert violations(graph, FORBIDDEN) == []
+
+
+def test_there_is_no_import_cycle_in_bench() -> None:
+    assert cycles(read_imports(BENCH)) == []
+
+
+def test_the_checker_finds_indirect_violations_and_cycles(tmp_path: Path) -> None:
+    root = tmp_path / "bench"
+    files = {
+        "__init__.py": "",
+        "records.py": "",
+        "reporting/__init__.py": "",
+        "reporting/frame.py": "from bench.reporting import helper\n",
+        "reporting/helper.py": "def f():\n    import bench.runner.worker\n",
+        "runner/__init__.py": "",
+        "runner/worker.py": "import tensorflow as tf\nfrom bench.runner.a import x\n",
+        "runner/a.py": "from . import b\n",
+        "runner/b.py": "from bench.runner.a import y\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    graph = read_imports(root)
+    found = violations(graph, {"bench.reporting": ("bench.runner", "tensorflow")})
+    assert "bench.reporting.frame -> bench.reporting.helper -> bench.runner.worker" in found
+    assert "bench.reporting.frame -> bench.reporting.helper -> bench.runner.worker -> tensorflow" in found
+    assert "bench.reporting.helper -> bench.runner.worker -> bench.runner" in found  # its package runs too
+    assert cycles(graph) == [["bench.runner.a", "bench.runner.b"]]
