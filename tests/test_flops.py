@@ -13,7 +13,7 @@ COUNTED_OPS = ("Conv2D", "MatMul", "BiasAdd")  # Conv1D runs as Conv2D; pooling/
 
 
 def profiled_forward_flops(model, batch: int) -> dict[str, int]:
-    """TF's profiler on a frozen, fully static forward graph (tf-keras-facts.md §5): FLOPs per op type."""
+    """TF's profiler on a frozen, fully static forward graph: FLOPs per op type."""
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2_as_graph
 
     dtype = tf.int32 if len(model.input_shape) == 2 else tf.float32

@@ -1,4 +1,4 @@
-"""Strategies, each in its own process (one strategy configuration per process, tf-keras-facts §3.5)."""
+"""Strategies, each in its own process (TensorFlow allows one strategy configuration per process)."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_default_and_auto() -> None:
 @pytest.mark.parametrize(("name", "env", "expected"), [
     ("gpu", {"CUDA_VISIBLE_DEVICES": ""}, "no GPU visible to TensorFlow"),
     ("gpus", {"CUDA_VISIBLE_DEVICES": ""}, "no GPU visible to TensorFlow"),
-    # no TPU: 'local' resolves, then initialisation fails with TF's own error (tf-keras-facts §1.2)
+    # no TPU: 'local' resolves, then initialisation fails with TF's own error (there is no TPU to initialise)
     ("tpu", {}, "initialize_tpu_system(TPUClusterResolver(tpu='local')) failed: NotFoundError: TPUs not found"),
 ])
 def test_absent_hardware_is_unavailable_with_the_exact_reason(name, env, expected) -> None:
@@ -125,7 +125,7 @@ def test_unanswered_grpc_tpu_address_gives_up_after_the_time_limit() -> None:
         except StrategyUnavailable as e:
             print(json.dumps({"error": str(e), "s": time.time() - t}))
     """)
-    # the limit, not TF, ended the attempt (a connect nobody answers blocks forever: tf-keras-facts §1.2)
+    # the limit, not TF, ended the attempt (a connect nobody answers blocks forever inside TF)
     assert "did not finish within tpu_connect_timeout_s=2" in out["error"], out["error"]
 
 

@@ -76,7 +76,7 @@ def test_nan_loss_marks_divergence_and_stops_training() -> None:
 def test_timer_does_not_override_batch_hooks() -> None:
     import keras
 
-    # Overriding on_train_batch_end turns off Keras' async dispatch (tf-keras-facts.md §4.1).
+    # Overriding on_train_batch_end turns off Keras' async dispatch (Keras 3 then synchronises after every batch).
     assert EpochTimer.on_train_batch_end is keras.callbacks.Callback.on_train_batch_end
     assert EpochTimer.on_train_batch_begin is keras.callbacks.Callback.on_train_batch_begin
 

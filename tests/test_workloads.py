@@ -32,14 +32,14 @@ def test_params_and_output_shape(name: str) -> None:
 
 
 def _batch(name: str, n: int):
-    spec = WORKLOADS[name]
+    workload = WORKLOADS[name]
     rng = np.random.default_rng(0)
-    if len(spec.shape) == 1:
-        x = rng.integers(0, 30982, (n, *spec.shape)).astype("int32")
+    if len(workload.shape) == 1:
+        x = rng.integers(0, 30982, (n, *workload.shape)).astype("int32")
     else:
-        x = rng.random((n, *spec.shape), dtype=np.float32)
-    y = rng.integers(0, spec.classes, n)
-    return x, (y[:, None].astype("float32") if spec.classes == 2 else y)
+        x = rng.random((n, *workload.shape), dtype=np.float32)
+    y = rng.integers(0, workload.classes, n)
+    return x, (y[:, None].astype("float32") if workload.classes == 2 else y)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -35,10 +35,11 @@ class Faults:
     rules: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def parse(cls, spec: str) -> Faults:
-        """``"oom:spe1,nan:b64"`` -> rules ``(("oom", "spe1"), ("nan", "b64"))``; ValueError on an unknown kind."""
+    def parse(cls, text: str) -> Faults:
+        """Rules from the value of ``BENCH_FAULT``: ``"oom:spe1,nan:b64"`` -> ``(("oom", "spe1"), ("nan",
+        "b64"))``; ValueError on an unknown kind."""
         rules = []
-        for part in filter(None, (p.strip() for p in spec.split(","))):
+        for part in filter(None, (p.strip() for p in text.split(","))):
             kind, _, match = part.partition(":")
             if kind not in KINDS:
                 raise ValueError(f"BENCH_FAULT kind {kind!r}; allowed: {', '.join(KINDS)}")

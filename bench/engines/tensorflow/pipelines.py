@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import tensorflow as tf
 
 from bench.data.synthetic import Arrays
-from bench.workloads import WorkloadSpec
+from bench.workloads import Workload
 
 
 @dataclass
@@ -36,15 +36,15 @@ class Pipelines:
     validation_steps: int
 
 
-def _prepare(spec: WorkloadSpec, augment: bool, seed: int):
-    is_image = len(spec.shape) == 3
+def _prepare(workload: Workload, augment: bool, seed: int):
+    is_image = len(workload.shape) == 3
 
     def fn(x, y):
         if is_image:
             x = tf.cast(x, tf.float32) / 255.0
             if augment:
                 x = tf.image.random_flip_left_right(x, seed=seed)
-        if spec.classes == 2:
+        if workload.classes == 2:
             y = tf.cast(y, tf.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
 
@@ -73,7 +73,7 @@ def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
     return options
 
 
-def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, seed: int,
+def make_pipelines(workload: Workload, arrays: Arrays, global_batch_size: int, seed: int,
                    slow_decode: bool = False) -> Pipelines:
     """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch.
 
@@ -93,14 +93,15 @@ def make_pipelines(spec: WorkloadSpec, arrays: Arrays, global_batch_size: int, s
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
     # prefetch depth, autotune off: see the module docstring.
     train = train.batch(global_batch_size, drop_remainder=True).map(
-        _prepare(spec, spec.augment, seed), num_parallel_calls=None if slow_decode else MAP_PARALLELISM).repeat()
+        _prepare(workload, workload.augment, seed),
+        num_parallel_calls=None if slow_decode else MAP_PARALLELISM).repeat()
     if not slow_decode:
         train = train.prefetch(PREFETCH_BATCHES)
     train = train.with_options(options)
     val = (
         tf.data.Dataset.from_tensor_slices((arrays.x_val, arrays.y_val))
         .batch(global_batch_size, drop_remainder=True)
-        .map(_prepare(spec, False, seed), num_parallel_calls=MAP_PARALLELISM)
+        .map(_prepare(workload, False, seed), num_parallel_calls=MAP_PARALLELISM)
         .cache()
         .prefetch(PREFETCH_BATCHES)
         .with_options(options)
