@@ -26,6 +26,11 @@ PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
+BACKENDS = ("tensorflow", "jax")
+# strategies that are tf.distribute wrappers and mean nothing under the JAX backend
+TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
+JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
+               "on a TPU VM pip install -U 'jax[tpu]'")
 STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "
                  "default, auto")
 _CPU_X = re.compile(r"cpu_x(\d+)")
@@ -59,6 +64,8 @@ class SuiteConfig:
         "a list of positive integers (steps per host call), e.g. [1,16]"))
     precisions: list[str] = field(default_factory=lambda: ["float32"], metadata=_help(
         "float32 | mixed_float16 | mixed_bfloat16"))
+    backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
+        "a list of Keras backends: tensorflow | jax, e.g. [tensorflow,jax]"))
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
     repeats: int = field(default=1, metadata=_help("an integer >= 1 (independent repetitions per point)"))
     # same: every repeat uses `seed` (timing noise only)
@@ -148,6 +155,7 @@ def _check_axes(prefix: str, batch_sizes: list[Any], spes: list[Any]) -> None:
 def validate(cfg: SuiteConfig) -> SuiteConfig:
     """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
     _check_names(cfg)
+    _check_backends(cfg)
     _check_sweep_axes(cfg)
     _check_choices(cfg)
     _check_numbers(cfg)
@@ -174,6 +182,24 @@ def _check_names(cfg: SuiteConfig) -> None:
             raise ConfigError(f"strategies[{i}]={s!r} is not a strategy; allowed: {STRATEGY_HELP}")
         if m and int(m.group(1)) > 64:
             raise ConfigError(f"strategies[{i}]={s!r}: at most 64 logical CPUs (cpu_x2 .. cpu_x64)")
+
+
+def _check_backends(cfg: SuiteConfig) -> None:
+    """Known backends, installed here; under jax, only strategies that mean something there."""
+    import importlib.util
+
+    _check_list("backends", cfg.backends, ", ".join(BACKENDS))
+    for i, b in enumerate(cfg.backends):
+        if b not in BACKENDS:
+            raise ConfigError(f"backends[{i}]={b!r} is not a Keras backend bench runs; allowed: {', '.join(BACKENDS)}")
+    if "jax" not in cfg.backends:
+        return
+    if importlib.util.find_spec("jax") is None:
+        raise ConfigError(f"backends: jax is not installed in this environment; install it with {JAX_INSTALL}")
+    for i, s in enumerate(cfg.strategies):
+        if s in TF_ONLY_STRATEGIES:
+            raise ConfigError(f"strategies[{i}]={s!r} is a tf.distribute wrapper with no meaning under backends=jax; "
+                              "allowed with jax: cpu, cpu_xN, gpu, gpus, tpu, auto")
 
 
 def _check_sweep_axes(cfg: SuiteConfig) -> None:

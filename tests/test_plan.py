@@ -13,8 +13,8 @@ def test_plan_covers_the_product_grouped_by_strategy_with_repeats_interleaved() 
     assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
     assert len({p.point_id for p in points}) == len(points)
     g = groups(points)
-    assert list(g) == ["cpu", "cpu_x2"]
-    cpu = g["cpu"]
+    assert list(g) == [("tensorflow", "cpu"), ("tensorflow", "cpu_x2")]
+    cpu = g[("tensorflow", "cpu")]
     # repeats interleaved: every point's repeat 0 before any repeat 1
     assert [p.repeat for p in cpu] == [0] * 8 + [1] * 8
     assert cpu[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"

@@ -1,5 +1,6 @@
-"""Engines: the only code that knows a framework. Today one, ``tensorflow`` (Keras 3 on TensorFlow with
-``tf.distribute`` strategies and ``tf.data`` pipelines); the JAX backend joins here as a second one.
+"""Engines: the only code that knows a framework. ``tensorflow`` (Keras 3 on TensorFlow with
+``tf.distribute`` strategies and ``tf.data`` pipelines) and ``jax`` (Keras 3 on JAX with
+``keras.distribution.DataParallel`` and NumPy input pipelines; it imports no TensorFlow).
 
 An engine is a module (``bench.engines.<name>``) that a worker loads with :func:`load` after its process
 has started, and that provides:
@@ -17,11 +18,15 @@ This module imports no framework: the run side's orchestration and the report si
 from __future__ import annotations
 
 import importlib
+import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-ENGINES = ("tensorflow",)
+ENGINES = ("tensorflow", "jax")  # engine = the Keras backend it runs (config key ``backends``)
+_CPU_X = re.compile(r"cpu_x(\d+)")
 
 
 class StrategyUnavailable(RuntimeError):
@@ -59,3 +64,35 @@ def load(name: str) -> ModuleType:
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; allowed: {', '.join(ENGINES)}")
     return importlib.import_module(f"bench.engines.{name}")
+
+
+def process_env(backend: str, strategy: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """Environment variables a worker process of ``backend``/``strategy`` needs before Keras or the framework
+    is imported (the launcher sets them; they cannot be changed once the framework has started).
+
+    ``KERAS_BACKEND`` always (a user's own ``KERAS_BACKEND`` must not switch a worker's backend). Under
+    jax: ``JAX_PLATFORMS=cpu`` for the CPU strategies (a visible GPU must not take a ``cpu`` point), and
+    for ``cpu_xN`` the XLA flag that splits the host into N devices, added to the user's ``XLA_FLAGS``.
+    """
+    env = {"KERAS_BACKEND": backend}
+    if backend != "jax":
+        return env
+    m = _CPU_X.fullmatch(strategy)
+    if strategy == "cpu" or m:
+        env["JAX_PLATFORMS"] = "cpu"
+    if m:
+        flags = [f for f in environ.get("XLA_FLAGS", "").split() if "xla_force_host_platform_device_count" not in f]
+        env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={m.group(1)}"])
+    return env
+
+
+def prepare_process(backend: str) -> None:
+    """First thing in a worker process, before Keras is imported: under jax, make TensorFlow unimportable.
+
+    Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
+    adapters probe it), and many JAX images (Kaggle's TPU image ships ``tensorflow-cpu``) have it. A JAX
+    worker must run the same with or without it, so ``import tensorflow`` fails in that process, as it
+    would on a machine without TensorFlow.
+    """
+    if backend == "jax" and "tensorflow" not in sys.modules:
+        sys.modules["tensorflow"] = None  # type: ignore[assignment]  # import tensorflow -> ImportError

@@ -31,9 +31,10 @@ def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
     """Per key: one value per ok repeat (median of its steady ``column``), plus status/error when none is ok."""
     if points.empty:
         return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
-    points = points.assign(strategy_key=[
-        f"{n}@{h}" if "@" in str(lab) else str(n)
-        for n, h, lab in zip(points["strategy_name"], points["host"], points["strategy"], strict=True)])
+    names = [str(n) if b == "tensorflow" else f"{b}/{n}" for b, n in zip(points["backend"], points["strategy_name"],
+                                                                           strict=True)]
+    points = points.assign(strategy_key=[f"{n}@{h}" if "@" in str(lab) else n
+                                         for n, h, lab in zip(names, points["host"], points["strategy"], strict=True)])
     rows = []
     for key, g in points.groupby(KEY, sort=True, dropna=False):
         ok = g[g["status"] == "ok"]

@@ -98,24 +98,34 @@ def strategy_name(strategy: dict[str, Any]) -> str:
     return name
 
 
+BACKENDS = ("tensorflow", "jax")  # Keras backends; records written before the key existed are tensorflow
+
+
+def backend_of(record: dict[str, Any]) -> str:
+    """The Keras backend a record ran on (``tensorflow`` for records from before the field existed)."""
+    return str(record.get("backend") or "tensorflow")
+
+
 def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
-    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``). When one resolved
-    name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
+    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
+    backend when it is not tensorflow (``jax/cpu_x2``). When one resolved name ran on two or more hosts
+    for the same workload and dataset, those labels get ``@hostname``.
     """
-    def scope(r: dict[str, Any]) -> tuple[str, str, str]:
-        return (str(r.get("workload")), dataset_label(r.get("dataset") or {}),
+    def scope(r: dict[str, Any]) -> tuple[str, str, str, str]:
+        return (str(r.get("workload")), dataset_label(r.get("dataset") or {}), backend_of(r),
                 strategy_name(r.get("strategy") or {}))
 
-    hosts: dict[tuple[str, str, str], set[str]] = {}
+    hosts: dict[tuple[str, str, str, str], set[str]] = {}
     for r in records:
         hosts.setdefault(scope(r), set()).add(_host(r))
     out = []
     for r in records:
-        name = scope(r)[2]
+        backend, name = scope(r)[2:]
         requested = (r.get("strategy") or {}).get("requested") or name
         label = name if requested in (name, (r.get("strategy") or {}).get("name")) else f"{requested} ({name})"
+        label = label if backend == "tensorflow" else f"{backend}/{label}"
         out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
 
@@ -149,7 +159,8 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
         rows.append({
             "run_id": r["run_id"], "point_id": r["point_id"], "suite": r["suite"], "host": _host(r),
             "workload": workload, "dataset": dataset_label(ds), "dataset_name": ds.get("name"),
-            "strategy": label, "strategy_requested": s.get("requested"), "strategy_name": strategy_name(s),
+            "strategy": label, "backend": backend_of(r), "strategy_requested": s.get("requested"),
+            "strategy_name": strategy_name(s),
             "strategy_class": s.get("class"),
             "device_kind": s.get("device_kind") if "device_kind" in s else env.get("device_kind"),
             "num_replicas": s.get("num_replicas"), "global_batch_size": gb,
@@ -198,7 +209,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     notes = sorted({n for n in ok["not_learning"] if n})
     first = g.iloc[0]
     return {
-        "host": ", ".join(sorted(set(g["host"]))), "strategy_name": first["strategy_name"],
+        "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "strategy_name": first["strategy_name"],
         "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],
         "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],
@@ -243,10 +254,17 @@ def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: 
 
 def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
-    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``."""
+    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``.
+
+    ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
+    bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
+    """
     ok = summary[summary["status"] == "ok"]
-    exact = ok[(ok["strategy_requested"] == baseline) | (ok["strategy"] == baseline)]
-    return exact if not exact.empty else ok[ok["strategy_name"] == baseline]
+    backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
+    if backend:
+        ok = ok[ok["backend"] == backend]
+    exact = ok[(ok["strategy_requested"] == name) | (ok["strategy"] == baseline)]
+    return exact if not exact.empty else ok[ok["strategy_name"] == name]
 
 
 def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.config import SuiteConfig
-from bench.engines import unresolved_strategy
+from bench.engines import process_env, unresolved_strategy
 from bench.records import write_record
 from bench.runner.env import host_env
 from bench.runner.plan import Point, WorkerJob, groups
@@ -76,7 +76,7 @@ class Launcher:
         self.proc: subprocess.Popen | None = None
         self.interrupted = False
         self.signum: int = signal.SIGINT
-        self.resolved: dict[str, dict[str, Any]] = {}  # strategy name -> its worker's "ready" strategy record
+        self.resolved: dict[tuple[str, str], dict[str, Any]] = {}  # (backend, strategy) -> its "ready" record
 
     def interrupt(self, signum: int = signal.SIGINT, *_: Any) -> None:
         """SIGINT/SIGTERM handler: stop the worker now; :meth:`run_group` records the point and raises
@@ -93,23 +93,24 @@ class Launcher:
         handled = (signal.SIGINT, signal.SIGTERM)
         previous = {sig: signal.signal(sig, self.interrupt) for sig in handled} if in_main else {}
         try:
-            for strategy, pts in groups(self.points).items():
+            for pts in groups(self.points).values():
                 if self.interrupted:
                     raise Interrupted(self.signum)
-                self.run_group(strategy, pts)
+                self.run_group(pts)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
-    def run_group(self, strategy: str, pts: list[Point]) -> None:
-        """Run a group's points, restarting a fresh worker after each crash or time-out."""
+    def run_group(self, pts: list[Point]) -> None:
+        """Run a group's points (one backend and strategy), restarting a fresh worker after each crash or
+        time-out."""
         remaining = list(pts)
         while remaining:
             if self.interrupted:
                 raise Interrupted(self.signum)
-            attempt = self._spawn(strategy, remaining)
+            attempt = self._spawn(remaining)
             try:
-                self._watch(attempt, strategy, remaining)
+                self._watch(attempt, remaining)
             finally:
                 if self.interrupted:
                     _kill(attempt.proc)
@@ -122,12 +123,13 @@ class Launcher:
             if remaining:
                 self._record_lost_point(attempt, remaining)
 
-    def _spawn(self, strategy: str, pts: list[Point]) -> Attempt:
-        """Start a worker for ``pts`` and send it its job."""
-        log = self._new_log(strategy)
-        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), strategy, pts)
+    def _spawn(self, pts: list[Point]) -> Attempt:
+        """Start a worker for ``pts`` (its environment set for the backend and strategy before Keras is
+        imported there) and send it its job."""
+        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts)
+        log = self._new_log(job.backend, job.strategy)
         env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1", **process_env(job.backend, job.strategy, os.environ)}
         with log.open("w") as err:
             # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
             proc = subprocess.Popen([sys.executable, "-m", "bench.runner.worker"], stdin=subprocess.PIPE,
@@ -142,7 +144,7 @@ class Launcher:
             pass  # the worker died before reading its job: its exit status is recorded below
         return Attempt(proc, log)
 
-    def _watch(self, attempt: Attempt, strategy: str, remaining: list[Point]) -> None:
+    def _watch(self, attempt: Attempt, remaining: list[Point]) -> None:
         """Follow the worker's events until it exits, is interrupted, or runs past the time limit (then
         kill it and set ``attempt.cause``). Finished points leave ``remaining``."""
         events: queue.Queue = queue.Queue()
@@ -163,10 +165,10 @@ class Launcher:
                 continue
             if ev is _EOF:
                 return  # the worker closed its event stream: it has exited (or is exiting)
-            self._on_event(ev, attempt, strategy, by_id, remaining)
+            self._on_event(ev, attempt, by_id, remaining)
             self.progress.show()
 
-    def _on_event(self, ev: dict[str, Any], attempt: Attempt, strategy: str, by_id: dict[str, Point],
+    def _on_event(self, ev: dict[str, Any], attempt: Attempt, by_id: dict[str, Point],
                   remaining: list[Point]) -> None:
         kind = ev.get("event")
         if kind == "start":
@@ -176,7 +178,8 @@ class Launcher:
         elif kind == "epoch":
             self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
         elif kind == "ready":
-            self.resolved[strategy] = ev.get("strategy")  # what auto resolved to, replicas …
+            first = remaining[0]  # (a group is one backend and strategy)
+            self.resolved[(first.backend, first.strategy)] = ev.get("strategy")  # what auto resolved to, replicas …
         elif kind == "done":
             point = by_id.get(ev["point_id"])
             if point in remaining:
@@ -202,11 +205,13 @@ class Launcher:
         remaining.remove(point)
         self.progress.done += 1
 
-    def _new_log(self, strategy: str) -> Path:
-        """A fresh ``logs/<strategy>-worker<N>.log`` (never overwrites one a record may point to)."""
+    def _new_log(self, backend: str, strategy: str) -> Path:
+        """A fresh ``logs/<strategy>-worker<N>.log`` (``jax-<strategy>-…`` under JAX; never overwrites one a
+        record may point to)."""
         self.log_dir.mkdir(exist_ok=True)
+        prefix = strategy if backend == "tensorflow" else f"{backend}-{strategy}"
         for i in range(1, 100_000):
-            path = self.log_dir / f"{strategy}-worker{i}.log"
+            path = self.log_dir / f"{prefix}-worker{i}.log"
             try:
                 path.open("x").close()
                 return path
@@ -217,7 +222,7 @@ class Launcher:
     def _fail(self, point: Point, cause: dict[str, Any], log: Path) -> None:
         """Write the ``failed`` record of a point whose worker died or was stopped."""
         # the strategy as its worker resolved it, if it got that far (so `auto` reads `auto (cpu)` here too)
-        strategy = self.resolved.get(point.strategy) or unresolved_strategy(point.strategy)
+        strategy = self.resolved.get((point.backend, point.strategy)) or unresolved_strategy(point.strategy)
         replicas = strategy.get("num_replicas")
         gb = point.global_batch(replicas) if replicas else None
         rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)

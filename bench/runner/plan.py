@@ -42,6 +42,7 @@ class Point:
     input_pipeline: str = "default"
     all_reduce: str = "auto"  # group-level settings, part of the hash so resume re-runs a changed point
     tpu: str = ""
+    backend: str = "tensorflow"  # the Keras backend (its worker process sets KERAS_BACKEND)
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -54,9 +55,11 @@ class Point:
 
     @property
     def point_id(self) -> str:
-        """File-name-safe id, e.g. ``fashion_cnn-cpu_x2-b128-spe8-fp32-r0`` (``pr32``: per-replica 32)."""
+        """File-name-safe id, e.g. ``fashion_cnn-cpu_x2-b128-spe8-fp32-r0`` (``pr32``: per-replica 32;
+        ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
-        return (f"{self.workload}-{self.strategy}-{b}-spe{self.steps_per_execution}-"
+        backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
+        return (f"{self.workload}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}-r{self.repeat}")
 
     def global_batch(self, replicas: int) -> int:
@@ -67,9 +70,12 @@ class Point:
 
     def to_record(self) -> dict[str, Any]:
         """The record's ``point`` object. Its keys are the record contract's, unchanged since schema 1: the
-        batch as listed (``batch_size``) and ``batch_scaling``."""
+        batch as listed (``batch_size``) and ``batch_scaling``; ``backend`` only when it is not tensorflow
+        (the only backend before it was added), so a point's hash is what earlier versions computed."""
         d = asdict(self)
         global_, per_replica = d.pop("global_batch_size"), d.pop("per_replica_batch_size")
+        if d["backend"] == "tensorflow":
+            del d["backend"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -100,6 +106,7 @@ class WorkerJob:
     suite: str
     strategy: str
     points: tuple[Point, ...]
+    backend: str = "tensorflow"
     all_reduce: str = "auto"
     tpu: str = ""
     tpu_connect_timeout_s: float = 60.0
@@ -107,10 +114,10 @@ class WorkerJob:
     measure_input: bool = True  # time the input pipeline alone after each point (input-bound diagnosis)
 
     @classmethod
-    def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, strategy: str, points: list[Point]) -> WorkerJob:
-        """The job of one strategy group of a run of ``cfg``."""
-        return cls(run_id, run_dir, cfg.name, strategy, tuple(points), cfg.all_reduce, cfg.tpu,
-                   cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input)
+    def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point]) -> WorkerJob:
+        """The job of one group (one backend and strategy) of a run of ``cfg``."""
+        return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
+                   cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input)
 
     def to_json(self) -> str:
         """One line of JSON."""
@@ -126,7 +133,7 @@ class WorkerJob:
 def plan(cfg: SuiteConfig) -> list[Point]:
     """Every point of the suite, in run order: grouped by strategy, repeats interleaved."""
     points = []
-    for strategy in cfg.strategies:
+    for backend, strategy in ((b, s) for b in cfg.backends for s in cfg.strategies):
         for repeat in range(cfg.repeats):
             for workload in cfg.workloads:
                 get_workload(workload)
@@ -141,13 +148,13 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                                 workload=workload, strategy=strategy, steps_per_execution=spe, precision=precision,
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=cfg.input_pipeline,
-                                all_reduce=cfg.all_reduce, tpu=cfg.tpu))
+                                all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend))
     return points
 
 
-def groups(points: list[Point]) -> dict[str, list[Point]]:
-    """Points by strategy name, in first-appearance order: one worker process per group."""
-    out: dict[str, list[Point]] = {}
+def groups(points: list[Point]) -> dict[tuple[str, str], list[Point]]:
+    """Points by (backend, strategy name), in first-appearance order: one worker process per group."""
+    out: dict[tuple[str, str], list[Point]] = {}
     for p in points:
-        out.setdefault(p.strategy, []).append(p)
+        out.setdefault((p.backend, p.strategy), []).append(p)
     return out

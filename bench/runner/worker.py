@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-from bench.engines import StrategyInfo, StrategyUnavailable, load, unresolved_strategy
+from bench.engines import StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.records import write_record
 from bench.runner.env import host_env
 from bench.runner.faults import Faults
@@ -33,8 +33,6 @@ from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, utc_now
 from bench.runner.probes import Peaks, input_only_rate, measure_peaks
 from bench.workloads import get_workload
-
-ENGINE = "tensorflow"
 
 
 class Worker:
@@ -59,7 +57,7 @@ class Worker:
     def engine(self) -> ModuleType:
         """The engine module (:mod:`bench.engines`), loaded (with its framework) on first use."""
         if self._engine is None:
-            self._engine = load(ENGINE)
+            self._engine = load(self.job.backend)
         return self._engine
 
     def emit(self, event: str, **fields: Any) -> None:
@@ -232,6 +230,7 @@ def main() -> int:
     if not line.strip():
         return exit_orphaned  # the launcher died before sending the job
     job = WorkerJob.from_json(line)
+    prepare_process(job.backend)  # before anything imports Keras (under jax: no TensorFlow in this process)
 
     def exit_when_orphaned() -> None:
         with contextlib.suppress(Exception):

@@ -1,0 +1,63 @@
+"""What JAX says about its devices: the matmul peak probe, versions and accelerator, out-of-memory."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import time
+from functools import cache
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from bench.engines import StrategyInfo
+
+
+def _device(name: str) -> Any:
+    """The JAX device of a Keras device name (``cpu:0``, ``gpu:1``, ``tpu:3``)."""
+    kind, _, index = name.partition(":")
+    return jax.devices(kind)[int(index or 0)]
+
+
+@cache
+def matmul_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float:
+    """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (a Keras device name; cached per process)."""
+    dev = _device(device)
+    a = jax.device_put(jax.random.uniform(jax.random.key(0), (n, n), dtype=jnp.float32).astype(dtype), dev)
+    matmul = jax.jit(lambda x: jnp.sum((x @ x).astype(jnp.float32)))
+    matmul(a).block_until_ready()  # compile + warm-up
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        matmul(a).block_until_ready()
+        best = min(best, time.perf_counter() - t)
+    return 2 * n**3 / best
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def framework_env(info: StrategyInfo) -> dict[str, Any]:
+    """The record's ``env`` fields this engine knows: jax, jaxlib, libtpu (where installed) and Keras
+    versions, and the accelerator's name as JAX reports it (e.g. ``TPU v5 lite``, ``NVIDIA H100 80GB HBM3``)."""
+    import keras
+
+    accelerator = None
+    if info.device_kind in ("gpu", "tpu"):
+        accelerator = _device(info.devices[0]).device_kind
+    return {"jax": jax.__version__, "jaxlib": _version("jaxlib"), "libtpu": _version("libtpu"),
+            "keras": keras.__version__, "accelerator": accelerator}
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """True for XLA's out-of-memory error (a runtime error whose status is ``RESOURCE_EXHAUSTED``)."""
+    return isinstance(exc, jax.errors.JaxRuntimeError) and "RESOURCE_EXHAUSTED" in str(exc)
+
+
+def out_of_memory_error(message: str) -> Exception:
+    """The error JAX raises when a device runs out of memory (fault injection raises it)."""
+    return jax.errors.JaxRuntimeError(f"RESOURCE_EXHAUSTED: {message}")
