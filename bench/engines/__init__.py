@@ -20,7 +20,8 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -96,3 +97,15 @@ def prepare_process(backend: str) -> None:
     """
     if backend == "jax" and "tensorflow" not in sys.modules:
         sys.modules["tensorflow"] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
+
+
+def matmul_flops_per_s(run: Callable[[], object], n: int, reps: int) -> float:
+    """FLOP/s of an n x n matmul from the best of ``reps`` timed calls of ``run`` (one synchronised matmul;
+    called once first, untimed, for compilation and warm-up)."""
+    run()
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t)
+    return 2 * n**3 / best

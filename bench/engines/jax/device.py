@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
-import time
 from functools import cache
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from bench.engines import StrategyInfo
+from bench.engines import StrategyInfo, matmul_flops_per_s
 
 
 def _device(name: str) -> Any:
@@ -25,13 +24,7 @@ def matmul_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: 
     dev = _device(device)
     a = jax.device_put(jax.random.uniform(jax.random.key(0), (n, n), dtype=jnp.float32).astype(dtype), dev)
     matmul = jax.jit(lambda x: jnp.sum((x @ x).astype(jnp.float32)))
-    matmul(a).block_until_ready()  # compile + warm-up
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        matmul(a).block_until_ready()
-        best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best
+    return matmul_flops_per_s(lambda: matmul(a).block_until_ready(), n, reps)
 
 
 def _version(package: str) -> str | None:

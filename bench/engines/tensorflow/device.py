@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import time
 from functools import cache
 from typing import Any
 
 import tensorflow as tf
 
-from bench.engines import StrategyInfo
+from bench.engines import StrategyInfo, matmul_flops_per_s
 
 
 @cache
@@ -19,13 +18,7 @@ def matmul_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: 
         a = tf.random.uniform((n, n), dtype=tf.float32)
         a = tf.cast(a, dtype)
         matmul = tf.function(lambda x: tf.reduce_sum(tf.cast(tf.linalg.matmul(x, x), tf.float32)))
-        matmul(a).numpy()  # trace + warm-up
-        best = float("inf")
-        for _ in range(reps):
-            t = time.perf_counter()
-            matmul(a).numpy()
-            best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best
+        return matmul_flops_per_s(lambda: matmul(a).numpy(), n, reps)
 
 
 def framework_env(info: StrategyInfo) -> dict[str, Any]:
