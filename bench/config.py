@@ -119,6 +119,12 @@ def axes_for(cfg: SuiteConfig, workload: str) -> dict[str, list[int]]:
     return {k: [int(v) for v in own.get(k, getattr(cfg, k))] for k in AXIS_KEYS}
 
 
+def logical_cpus(name: str) -> int | None:
+    """N of a ``cpu_xN`` strategy name (N logical CPU devices), None for any other name."""
+    m = _CPU_X.fullmatch(name)
+    return int(m.group(1)) if m else None
+
+
 def strategy_replicas(name: str) -> int | None:
     """Replica count a strategy name implies without touching hardware (None: known only at run time)."""
     m = _CPU_X.fullmatch(name)

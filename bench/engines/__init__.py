@@ -18,7 +18,6 @@ This module imports no framework: the run side's orchestration and the report si
 from __future__ import annotations
 
 import importlib
-import re
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -26,8 +25,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from bench.config import logical_cpus
+
 ENGINES = ("tensorflow", "jax")  # engine = the Keras backend it runs (config key ``backends``)
-_CPU_X = re.compile(r"cpu_x(\d+)")
 
 
 class StrategyUnavailable(RuntimeError):
@@ -78,12 +78,12 @@ def process_env(backend: str, strategy: str, environ: Mapping[str, str]) -> dict
     env = {"KERAS_BACKEND": backend}
     if backend != "jax":
         return env
-    m = _CPU_X.fullmatch(strategy)
-    if strategy == "cpu" or m:
+    n = logical_cpus(strategy)
+    if strategy == "cpu" or n:
         env["JAX_PLATFORMS"] = "cpu"
-    if m:
+    if n:
         flags = [f for f in environ.get("XLA_FLAGS", "").split() if "xla_force_host_platform_device_count" not in f]
-        env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={m.group(1)}"])
+        env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={n}"])
     return env
 
 

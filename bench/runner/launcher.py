@@ -52,6 +52,7 @@ class Attempt:
 
     proc: subprocess.Popen
     log: Path
+    group: tuple[str, str]  # (backend, strategy)
     in_flight: Point | None = None
     cause: dict[str, Any] | None = None
     started: float = field(default_factory=time.monotonic)  # of the current point (start-up counts too)
@@ -142,7 +143,7 @@ class Launcher:
             proc.stdin.flush()
         except OSError:
             pass  # the worker died before reading its job: its exit status is recorded below
-        return Attempt(proc, log)
+        return Attempt(proc, log, (job.backend, job.strategy))
 
     def _watch(self, attempt: Attempt, remaining: list[Point]) -> None:
         """Follow the worker's events until it exits, is interrupted, or runs past the time limit (then
@@ -178,8 +179,7 @@ class Launcher:
         elif kind == "epoch":
             self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
         elif kind == "ready":
-            first = remaining[0]  # (a group is one backend and strategy)
-            self.resolved[(first.backend, first.strategy)] = ev.get("strategy")  # what auto resolved to, replicas …
+            self.resolved[attempt.group] = ev.get("strategy")  # what auto resolved to, replicas …
         elif kind == "done":
             point = by_id.get(ev["point_id"])
             if point in remaining:

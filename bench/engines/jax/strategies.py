@@ -9,12 +9,12 @@ The ``*_onedevice`` wrappers and ``default`` are tf.distribute ideas and are ref
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import jax
 import keras
 
+from bench.config import logical_cpus
 from bench.engines import StrategyInfo, StrategyUnavailable
 
 NO_DISTRIBUTION = "none (one device)"
@@ -58,9 +58,9 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
     name = requested
     if requested == "auto":
         name = "tpu" if _devices("tpu") else "gpu" if _devices("gpu") else "cpu"
-    m = re.fullmatch(r"cpu_x(\d+)", name)
-    if m:
-        n, cpus = int(m.group(1)), _devices("cpu")
+    n = logical_cpus(name)
+    if n:
+        cpus = _devices("cpu")
         if len(cpus) < n:
             raise StrategyUnavailable(f"JAX sees {len(cpus)} CPU device(s), not {n}: XLA_FLAGS must hold "
                                       f"--xla_force_host_platform_device_count={n} before JAX starts")

@@ -14,12 +14,12 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import re
 import threading
 from typing import Any
 
 import tensorflow as tf
 
+from bench.config import logical_cpus
 from bench.engines import StrategyInfo, StrategyUnavailable
 
 _CROSS_DEVICE_OPS = {
@@ -171,9 +171,8 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
                 pass
         name = "gpu" if _gpus() else "cpu"
 
-    m = re.fullmatch(r"cpu_x(\d+)", name)
-    if m:
-        n = int(m.group(1))
+    n = logical_cpus(name)
+    if n:
         hide_gpus()
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * n)
