@@ -67,3 +67,17 @@ def test_cache_round_trip(tmp_path, monkeypatch) -> None:
     files[0].write_bytes(b"not a zip")  # a damaged cache file is regenerated, not trusted
     c = synthetic.load("fashion", 32, 16, seed=1)
     assert np.array_equal(a.x_train, c.x_train)
+
+
+def test_epoch_order_is_a_seeded_permutation_in_full_batches_redrawn_each_epoch() -> None:
+    from bench.data.order import epoch_batches, epoch_flips
+
+    a = epoch_batches(103, 10, seed=7, epoch=0)
+    assert a.shape == (10, 10) and len(set(a.ravel())) == 100 and a.max() < 103  # remainder of 3 dropped
+    assert np.array_equal(a, epoch_batches(103, 10, seed=7, epoch=0))
+    assert not np.array_equal(a, epoch_batches(103, 10, seed=7, epoch=1))
+    assert not np.array_equal(a, epoch_batches(103, 10, seed=8, epoch=0))
+    assert np.array_equal(epoch_batches(25, 10, seed=None, epoch=3).ravel(), np.arange(20))  # validation: in order
+    flips = epoch_flips(7, 0, 100, 10)
+    assert flips.shape == (100, 10) and 0.4 < flips.mean() < 0.6
+    assert not np.array_equal(flips, epoch_flips(7, 1, 100, 10))

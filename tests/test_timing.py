@@ -94,3 +94,23 @@ def test_warm_up_epoch_includes_fit_set_up_before_the_first_epoch() -> None:
     first, second = timer.rows
     assert (first["epoch_s"], first["train_s"], first["setup_s"]) == (5.0, 5.0, 4.0)
     assert second["epoch_s"] == 1.0 and "setup_s" not in second
+
+
+def test_the_split_waits_for_the_last_train_step_before_validation_starts() -> None:
+    """Under JAX ``fit`` reaches ``on_test_begin`` while train steps are still running (asynchronous
+    dispatch): reading the step counter waits for them, and that wait is training time, not validation."""
+    timer, clock, model, _ = make_timer()
+    timer.on_epoch_begin(0)
+    clock.t += 1.0  # dispatching the steps
+
+    def wait_for_device() -> int:
+        clock.t += 2.0  # the device finishes the dispatched steps
+        return 10
+
+    model.optimizer.iterations.numpy = wait_for_device
+    timer.on_test_begin()
+    model.optimizer.iterations.numpy = lambda: 10
+    clock.t += 0.5
+    timer.on_epoch_end(0, {"loss": 1.0})
+    (row,) = timer.rows
+    assert (row["train_s"], row["val_s"]) == (3.0, 0.5)

@@ -153,13 +153,14 @@ class Worker:
         import keras
 
         from bench.runner.flops import datasheet_peak, train_flops_per_example
+        from bench.runner.init_weights import apply_shared_weights
         from bench.runner.timing import EpochTimer
         from bench.workloads.models import build_model, compile_kwargs
 
-        keras.utils.set_random_seed(point.seed)  # same initial weights and data order everywhere
+        keras.utils.set_random_seed(point.seed)  # dropout; weights: the run's shared file; order: bench.data.order
         keras.mixed_precision.set_global_policy(point.precision)
         pipes = self.engine.make_pipelines(get_workload(point.workload), arrays, gb, point.seed,
-                                           slow_decode=point.input_pipeline == "slow_decode")
+                                           slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs)
         spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
         rec["effective_steps_per_execution"] = spe
         if spe != point.steps_per_execution:
@@ -167,6 +168,7 @@ class Worker:
                                 "of an epoch")
         with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
             model = build_model(point.workload)
+            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, point.workload, point.seed)
             kwargs = compile_kwargs(point.workload)
             kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
             model.compile(**kwargs, steps_per_execution=spe)
@@ -182,7 +184,8 @@ class Worker:
         timer.fit_started()
         model.fit(pipes.train, epochs=point.epochs, steps_per_epoch=pipes.steps_per_epoch,
                   validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                  callbacks=[timer])
+                  callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
+        # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
         t1 = time.perf_counter()
         rec["fit_wall_s"] = t1 - t0  # outside wall clock around the whole fit
         rec["teardown_s"] = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch

@@ -1,10 +1,10 @@
 """tf.data input pipelines for the workloads (imports TensorFlow).
 
 Rules from the seeds and DESIGN.md: static shapes (``drop_remainder=True``, required on TPU), random
-augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), the
-same seed and therefore the same data order under every strategy, a fixed ``prefetch`` last (see
-``make_pipelines``).
-Images are batched first and converted as whole batches (one vectorised op per batch, not per image).
+augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), a fixed
+``prefetch`` last (see ``make_pipelines``). The order and the flips come from :mod:`bench.data.order`,
+the same under every strategy and backend: the pipeline is a dataset of index batches, and each batch is
+gathered and converted as a whole (one vectorised op per batch, not per image).
 
 **No tf.data autotune** (measured, README "Finding: fit's teardown is tf.data's autotune thread"): an
 autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms up to 60 s; destroying
@@ -20,8 +20,10 @@ import os
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import tensorflow as tf
 
+from bench.data.order import epoch_batches, epoch_flips
 from bench.data.synthetic import Arrays
 from bench.workloads import Workload
 
@@ -36,14 +38,16 @@ class Pipelines:
     validation_steps: int
 
 
-def _prepare(workload: Workload, augment: bool, seed: int):
+def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor, augment: bool):
+    """Batch of indices (and flips) -> the batch itself: gather, convert images, flip, shape the labels."""
     is_image = len(workload.shape) == 3
 
-    def fn(x, y):
+    def fn(idx, flip):
+        x, y = tf.gather(x_all, idx), tf.gather(y_all, idx)
         if is_image:
             x = tf.cast(x, tf.float32) / 255.0
             if augment:
-                x = tf.image.random_flip_left_right(x, seed=seed)
+                x = tf.where(flip[:, None, None, None], tf.reverse(x, axis=[2]), x)
         if workload.classes == 2:
             y = tf.cast(y, tf.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
@@ -57,13 +61,15 @@ SLOW_DECODE_S = 0.002  # per example: a stand-in for an expensive, un-parallelis
 
 
 def _slow_decode(x, y):
-    """A per-example host-side step run sequentially (no num_parallel_calls, no prefetch behind it)."""
+    """A per-example host-side step run sequentially (no parallel calls, no prefetch behind it)."""
 
     def work(v):
-        time.sleep(SLOW_DECODE_S)
+        for _ in range(len(v)):
+            time.sleep(SLOW_DECODE_S)
         return v
 
-    return tf.numpy_function(work, [x], x.dtype, stateful=True), y
+    x = tf.ensure_shape(tf.numpy_function(work, [x], x.dtype, stateful=True), x.shape)
+    return x, y
 
 
 def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
@@ -73,35 +79,45 @@ def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
     return options
 
 
-def make_pipelines(workload: Workload, arrays: Arrays, global_batch_size: int, seed: int,
-                   slow_decode: bool = False) -> Pipelines:
-    """Build the point's pipelines: shuffle (seeded) -> batch(drop_remainder) -> prepare -> prefetch.
+def _batches(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tf.data.Dataset:
+    """Index batches (and flips) of ``epochs`` epochs from :mod:`bench.data.order`, the same as under every
+    other backend; repeated after that (only the input-only probe reads further)."""
+    idx = np.concatenate([epoch_batches(n, batch, seed, e) for e in range(epochs)])
+    if augment and seed is not None:
+        flips = np.concatenate([epoch_flips(seed, e, n // batch, batch) for e in range(epochs)])
+    else:
+        flips = np.zeros(idx.shape, dtype=bool)
+    return tf.data.Dataset.from_tensor_slices((idx.astype(np.int32), flips))
 
-    ``slow_decode`` inserts a sequential per-example step before batching and drops the prefetch: the
-    input-bound configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
+
+def make_pipelines(workload: Workload, arrays: Arrays, global_batch_size: int, seed: int,
+                   slow_decode: bool = False, epochs: int = 1) -> Pipelines:
+    """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather + prepare
+    (augment) -> prefetch. ``epochs`` is how many epochs the orders are drawn for (then they repeat).
+
+    ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
+    configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
     """
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
     options = no_autotune()
-    options.deterministic = True  # same order under every strategy, so accuracy can be compared
-    train = tf.data.Dataset.from_tensor_slices((arrays.x_train, arrays.y_train)).shuffle(
-        min(len(arrays.y_train), 16384), seed=seed, reshuffle_each_iteration=True)
-    if slow_decode:
-        shape = arrays.x_train.shape[1:]
-        train = train.map(_slow_decode).map(lambda x, y: (tf.ensure_shape(x, shape), y))
+    options.deterministic = True
+    x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
     # Repeated, with a persistent iterator (steps_per_epoch), as TPU tutorials do: re-creating a
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
     # prefetch depth, autotune off: see the module docstring.
-    train = train.batch(global_batch_size, drop_remainder=True).map(
-        _prepare(workload, workload.augment, seed),
-        num_parallel_calls=None if slow_decode else MAP_PARALLELISM).repeat()
-    if not slow_decode:
+    train = _batches(len(arrays.y_train), global_batch_size, seed, max(1, epochs), workload.augment).repeat()
+    train = train.map(_prepare(workload, x_train, y_train, workload.augment),
+                      num_parallel_calls=None if slow_decode else MAP_PARALLELISM)
+    if slow_decode:
+        train = train.map(_slow_decode)
+    else:
         train = train.prefetch(PREFETCH_BATCHES)
     train = train.with_options(options)
+    x_val, y_val = tf.constant(arrays.x_val), tf.constant(arrays.y_val)
     val = (
-        tf.data.Dataset.from_tensor_slices((arrays.x_val, arrays.y_val))
-        .batch(global_batch_size, drop_remainder=True)
-        .map(_prepare(workload, False, seed), num_parallel_calls=MAP_PARALLELISM)
+        _batches(len(arrays.y_val), global_batch_size, None, 1, False)
+        .map(_prepare(workload, x_val, y_val, False), num_parallel_calls=MAP_PARALLELISM)
         .cache()
         .prefetch(PREFETCH_BATCHES)
         .with_options(options)

@@ -1,0 +1,31 @@
+"""The order in which a point sees its examples, and its random flips: NumPy only, shared by every engine.
+
+Both engines' input pipelines (``tf.data`` under TensorFlow, ``keras.utils.PyDataset`` under JAX) take
+their batches from here, so a point sees the same examples in the same batches, flipped the same way,
+whatever its backend or strategy: accuracy can then be compared across backends. The draws depend only
+on ``(seed, epoch)``, never on a framework's random generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def epoch_batches(n: int, batch: int, seed: int | None, epoch: int) -> np.ndarray:
+    """Example indices of one epoch's full batches, shape ``(n // batch, batch)``.
+
+    A seeded permutation drawn afresh for every epoch (``seed`` None: in order, as for validation); the
+    remainder of ``n // batch`` batches is dropped (static shapes: every batch is full).
+    """
+    steps = n // batch
+    if seed is None:
+        order = np.arange(n)
+    else:
+        order = np.random.default_rng((seed, epoch)).permutation(n)
+    return order[: steps * batch].reshape(steps, batch)
+
+
+def epoch_flips(seed: int, epoch: int, steps: int, batch: int) -> np.ndarray:
+    """Which images of one epoch's batches are flipped left-right: bool, shape ``(steps, batch)``, each
+    image with probability 1/2, drawn from ``(seed, epoch)`` independently of the order."""
+    return np.random.default_rng((seed, epoch, 1)).random((steps, batch)) < 0.5
