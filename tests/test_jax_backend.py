@@ -144,6 +144,7 @@ def test_both_backends_run_the_smoke_suite_from_the_same_weights_to_the_same_acc
         assert r["status"] == "ok", r["error"]
         assert len(r["epochs"]) == 2 and all(e["steps"] == 512 // 64 for e in r["epochs"])
         assert r["teardown_s"] is not None and r["teardown_s"] >= 0
+        assert r["memory"]["peak_rss_bytes"] > 0 and r["memory"]["device_peak_bytes"] is None  # CPU: no device memory
     assert {recs[i]["backend"] for i in jax_ids} == {"jax"} and {recs[i]["backend"] for i in tf_ids} == {"tensorflow"}
     x2 = recs["fashion_cnn-jax-cpu_x2-b64-spe4-fp32-r0"]["strategy"]
     assert x2["class"] == "DataParallel" and x2["num_replicas"] == 2 and x2["devices"] == ["cpu:0", "cpu:1"]

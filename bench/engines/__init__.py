@@ -11,7 +11,9 @@ has started, and that provides:
   batches follow :mod:`bench.data.order` (the same examples, order and flips under every backend);
 - ``matmul_peak_flops(device, dtype) -> float`` (FLOP/s), ``framework_env(info) -> dict`` (versions and
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
-  ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory).
+  ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
+  ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
+  where the framework does not report device memory, e.g. on CPU).
 
 This module imports no framework: the run side's orchestration and the report side never need one.
 """

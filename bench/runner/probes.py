@@ -1,12 +1,16 @@
-"""Measurements beside training: the devices' matmul peak (for MFU) and the input pipeline's own rate
-(for the input-bound diagnosis). Framework work goes through the engine."""
+"""Measurements beside training: the devices' matmul peak (for MFU), the input pipeline's own rate
+(for the input-bound diagnosis) and the memory a point used. Framework work goes through the engine."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from bench.engines import StrategyInfo
 
@@ -52,3 +56,40 @@ def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:
     if hasattr(it, "close"):  # a generator (JAX engine): stop its threads now
         it.close()
     return rate
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's peak resident memory (Linux: ``5`` into ``/proc/self/clear_refs`` resets VmHWM);
+    True when it was, so the peak read afterwards is the current point's own."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_rss_bytes() -> int | None:
+    """This process's peak resident memory in bytes: VmHWM (Linux), else ``ru_maxrss`` (the process's
+    lifetime peak; KiB on Linux, bytes on macOS); None where neither exists."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] | None) -> dict[str, Any]:
+    """The record's ``memory`` object: peak resident memory of the worker process (``peak_rss_bytes``) and
+    peak device memory (``device_peak_bytes``: the largest over the strategy's devices; ``per_device``),
+    each with its scope: ``point`` when its counter was reset before the point, else ``process`` (the
+    worker's peak so far: JAX cannot reset its counters)."""
+    return {
+        "peak_rss_bytes": peak_rss_bytes(), "rss_scope": "point" if rss_reset else "process",
+        "device_peak_bytes": max(device_peaks) if device_peaks else None, "per_device": device_peaks,
+        "device_scope": None if device_peaks is None else ("point" if device_reset else "process"),
+    }

@@ -31,7 +31,7 @@ from bench.runner.env import host_env
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, utc_now
-from bench.runner.probes import Peaks, input_only_rate, measure_peaks
+from bench.runner.probes import Peaks, input_only_rate, measure_peaks, memory_record, reset_peak_rss
 from bench.workloads import get_workload
 
 
@@ -120,7 +120,11 @@ class Worker:
             arrays = self.arrays(point)
             rec["dataset"]["chance_accuracy"] = arrays.chance_accuracy
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
-            self.fit(point, rec, arrays, gb)
+            rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.info)
+            try:
+                self.fit(point, rec, arrays, gb)
+            finally:  # a point that ran out of memory has a peak worth seeing too
+                rec["memory"] = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.info))
         except Exception as e:
             rec["status"] = "failed"
             rec["error"] = error_info(e)

@@ -46,6 +46,24 @@ def framework_env(info: StrategyInfo) -> dict[str, Any]:
             "keras": keras.__version__, "accelerator": accelerator}
 
 
+def reset_peak_memory(info: StrategyInfo) -> bool:
+    """JAX cannot reset its peak-memory counters: always False (the peak read afterwards covers the worker
+    process so far, recorded as such)."""
+    return False
+
+
+def peak_memory_bytes(info: StrategyInfo) -> list[int] | None:
+    """``peak_bytes_in_use`` of each of the strategy's devices (``Device.memory_stats()``, GPU/TPU), or None
+    where JAX does not report it (CPU)."""
+    peaks = []
+    for name in info.devices:
+        stats = _device(name).memory_stats()
+        if not stats or "peak_bytes_in_use" not in stats:
+            return None
+        peaks.append(int(stats["peak_bytes_in_use"]))
+    return peaks
+
+
 def is_out_of_memory(exc: BaseException) -> bool:
     """True for XLA's out-of-memory error (a runtime error whose status is ``RESOURCE_EXHAUSTED``)."""
     return isinstance(exc, jax.errors.JaxRuntimeError) and "RESOURCE_EXHAUSTED" in str(exc)

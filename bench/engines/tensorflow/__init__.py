@@ -3,10 +3,17 @@
 Importing it imports TensorFlow; only a worker process does (see :mod:`bench.engines` for the interface).
 """
 
-from bench.engines.tensorflow.device import framework_env, is_out_of_memory, matmul_peak_flops, out_of_memory_error
+from bench.engines.tensorflow.device import (
+    framework_env,
+    is_out_of_memory,
+    matmul_peak_flops,
+    out_of_memory_error,
+    peak_memory_bytes,
+    reset_peak_memory,
+)
 from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines, no_autotune
 from bench.engines.tensorflow.strategies import make_strategy
 
 NAME = "tensorflow"
 __all__ = ["NAME", "Pipelines", "framework_env", "is_out_of_memory", "make_pipelines", "make_strategy",
-           "matmul_peak_flops", "no_autotune", "out_of_memory_error"]
+           "matmul_peak_flops", "no_autotune", "out_of_memory_error", "peak_memory_bytes", "reset_peak_memory"]

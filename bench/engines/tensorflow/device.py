@@ -35,6 +35,35 @@ def framework_env(info: StrategyInfo) -> dict[str, Any]:
     return {"tensorflow": tf.__version__, "keras": keras.__version__, "accelerator": accelerator}
 
 
+def _memory_name(device: str) -> str:
+    """``GPU:0`` from ``/job:localhost/replica:0/task:0/device:GPU:0`` (what ``get_memory_info`` takes)."""
+    return device.rsplit("device:", 1)[-1].lstrip("/").upper()
+
+
+def reset_peak_memory(info: StrategyInfo) -> bool:
+    """Reset the devices' peak-memory counters before a point; True when they could be (GPU/TPU), so the
+    peak read afterwards is the point's own."""
+    if info.device_kind == "cpu":
+        return False
+    try:
+        for d in info.devices:
+            tf.config.experimental.reset_memory_stats(_memory_name(d))
+    except (ValueError, tf.errors.OpError):
+        return False
+    return True
+
+
+def peak_memory_bytes(info: StrategyInfo) -> list[int] | None:
+    """Peak bytes allocated on each of the strategy's devices (``get_memory_info``), or None where TensorFlow
+    does not report it (CPU)."""
+    if info.device_kind == "cpu":
+        return None
+    try:
+        return [int(tf.config.experimental.get_memory_info(_memory_name(d))["peak"]) for d in info.devices]
+    except (ValueError, tf.errors.OpError):
+        return None
+
+
 def is_out_of_memory(exc: BaseException) -> bool:
     """True for TensorFlow's out-of-memory error (``ResourceExhaustedError``)."""
     return isinstance(exc, tf.errors.ResourceExhaustedError)
