@@ -175,6 +175,37 @@ def test_in_process_failures_cost_only_their_point(failures_run) -> None:
     assert_clean_tree(run_dir.parent)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None, reason="needs JAX")
+def test_under_jax_every_failure_kind_is_a_record_and_the_rest_runs(tmp_path) -> None:
+    """The same failure kinds under backends=jax: JAX's out-of-memory error -> failed/out_of_memory, NaN loss
+    -> diverged, a segfault -> failed/WorkerCrashed with the group continuing in a fresh worker, a GPU
+    that JAX cannot see -> skipped with JAX's reason; the one healthy point is ok."""
+    results = tmp_path / "results"
+    proc = bench(results, "backends=[jax]", "strategies=[gpu,cpu]", "batch_sizes=[32,64]",
+                 "steps_per_execution=[1,2]", "point_timeout_s=120",
+                 fault="oom:jax-cpu-b32-spe1,nan:jax-cpu-b32-spe2,segv:jax-cpu-b64-spe1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = the_run(results)
+    recs = records(run_dir)
+    assert sorted(recs) == sorted(planned(run_dir))
+    oom = recs["fashion_cnn-jax-cpu-b32-spe1-fp32-r0"]
+    assert oom["status"] == "failed" and oom["error"]["kind"] == "out_of_memory"
+    assert oom["error"]["type"] == "JaxRuntimeError" and "RESOURCE_EXHAUSTED" in oom["error"]["message"]
+    nan = recs["fashion_cnn-jax-cpu-b32-spe2-fp32-r0"]
+    assert nan["status"] == "diverged" and nan["error"]["type"] == "NonFiniteLoss"
+    crash = recs["fashion_cnn-jax-cpu-b64-spe1-fp32-r0"]
+    assert crash["status"] == "failed" and crash["error"]["type"] == "WorkerCrashed"
+    assert crash["error"]["signal"] == "SIGSEGV" and crash["backend"] == "jax"
+    assert recs["fashion_cnn-jax-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
+    gpu = [r for r in recs.values() if r["strategy"]["requested"] == "gpu"]
+    assert len(gpu) == 4 and all(r["status"] == "skipped" and "no GPU visible to JAX" in r["error"]["message"]
+                                 for r in gpu)
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [
+        "jax-cpu-worker1.log", "jax-cpu-worker2.log", "jax-gpu-worker1.log"]
+    assert_clean_tree(run_dir.parent)
+
+
 # --- 1. isolation: a crashed or hung worker costs exactly its point -------------------------------------------
 
 @pytest.fixture(scope="module")
