@@ -19,6 +19,8 @@ from bench.reporting.markdown import build_report
 DATA = Path(__file__).parent / "data"
 RECORDS = DATA / "records"
 GOLDEN = DATA / "golden" / "report.md"
+RECORDS_BACKENDS = DATA / "records_backends"
+GOLDEN_BACKENDS = DATA / "golden" / "report_backends.md"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +34,49 @@ def test_report_matches_golden(report):
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(text, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+
+
+@pytest.fixture(scope="module")
+def backends_report(tmp_path_factory) -> Path:
+    return build_report([RECORDS_BACKENDS], tmp_path_factory.mktemp("backends") / "out")
+
+
+def test_two_backend_report_matches_golden(backends_report):
+    """Records of both Keras backends from a laptop, a GPU box and a Kaggle TPU merge into one report."""
+    text = backends_report.read_text(encoding="utf-8")
+    if os.environ.get("BENCH_REGEN_GOLDEN"):
+        GOLDEN_BACKENDS.write_text(text, encoding="utf-8")
+    assert text == GOLDEN_BACKENDS.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+
+
+def test_backend_is_a_column_wherever_strategy_is(backends_report):
+    text = backends_report.read_text(encoding="utf-8")
+    headers = [h for h in text.splitlines() if h.startswith("| ") and " strategy " in h]
+    assert len(headers) >= 4  # peaks, results, best configuration, break-even
+    for line in headers:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[cells.index("strategy") - 1] == "backend", line
+    assert "| jax        | tpu        | tpu x8 " in text and "| tensorflow | cpu        | cpu x1 " in text
+    assert "| tensorflow/cpu " in text and "| jax/cpu " in text and "backend gap pp" in text
+    assert "| JAX " in text and "NVIDIA H100 80GB HBM3" in text and "TPU v5 lite" in text
+    assert "peak RSS MiB" in text and "device peak MiB" in text
+    assert "![backends](fashion_cnn-synthetic-reduced-n_train-12288-backends.png)" in text
+    assert (backends_report.parent / "fashion_cnn-synthetic-reduced-n_train-12288-backends.png").is_file()
+
+
+def test_tensorflow_only_reports_have_no_backend_column(report):
+    text = report.read_text(encoding="utf-8")
+    assert "| backend " not in text and "backends.png" not in text and "| JAX " not in text
+
+
+def test_console_table_gets_a_backend_column_with_jax_records():
+    from bench.records import load_records
+    from bench.reporting.console import summary_table
+
+    table = summary_table(load_records([RECORDS_BACKENDS], warn=False).records, baseline="tensorflow/cpu")
+    header = table.splitlines()[0].split()
+    assert header[:3] == ["workload", "backend", "strategy"]
+    assert any(line.split()[1:3] == ["jax", "tpu"] for line in table.splitlines()[2:])
 
 
 def test_report_is_byte_identical_across_builds_and_locations(report, tmp_path):

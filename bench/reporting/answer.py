@@ -18,7 +18,7 @@ from bench.reporting.format import (
     speedup_cell,
 )
 from bench.reporting.frame import baseline_rows, rows_of, speedup_ci
-from bench.reporting.tables import absent_strategies
+from bench.reporting.tables import absent_strategies, with_backend
 from bench.reporting.verdicts import Analysis
 
 
@@ -36,7 +36,7 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for _, r in best.iterrows()]
     win = _winner(a, workload, dataset)
-    return [markdown_table(rows), "",
+    return [markdown_table(with_backend(rows, a.show_backend)), "",
             f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
 

@@ -8,7 +8,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from bench.reporting.format import number, speedup_cell
-from bench.reporting.frame import summarize
+from bench.reporting.frame import shows_backends, split_label, summarize
 from bench.reporting.verdicts import add_learning
 
 
@@ -25,6 +25,7 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
     if summary.empty:
         return "no records"
     summary = add_learning(summary)
+    backends = shows_backends(summary)  # a backend column when not every record is TensorFlow's
     all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
     lines = []
     rows = []
@@ -39,14 +40,16 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
         speedup = "-"
         if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
             speedup = speedup_cell(r)
-        rows.append([r["workload"], r["strategy"], int(r["global_batch_size"]), int(r["steps_per_execution"]),
+        name = list(split_label(r["strategy"])) if backends else [r["strategy"]]
+        rows.append([r["workload"], *name, int(r["global_batch_size"]), int(r["steps_per_execution"]),
                      number(r["examples_per_s"] if ok else None, ",.0f", dash="-"),
                      number(r["train_s_median"] if ok else None, ".3f", dash="-"),
                      number(r["final_val_accuracy"] if ok else None, ".3f", dash="-"), speedup,
                      ", ".join([status, *flags])])
     if rows:
-        lines.append(tabulate(rows, headers=["workload", "strategy", "batch", "spe", "examples/s", "train s/epoch",
-                                             "val acc", f"vs {baseline}", "status"], disable_numparse=True))
+        headers = ["workload", *(["backend"] if backends else []), "strategy", "batch", "spe", "examples/s",
+                   "train s/epoch", "val acc", f"vs {baseline}", "status"]
+        lines.append(tabulate(rows, headers=headers, disable_numparse=True))
     for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
         first = summary[summary["strategy"] == strategy].iloc[0]
         n = int(summary.loc[summary["strategy"] == strategy, "n_points"].sum())

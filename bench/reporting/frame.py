@@ -106,6 +106,22 @@ def backend_of(record: dict[str, Any]) -> str:
     return str(record.get("backend") or "tensorflow")
 
 
+def split_label(label: str) -> tuple[str, str]:
+    """(backend, strategy label) of a display label: ``jax/cpu_x2`` -> (jax, cpu_x2); ``cpu`` -> (tensorflow, cpu)."""
+    head, sep, rest = label.partition("/")
+    return (head, rest) if sep and head in BACKENDS else ("tensorflow", label)
+
+
+def shows_backends(points: pd.DataFrame) -> bool:
+    """True when the records are not all TensorFlow's: tables then get a ``backend`` column next to strategy
+    (reports of TensorFlow-only records look as they did before the JAX backend)."""
+    return bool(not points.empty and "backend" in points and (points["backend"] != "tensorflow").any())
+
+
+def _mib(value: Any) -> float:
+    return as_float(value) / 2**20 if value is not None else math.nan
+
+
 def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
@@ -184,6 +200,8 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             "peak_flops_per_s": _peak_for(r.get("peak_flops_per_s"), precision),
             "datasheet_peak_flops_per_s": _peak_for(r.get("datasheet_peak_flops_per_s"), precision),
             "peak_scope": r.get("peak_scope") or "",
+            "peak_rss_mib": _mib((r.get("memory") or {}).get("peak_rss_bytes")),
+            "device_peak_mib": _mib((r.get("memory") or {}).get("device_peak_bytes")),
         })
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -229,7 +247,14 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "flops_per_example": flops, "gflops_per_s": gflops,
         "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 else math.nan,
         "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
+        "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
     }
+
+
+def _max(values: Any) -> float:
+    """Largest finite value (a repeat's peak memory is a peak too), NaN when there is none."""
+    finite = [v for v in values if math.isfinite(v)]
+    return max(finite) if finite else math.nan
 
 
 def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: str = DEFAULT_BASELINE,

@@ -102,20 +102,21 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
     for workload, dataset in workloads:
         lines += answer_section(a, workload, dataset)
     lines += [HOW_TO_READ, "", "## Environment", "", environment_table(loaded.records), "",
-              "### Peaks used for MFU", "", peaks_table(a.points), ""]
+              "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
-        lines += [f"## {workload} on {dataset}", "", "### Results", "", results_table(g, a.baseline), ""]
+        lines += [f"## {workload} on {dataset}", "", "### Results", "",
+                  results_table(g, a.baseline, a.show_backend), ""]
         for sentence in _sentences(g, par):
             lines += [sentence, ""]
         lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
-        lines += break_even_section(be)
+        lines += break_even_section(be, a.show_backend)
         figs = figures.get((workload, dataset), {})
         if figs:
             lines += ["### Figures", ""]
             lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
             lines.append("")
-    lines += parity_section(a.parity, a.parity_tolerance_pp)
+    lines += parity_section(a.parity, a.parity_tolerance_pp, a.show_backend)
     lines += problems_section(a.points)
     lines += skipped_files_section(loaded, dirs)
     return "\n".join(lines).rstrip("\n") + "\n"

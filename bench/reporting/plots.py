@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import matplotlib.patches
 
 matplotlib.use("Agg")  # before anything touches a backend: reports run headless
 
@@ -25,6 +26,8 @@ import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from bench.reporting.frame import split_label
 
 PANEL_W, PANEL_H, MAX_COLS = 4.0, 3.2, 3
 DPI = 100
@@ -249,6 +252,38 @@ def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> 
     return fig
 
 
+BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1"}
+
+
+def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
+    """Training throughput (examples/s) per strategy, one bar per backend, one panel per global batch size:
+    each bar is the strategy's best ok configuration at that batch (over spe and precision). None unless
+    two backends ran."""
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])].copy()
+    if ok.empty or ok["backend"].nunique() < 2:
+        return None
+    ok["strategy_only"] = [split_label(str(v))[1] for v in ok["strategy"]]
+    best = (ok.groupby(["global_batch_size", "strategy_only", "backend"], sort=True)["examples_per_s"].max()
+            .reset_index())
+    batches = sorted(best["global_batch_size"].unique())
+    order = sorted(best["strategy_only"].unique())
+    backends = [b for b in BACKEND_COLOURS if b in set(best["backend"])]
+    fig, axes = _grid(len(batches), f"{title}: throughput by backend and strategy", extra_w=1.2)
+    for ax, gb in zip(axes, batches, strict=True):
+        d = best[best["global_batch_size"] == gb]
+        sns.barplot(d, x="strategy_only", y="examples_per_s", hue="backend", order=order, hue_order=backends,
+                    palette=BACKEND_COLOURS, ax=ax, legend=False)
+        for container in ax.containers:
+            ax.bar_label(container, fmt="{:,.0f}", fontsize=8, padding=2)
+        ax.set(title=f"global batch = {gb} (best spe)", xlabel="strategy", ylabel="training examples/s")
+    _y_scale(axes, best["examples_per_s"])
+    for ax in axes:
+        ax.margins(y=0.15)
+    handles = [matplotlib.patches.Patch(color=BACKEND_COLOURS[b], label=b) for b in backends]
+    fig.legend(handles=handles, title="backend", loc="outside right upper")
+    return fig
+
+
 def _save(fig: Figure | None, path: Path) -> Path | None:
     if fig is None:
         return None
@@ -277,6 +312,11 @@ def plot_speedup_heatmap(summary: pd.DataFrame, title: str, baseline: str, path:
     return _save(speedup_heatmap_figure(summary, title, baseline), Path(path))
 
 
+def plot_backends(summary: pd.DataFrame, title: str, path: Path) -> Path | None:
+    """Save :func:`backend_figure` as PNG at ``path``; None (nothing written) with fewer than two backends."""
+    return _save(backend_figure(summary, title), Path(path))
+
+
 def plot_workload(points: pd.DataFrame, summary: pd.DataFrame, title: str, baseline: str, out_dir: Path,
                   stem: str) -> dict[str, Path]:
     """Write every figure of one workload as ``out_dir/<stem>-<figure>.png``; returns figure -> path for
@@ -287,5 +327,6 @@ def plot_workload(points: pd.DataFrame, summary: pd.DataFrame, title: str, basel
         "throughput": plot_throughput(points, title, out_dir / f"{stem}-throughput.png"),
         "val_accuracy": plot_val_accuracy(points, title, out_dir / f"{stem}-val_accuracy.png"),
         "speedup": plot_speedup_heatmap(summary, title, baseline, out_dir / f"{stem}-speedup.png"),
+        "backends": plot_backends(summary, title, out_dir / f"{stem}-backends.png"),
     }
     return {k: v for k, v in paths.items() if v is not None}

@@ -18,8 +18,26 @@ from bench.reporting.format import (
     shorten,
     speedup_cell,
 )
-from bench.reporting.frame import MATCH_KEY
+from bench.reporting.frame import MATCH_KEY, split_label
 from bench.reporting.stats import finite_median
+
+
+def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
+    """Table rows with a ``backend`` column before ``strategy`` when ``show`` (the strategy label then loses
+    its ``jax/`` prefix); unchanged otherwise."""
+    if not show:
+        return rows
+    out = []
+    for row in rows:
+        backend, strategy = split_label(str(row["strategy"]))
+        new: dict[str, Any] = {}
+        for k, v in row.items():
+            if k == "strategy":
+                new["backend"] = backend
+                v = strategy
+            new[k] = v
+        out.append(new)
+    return out
 
 
 def _flags(row: pd.Series) -> str:
@@ -46,6 +64,7 @@ def environment_table(records: list[dict[str, Any]]) -> str:
     its own when another record of the same host and run describes the full environment.
     """
     full = {(str((r.get("env") or {}).get("hostname")), r["run_id"]) for r in records if r["status"] != "skipped"}
+    with_jax = any((r.get("env") or {}).get("jax") for r in records)  # a JAX column only where JAX ran
     envs: dict[tuple[str, ...], set[str]] = {}
     for r in records:
         e = r.get("env") or {}
@@ -53,15 +72,15 @@ def environment_table(records: list[dict[str, Any]]) -> str:
             continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
         fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
-                  "tensorflow", "keras", "bench_version")
+                  "tensorflow", *(("jax",) if with_jax else ()), "keras", "bench_version")
         key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
         envs.setdefault(key, set()).add(str(r["run_id"]))
-    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow", "Keras",
-            "bench", "git commit", "runs"]
+    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
+            *(["JAX"] if with_jax else []), "Keras", "bench", "git commit", "runs"]
     return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
 
 
-def peaks_table(points: pd.DataFrame) -> str:
+def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
     """The peak FLOP/s behind every MFU figure: per host and strategy, the measured matmul peak (and what
     it covered) and the datasheet peak, per precision."""
     ok = points[points["status"] == "ok"] if not points.empty else points
@@ -77,7 +96,7 @@ def peaks_table(points: pd.DataFrame) -> str:
                      "datasheet peak GFLOP/s": number(sheet / 1e9, ",.0f")})
     if not rows:
         return "No point recorded a peak (MFU is not shown)."
-    return markdown_table(rows)
+    return markdown_table(with_backend(rows, show_backend))
 
 
 def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
@@ -90,10 +109,12 @@ def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["strategy", "n_points", "reason"])
 
 
-def results_table(summary: pd.DataFrame, baseline: str) -> str:
+def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = False) -> str:
     """Strategy x global batch x spe table of one workload (every status, never dropped; a strategy whose
-    every point was skipped is one row)."""
+    every point was skipped is one row). Memory columns (MiB) appear when the records have them."""
     has_flops = summary["gflops_per_s"].notna().any()
+    has_rss = "peak_rss_mib" in summary and summary["peak_rss_mib"].notna().any()
+    has_device_mem = "device_peak_mib" in summary and summary["device_peak_mib"].notna().any()
     has_sheet = summary["mfu_datasheet_pct"].notna().any()
     absent = absent_strategies(summary)
     rows = []
@@ -120,17 +141,21 @@ def results_table(summary: pd.DataFrame, baseline: str) -> str:
             row["MFU %"] = number(r["mfu_pct"], ".1f")
         if has_sheet:
             row["MFU % (datasheet)"] = number(r["mfu_datasheet_pct"], ".2f")
+        if has_rss:
+            row["peak RSS MiB"] = number(r["peak_rss_mib"], ",.0f")
+        if has_device_mem:
+            row["device peak MiB"] = number(r["device_peak_mib"], ",.0f")
         row["flags"] = _flags(r)
         rows.append(row)
     for _, a in absent.iterrows():
         rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
                      "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
                      "flags": shorten(f"absent: {a['reason']}", 120)})
-    return markdown_table(pd.DataFrame(rows).fillna(DASH))
+    return markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
 
 
 
-def break_even_section(be: pd.DataFrame) -> list[str]:
+def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str]:
     if be.empty:
         return []
     rows = [{"strategy": r["strategy"],
@@ -145,21 +170,39 @@ def break_even_section(be: pd.DataFrame) -> list[str]:
             "Among the configurations that learn: training n epochs costs warm-up + n x steady epoch time. "
             "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
             "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
-            markdown_table(rows), ""]
+            markdown_table(with_backend(rows, show_backend)), ""]
 
 
-def parity_section(parity: pd.DataFrame, tolerance: float) -> list[str]:
+def _backend_gap_pp(vals: pd.Series) -> str:
+    """Largest accuracy difference (pp) between two backends for the same strategy name; dash when no
+    strategy ran under two backends."""
+    by_name: dict[str, list[float]] = {}
+    for label, v in vals.items():
+        if pd.notna(v):
+            by_name.setdefault(split_label(str(label))[1], []).append(float(v))
+    gaps = [100 * (max(v) - min(v)) for v in by_name.values() if len(v) > 1]
+    return f"{max(gaps):.1f}" if gaps else DASH
+
+
+def parity_section(parity: pd.DataFrame, tolerance: float, show_backend: bool = False) -> list[str]:
     lines = ["## Accuracy parity", "",
              "Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and "
              "seed (median over repeats). spread = max - min over strategies, in percentage points (pp); a "
              "strategy further from its baseline than the tolerance is flagged. The tolerance is the larger "
              f"of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies on the "
              "validation set (1.96 x sqrt(2 p (1 - p) / n)): a small validation set cannot resolve 1 pp.", ""]
+    if show_backend:
+        lines += [
+            "Columns are backend/strategy. Every point of a run starts from the same initial weights and sees "
+            "the same batches under both backends, so backends should agree closely; backend gap = the "
+            "largest difference between two backends running the same strategy name, in pp.", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
     for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
         wide = g.pivot_table(index=[*MATCH_KEY[2:], "seed"], columns="strategy", values="val_accuracy",
                              aggfunc="first")
+        if show_backend:
+            wide = wide.rename(columns=lambda c: "/".join(split_label(str(c))))
         rows = []
         for key, vals in wide.iterrows():
             sub = g[(g["global_batch_size"] == key[0]) & (g["steps_per_execution"] == key[1])
@@ -168,6 +211,7 @@ def parity_section(parity: pd.DataFrame, tolerance: float) -> list[str]:
             rows.append({"global batch": key[0], "spe": key[1], "precision": key[2], "seed": key[3],
                          **{s: number(v, ".3f") for s, v in vals.items()},
                          "spread pp": f"{sub['spread_pp'].iloc[0]:.1f}",
+                         **({"backend gap pp": _backend_gap_pp(vals)} if show_backend else {}),
                          "tolerance pp": f"{sub['tolerance_pp'].max():.1f}", "flag": ", ".join(flagged)})
         lines += [f"### {workload} on {dataset}", "", markdown_table(rows), ""]
     return lines

@@ -23,6 +23,7 @@ from bench.reporting.frame import (
     baseline_rows,
     pick_baseline,
     points_frame,
+    shows_backends,
     summarize,
 )
 from bench.reporting.learning import PARITY_TOLERANCE_PP, accuracy_tolerance_pp
@@ -190,6 +191,11 @@ class Analysis:
     wrappers: pd.DataFrame
     baseline: str
     parity_tolerance_pp: float
+
+    @property
+    def show_backend(self) -> bool:
+        """Whether tables show a ``backend`` column (:func:`bench.reporting.frame.shows_backends`)."""
+        return shows_backends(self.points)
 
 
 def analyze(records: list[dict[str, Any]], baseline: str = DEFAULT_BASELINE,

@@ -6,7 +6,7 @@ Run from the repository root::
 
 then regenerate the golden report (``BENCH_REGEN_GOLDEN=1 python -m pytest tests/test_report.py``).
 
-Two machines, shaped like real runs of the ``cnn`` and ``text`` suites:
+``records/``: two machines, shaped like real runs of the ``cnn`` and ``text`` suites (TensorFlow only):
 
 * ``hostA`` (2-core CPU box): fashion_cnn on ``cpu`` (no strategy scope) and ``cpu_x2`` at global batch
   64/256 x spe 1/8, three repeats; ``cpu_onedevice`` (the OneDeviceStrategy wrapper, 0.6x the throughput)
@@ -17,6 +17,8 @@ Two machines, shaped like real runs of the ``cnn`` and ``text`` suites:
   on the same host (one repeat); the spe32 points (and the bf16 one) are input-bound; b1024 reaches only
   ~0.79 in the same epochs (below the best accuracy: faster, but not ranked); a mixed_bfloat16 point, a
   diverged one at b2048, an out-of-memory failure at b4096, and a record of a newer schema version.
+
+``records_backends/``: both Keras backends from three machines (:func:`backend_records`).
 
 :func:`synthetic_records` also makes any number of records for the report-speed benchmark.
 """
@@ -38,6 +40,7 @@ if str(ROOT) not in sys.path:
 from bench.records import atomic_write_json, write_record  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "records"
+OUT_BACKENDS = Path(__file__).resolve().parent / "records_backends"
 CNN_DATA = {"name": "synthetic", "scale": "reduced", "n_train": 12288, "n_val": 2048, "shape": [28, 28, 1],
             "classes": 10, "chance_accuracy": 0.1}
 TEXT_DATA = {"name": "imdb", "scale": "reduced", "n_train": 4096, "n_val": 1024, "shape": [200],
@@ -62,6 +65,14 @@ STRATEGIES = {
             "devices": [f"/job:worker/replica:0/task:0/device:TPU:{i}" for i in range(8)],
             "device_kind": "tpu"},
     "gpu": {"class": None, "num_replicas": 0, "devices": [], "device_kind": None},
+    # the JAX engine's resolutions of the same names (keras.distribution over JAX devices)
+    "jax/cpu": {"class": "none (one device)", "num_replicas": 1, "devices": ["cpu:0"], "device_kind": "cpu",
+                "scope": False},
+    "jax/cpu_x2": {"class": "DataParallel", "num_replicas": 2, "devices": ["cpu:0", "cpu:1"], "device_kind": "cpu"},
+    "jax/gpu": {"class": "none (one device)", "num_replicas": 1, "devices": ["gpu:0"], "device_kind": "gpu",
+                "scope": False},
+    "jax/tpu": {"class": "DataParallel", "num_replicas": 8, "devices": [f"tpu:{i}" for i in range(8)],
+                "device_kind": "tpu"},
 }
 PREC_SHORT = {"float32": "fp32", "mixed_bfloat16": "mbf16"}
 
@@ -79,6 +90,7 @@ def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, 
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """One point record. ``rate`` = compute examples/s, ``call_s`` = host cost per execution (s)."""
     strat = STRATEGIES[strategy]
+    backend, _, name = strategy.rpartition("/")
     replicas = strat["num_replicas"] or 1
     steps = dataset["n_train"] // gb
     val_steps = max(1, dataset["n_val"] // gb)
@@ -101,12 +113,12 @@ def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, 
             recs.append(e)
     steady = sorted(e["epoch_s"] for e in recs[1:])
     med = (steady[len(steady) // 2] + steady[(len(steady) - 1) // 2]) / 2 if steady else None
-    point_id = f"{workload}-{strategy}-b{gb}-spe{spe}-{PREC_SHORT[precision]}-r{repeat}"
+    point_id = f"{workload}-{strategy.replace('/', '-')}-b{gb}-spe{spe}-{PREC_SHORT[precision]}-r{repeat}"
     started = f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T{run_id[9:11]}:{run_id[11:13]}:00Z"
     rec = {
         "schema_version": 1, "run_id": run_id, "point_id": point_id, "suite": suite, "status": status,
         "error": error, "workload": workload, "workload_variant": None, "dataset": dataset,
-        "strategy": {"requested": strategy, "name": strategy, **strat}, "global_batch_size": gb,
+        "strategy": {"requested": name, "name": name, **strat}, "global_batch_size": gb,
         "per_replica_batch_size": gb // replicas, "batch_scaling": "global", "steps_per_execution": spe,
         "precision": precision, "repeat": repeat, "seed": 0, "steps_per_epoch": steps,
         "validation_steps": val_steps, "epochs": recs,
@@ -114,6 +126,8 @@ def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, 
         "warmup_overhead_s": _r(recs[0]["epoch_s"] - med) if med is not None else None,
         "notes": [], "env": env, "started_at": started, "finished_at": started,
     }
+    if backend:
+        rec["backend"] = backend
     rec.update(extra or {})
     return rec
 
@@ -192,6 +206,93 @@ def host_b(rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
+# --- a second set: one workload under both Keras backends, from three machines --------------------------------
+ENV_L = {**ENV_A, "hostname": "laptop", "cpu": "Intel Core i7-1185G7", "cpu_count": 4, "git_commit": "dd21165"}
+ENV_L_JAX = {k: v for k, v in ENV_L.items() if k != "tensorflow"} | {"jax": "0.10.2", "jaxlib": "0.10.2",
+                                                                      "libtpu": None}
+ENV_G = {"hostname": "gpubox", "platform": "Linux-6.8.0-x86_64-with-glibc2.39", "python": "3.12.3",
+         "jax": "0.10.2", "jaxlib": "0.10.2", "libtpu": None, "keras": "3.15.1", "cpu": "AMD EPYC 9454",
+         "cpu_count": 16, "accelerator": "NVIDIA H100 80GB HBM3", "device_kind": "gpu", "device_count": 1,
+         "bench_version": "0.1.0", "git_commit": "dd21165", "git_dirty": False}
+ENV_K = {"hostname": "kaggle", "platform": "Linux-6.6.0-x86_64-with-glibc2.35", "python": "3.11.11",
+         "jax": "0.10.2", "jaxlib": "0.10.2", "libtpu": "0.0.51", "keras": "3.15.1", "cpu": "AMD EPYC 7B13",
+         "cpu_count": 224, "accelerator": "TPU v5 lite", "device_kind": "tpu", "device_count": 8,
+         "bench_version": "0.1.0", "git_commit": "dd21165", "git_dirty": False}
+WEIGHTS = {"sha256": "fd88b64c568f5b384b13647a6fc94c08a3e87581790941257559e122ff4160a9",
+           "path": "init/fashion_cnn-s0.npz", "created": False}
+
+
+def _mem(rss_mib: float, device_mib: float | None = None, replicas: int = 1, scope: str = "process") -> dict:
+    per = None if device_mib is None else [int(device_mib * 2**20)] * replicas
+    return {"peak_rss_bytes": int(rss_mib * 2**20), "rss_scope": "point",
+            "device_peak_bytes": per[0] if per else None, "per_device": per,
+            "device_scope": scope if per else None}
+
+
+def backend_records(rng: random.Random) -> list[dict[str, Any]]:
+    """fashion_cnn at b128/b512 x spe 1/8: a laptop running both backends on its CPU (TensorFlow ~3x faster
+    there), a GPU box with JAX only, a Kaggle v5e-8 TPU with JAX only (its GPU strategy skipped); peak
+    memory everywhere, device memory on the GPU and TPU, the same initial weights; the JAX laptop points
+    agree with TensorFlow's accuracy."""
+    out = []
+    laptop, gpubox, kaggle = ("20261123T090000Z-cnn-dd21165", "20261123T120000Z-cnn-dd21165",
+                              "20261124T070000Z-cnn-dd21165")
+    common = {"flops_per_example": CNN_FLOPS, "initial_weights": WEIGHTS}
+    rates = {"cpu": 5200.0, "cpu_x2": 4300.0, "jax/cpu": 1700.0, "jax/cpu_x2": 1500.0}
+    for strategy, rate in rates.items():
+        env = ENV_L_JAX if strategy.startswith("jax/") else ENV_L
+        for gb in (128, 512):
+            for spe in (1, 8):
+                for repeat in (0, 1, 2):
+                    out.append(make_record(
+                        run_id=laptop, suite="cnn", env=env, workload="fashion_cnn", dataset=CNN_DATA,
+                        strategy=strategy, gb=gb, spe=spe, repeat=repeat, rng=rng, epochs=4,
+                        rate=rate * (1.1 if gb == 512 else 1.0), call_s=0.003,
+                        warmup_s=5.5 if strategy.startswith("jax/") else 2.0, noise=0.02,
+                        final_acc=(0.880 if gb == 128 else 0.861) + 0.0005 * strategy.startswith("jax/"),
+                        extra={**common, "peak_flops_per_s": {"float32": 2.1e11 if "jax" in strategy else 3.0e11},
+                               "memory": _mem(640.0 if "jax" in strategy else 910.0)}))
+    for gb in (128, 512):
+        for spe in (1, 8):
+            for repeat in (0, 1, 2):
+                out.append(make_record(
+                    run_id=gpubox, suite="cnn", env=ENV_G, workload="fashion_cnn", dataset=CNN_DATA,
+                    strategy="jax/gpu", gb=gb, spe=spe, repeat=repeat, rng=rng, epochs=4,
+                    rate=90000.0 if gb == 128 else 260000.0, call_s=0.0012 if spe == 1 else 0.0003,
+                    warmup_s=3.2, noise=0.03, final_acc=0.880 if gb == 128 else 0.861,
+                    extra={**common, "peak_flops_per_s": {"float32": 4.9e13},
+                           "datasheet_peak_flops_per_s": {"float32": 6.7e13},
+                           "memory": _mem(2400.0, 310.0 + gb / 4)}))
+    for gb in (512, 2048):
+        for spe in (1, 8):
+            for repeat in (0, 1):
+                out.append(make_record(
+                    run_id=kaggle, suite="cnn", env=ENV_K, workload="fashion_cnn", dataset=CNN_DATA,
+                    strategy="jax/tpu", gb=gb, spe=spe, repeat=repeat, rng=rng, epochs=4,
+                    rate=400000.0, call_s=0.004 if spe == 1 else 0.0008, warmup_s=21.0, noise=0.04,
+                    final_acc=0.861 if gb == 512 else 0.83,
+                    extra={**common, "datasheet_peak_flops_per_s": {"float32": 1.576e15},
+                           "input_examples_per_s": 400000.0 if gb == 2048 else 900000.0,
+                           "memory": _mem(3100.0, 180.0 + gb / 8, replicas=8)}))
+    for gb in (512, 2048):
+        out.append(make_record(
+            run_id=kaggle, suite="cnn", env=ENV_K, workload="fashion_cnn", dataset=CNN_DATA, strategy="jax/gpu",
+            gb=gb, spe=8, repeat=0, rng=rng, status="skipped",
+            error={"type": "StrategyUnavailable", "message": "no GPU visible to JAX (jax.devices('gpu'): "
+                   "Unknown backend gpu; jax.devices() = ['TPU_0(process=0,(0,0,0,0))', ...])"}))
+    return out
+
+
+def write_backend_fixtures(out: Path = OUT_BACKENDS) -> list[Path]:
+    """(Re)write the two-backend fixture set under ``out``; returns the paths written, sorted."""
+    if out.exists():
+        shutil.rmtree(out)
+    written = []
+    for rec in backend_records(random.Random(20261123)):
+        written.append(write_record(out / rec["env"]["hostname"] / rec["run_id"], rec))
+    return sorted(written)
+
+
 def write_fixtures(out: Path = OUT) -> list[Path]:
     """(Re)write every fixture file under ``out``; returns the paths written, sorted."""
     if out.exists():
@@ -243,5 +344,5 @@ def synthetic_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    for p in write_fixtures():
+    for p in [*write_fixtures(), *write_backend_fixtures()]:
         print(p.relative_to(ROOT))
