@@ -29,6 +29,7 @@ FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu
 BACKENDS = ("tensorflow", "jax")
 # strategies that are tf.distribute wrappers and mean nothing under the JAX backend
 TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
+TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
                "on a TPU VM pip install -U 'jax[tpu]'")
 STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "
@@ -198,6 +199,8 @@ def _check_backends(cfg: SuiteConfig) -> None:
     for i, b in enumerate(cfg.backends):
         if b not in BACKENDS:
             raise ConfigError(f"backends[{i}]={b!r} is not a Keras backend bench runs; allowed: {', '.join(BACKENDS)}")
+    if "tensorflow" in cfg.backends and importlib.util.find_spec("tensorflow") is None:
+        raise ConfigError(f"backends: tensorflow is not installed in this environment; install it with {TF_INSTALL}")
     if "jax" not in cfg.backends:
         return
     if importlib.util.find_spec("jax") is None:

@@ -40,6 +40,14 @@ def test_jax_without_jax_installed_is_refused_with_the_install_command(monkeypat
                           "pip install 'bench[jax]'")
 
 
+def test_tensorflow_without_tensorflow_installed_is_refused_with_the_install_command(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "tensorflow", None)  # find_spec now says: not installed
+    assert _err() == ("backends: tensorflow is not installed in this environment; install it with "
+                      "pip install 'bench[tensorflow]' (or run backends=[jax])")
+    if __import__("importlib").util.find_spec("jax") is not None:
+        parse_config(["suite=smoke", "backends=[jax]"])  # a JAX-only environment runs backends=[jax]
+
+
 @jax_installed
 def test_tf_distribute_wrappers_are_refused_under_jax() -> None:
     assert _err("backends=[jax]", "strategies=[cpu,cpu_onedevice]") == (

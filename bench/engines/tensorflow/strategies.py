@@ -85,7 +85,7 @@ def _make_tpu(tpu: str, connect_timeout_s: float) -> tuple[tf.distribute.Strateg
         hint = ""
         if "ConfigureDistributedTPU" in str(e):
             hint = (" (this TensorFlow build has no TPU kernels: on a TPU VM install tensorflow-tpu, "
-                    "see README 'Running on a TPU')")
+                    "see README 'Running on a GPU or a TPU')")
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
         msg = msg.split(" used by {{node")[0]  # TF appends the node's full attribute dump: not a reason
         raise StrategyUnavailable(
