@@ -171,6 +171,7 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     check_writable("results_dir", cfg.results_dir)
     if cfg.report:
         check_writable("reports_dir", cfg.reports_dir)
+    _check_installed(cfg)  # last: a typo in a key is the first thing to tell, whatever is installed
     return cfg
 
 
@@ -192,23 +193,26 @@ def _check_names(cfg: SuiteConfig) -> None:
 
 
 def _check_backends(cfg: SuiteConfig) -> None:
-    """Known backends, installed here; under jax, only strategies that mean something there."""
-    import importlib.util
-
+    """Known backends; under jax, only strategies that mean something there."""
     _check_list("backends", cfg.backends, ", ".join(BACKENDS))
     for i, b in enumerate(cfg.backends):
         if b not in BACKENDS:
             raise ConfigError(f"backends[{i}]={b!r} is not a Keras backend bench runs; allowed: {', '.join(BACKENDS)}")
-    if "tensorflow" in cfg.backends and importlib.util.find_spec("tensorflow") is None:
-        raise ConfigError(f"backends: tensorflow is not installed in this environment; install it with {TF_INSTALL}")
     if "jax" not in cfg.backends:
         return
-    if importlib.util.find_spec("jax") is None:
-        raise ConfigError(f"backends: jax is not installed in this environment; install it with {JAX_INSTALL}")
     for i, s in enumerate(cfg.strategies):
         if s in TF_ONLY_STRATEGIES:
             raise ConfigError(f"strategies[{i}]={s!r} is a tf.distribute wrapper with no meaning under backends=jax; "
                               "allowed with jax: cpu, cpu_xN, gpu, gpus, tpu, auto")
+
+
+def _check_installed(cfg: SuiteConfig) -> None:
+    """Every backend asked for is installed here (found, not imported: validation imports no framework)."""
+    import importlib.util
+
+    for backend, install in (("tensorflow", TF_INSTALL), ("jax", JAX_INSTALL)):
+        if backend in cfg.backends and importlib.util.find_spec(backend) is None:
+            raise ConfigError(f"backends: {backend} is not installed in this environment; install it with {install}")
 
 
 def _check_sweep_axes(cfg: SuiteConfig) -> None:

@@ -4,6 +4,8 @@ skipped by the loader (a report or a resume survives them)."""
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import shutil
@@ -65,11 +67,31 @@ def _argv(tmp_path: Path, overrides: list[str]) -> list[str]:
     return argv if any(a.startswith("suite=") for a in overrides) else ["suite=smoke", *argv]
 
 
+class _Unimportable(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Installed but not importable: ``find_spec`` still finds ``tensorflow``/``keras`` (bench checks that a
+    backend is installed without importing it) while ``import`` of either fails."""
+
+    names = ("tensorflow", "keras")
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.names:
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        raise ImportError(f"{spec.name} must not be imported while a configuration is checked")
+
+    def exec_module(self, module):  # pragma: no cover - create_module already raised
+        raise ImportError(module.__name__)
+
+
 @pytest.fixture
 def no_tensorflow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Make ``import tensorflow`` / ``import keras`` fail, and run from an empty working folder."""
-    for name in ("tensorflow", "keras"):
-        monkeypatch.setitem(sys.modules, name, None)
+    """Make ``import tensorflow`` / ``import keras`` fail (they stay installed), and run from an empty
+    working folder."""
+    for name in [m for m in sys.modules if m.split(".")[0] in _Unimportable.names]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_Unimportable(), *sys.meta_path])
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
@@ -150,7 +172,7 @@ def test_real_command_line_exits_2_before_importing_tensorflow(overrides, tmp_pa
     """The real entry point (``python -m bench``) in a fresh process where TensorFlow cannot be imported."""
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    code = ("import runpy, sys; sys.modules['tensorflow'] = None; sys.modules['keras'] = None; "
+    code = ("import runpy, sys; sys.modules['tensorflow'] = None; sys.modules['keras'] = None; "  # bad keys: refused
             "sys.argv = ['bench', *sys.argv[1:]]; runpy.run_module('bench', run_name='__main__')")
     proc = subprocess.run([sys.executable, "-c", code, *_argv(tmp_path, overrides)], capture_output=True,
                           text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
