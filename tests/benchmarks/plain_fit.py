@@ -8,7 +8,8 @@ from seed 002's layer stack and compile settings; the data are random uint8 imag
 shape (28x28x1) and uint8 labels of its 10 classes, as ``keras.datasets.fashion_mnist.load_data()``
 returns them (the values do not change the speed). The notebook way: scale the whole array to float32
 / 255 once, hand NumPy arrays straight to ``model.fit`` (no strategy scope, no tf.data), GPUs hidden so
-it runs on the CPU.
+it runs on the CPU. The Keras backend is the user's (``KERAS_BACKEND``: tensorflow or jax; under jax the
+caller sets ``JAX_PLATFORMS=cpu``).
 
 Prints one JSON line: ``train_s`` per epoch (``on_epoch_begin`` -> ``on_test_begin``, so validation is
 excluded), ``steps`` per epoch (from the optimizer's iteration counter), ``examples`` per epoch and the
@@ -45,6 +46,9 @@ class TrainClock(keras.callbacks.Callback):
 
     def on_test_begin(self, logs=None):
         if len(self.test_begin) < len(self.begin):  # the first validation of this epoch
+            # Under JAX fit gets here while the last train steps still run (asynchronous dispatch): reading
+            # a value they produce waits for them, or their time would count as validation.
+            self.model.optimizer.iterations.numpy()
             self.test_begin.append(time.perf_counter())
 
     def on_epoch_end(self, epoch, logs=None):
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {"train_s": [t - b for b, t in zip(clock.begin, clock.test_begin, strict=True)],
            "steps": steps, "examples": [s * a.batch for s in steps],
            "n_train": a.n_train, "n_val": a.n_val, "batch": a.batch, "spe": a.spe, "epochs": a.epochs,
-           "keras": keras.__version__}
+           "keras": keras.__version__, "backend": keras.backend.backend()}
     print(json.dumps(out), flush=True)
     return 0
 

@@ -1,4 +1,5 @@
-"""bench's ``cpu`` against a user's own plain Keras script: same steady training time, within 5 %.
+"""bench's ``cpu`` against a user's own plain Keras script: same steady training time, within 5 %, under
+each Keras backend (TensorFlow, and JAX where installed).
 
     python -m pytest tests/benchmarks/test_plain_baseline.py -q -s --benchmark-enable
 
@@ -9,7 +10,8 @@ tf.data of its own), a callback that reads ``time.perf_counter()`` at ``on_epoch
 
 Every measurement is a fresh process (TensorFlow's thread pools, oneDNN caches and tf.data state start
 cold each time, as a user's run does). Processes alternate bench, plain, plain, bench, bench, plain, …
-(``PAIRS`` pairs, default 3; env ``BENCH_PLAIN_PAIRS``) so slow drift of a shared machine hits both
+(``PAIRS`` pairs, default 3; env ``BENCH_PLAIN_PAIRS``; one pair when benchmarking is disabled, as in
+CI, where only the same-work checks run) so slow drift of a shared machine hits both
 sides. Same work on both sides: n_train a multiple of the batch (Keras keeps a partial last batch of
 NumPy input, bench drops it), batch 128, steps_per_execution 8, 5 epochs; steady = epochs 2..5.
 
@@ -40,18 +42,21 @@ STEPS = N_TRAIN // BATCH
 assert N_TRAIN % BATCH == 0, "both sides must run the same steps: Keras keeps a partial batch, bench drops it"
 
 
-def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], cwd: Path, backend: str = "tensorflow") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-           "TF_CPP_MIN_LOG_LEVEL": "2"}
+           "TF_CPP_MIN_LOG_LEVEL": "2", "KERAS_BACKEND": backend}
+    if backend == "jax":
+        env["JAX_PLATFORMS"] = "cpu"
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=TIMEOUT_S)
     assert proc.returncode == 0, (f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n"
                                   f"{proc.stderr[-3000:]}")
     return proc
 
 
-def run_bench_cpu(results: Path) -> dict:
+def run_bench_cpu(results: Path, backend: str = "tensorflow") -> dict:
     """One ``python -m bench`` run of the single point; returns per-epoch train_s, steps, examples."""
-    _run([sys.executable, "-m", "bench", "suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]",
+    _run([sys.executable, "-m", "bench", "suite=smoke", f"backends=[{backend}]", "workloads=[fashion_cnn]",
+          "strategies=[cpu]",
           f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]", f"n_train={N_TRAIN}", f"n_val={N_VAL}",
           f"epochs={EPOCHS}", f"results_dir={results}", "report=false", "measure_input=false",
           "measure_peak=false", "progress=off"], REPO)
@@ -59,16 +64,19 @@ def run_bench_cpu(results: Path) -> dict:
     assert len(files) == 1, f"expected one point record under {results}, found {files}"
     rec = json.loads(files[0].read_text(encoding="utf-8"))
     assert rec["status"] == "ok", rec.get("error")
+    assert rec.get("backend", "tensorflow") == backend
     assert rec["strategy"]["name"] == "cpu" and rec["strategy"]["device_kind"] == "cpu", rec["strategy"]
     assert rec["effective_steps_per_execution"] == SPE
     return {"train_s": [e["train_s"] for e in rec["epochs"]], "steps": [e["steps"] for e in rec["epochs"]],
             "examples": [e["examples"] for e in rec["epochs"]]}
 
 
-def run_plain(cwd: Path) -> dict:
+def run_plain(cwd: Path, backend: str = "tensorflow") -> dict:
     """One run of the independent plain script; its JSON line."""
-    proc = _run([sys.executable, str(PLAIN), *map(str, (N_TRAIN, N_VAL, BATCH, SPE, EPOCHS))], cwd)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    proc = _run([sys.executable, str(PLAIN), *map(str, (N_TRAIN, N_VAL, BATCH, SPE, EPOCHS))], cwd, backend)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["backend"] == backend
+    return out
 
 
 def check_same_work(side: str, run: dict) -> None:
@@ -83,23 +91,29 @@ def steady_median(run: dict) -> float:
 
 
 @pytest.mark.slow
-def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path) -> None:
+@pytest.mark.parametrize("backend", [
+    "tensorflow",
+    pytest.param("jax", marks=pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None,
+                                                 reason="needs JAX")),
+])
+def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend) -> None:
     runs: dict[str, list[dict]] = {"bench": [], "plain": []}
     order: list[str] = []
+    pairs = 1 if benchmark.disabled else PAIRS  # CI checks the same work only: one pair is enough
 
     def measure() -> None:
-        for i in range(PAIRS):
+        for i in range(pairs):
             for side in (("bench", "plain") if i % 2 == 0 else ("plain", "bench")):  # bench, plain, plain, bench…
                 n = len(order)
                 order.append(side)
                 if side == "bench":
-                    runs[side].append(run_bench_cpu(tmp_path / f"results{n}"))
+                    runs[side].append(run_bench_cpu(tmp_path / f"results{n}", backend))
                 else:
-                    runs[side].append(run_plain(tmp_path))
+                    runs[side].append(run_plain(tmp_path, backend))
 
     benchmark.pedantic(measure, rounds=1, iterations=1)
     for side, side_runs in runs.items():
-        assert len(side_runs) == PAIRS
+        assert len(side_runs) == pairs
         for run in side_runs:
             check_same_work(side, run)
     per_process = {side: [steady_median(r) for r in side_runs] for side, side_runs in runs.items()}
@@ -108,13 +122,14 @@ def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path) -> None:
     # contention from other processes on a shared box only ever adds time: the fastest steady epoch of each
     # side is a second, noise-robust reading of the same comparison (reported, not asserted)
     best = {side: min(min(r["train_s"][1:]) for r in side_runs) for side, side_runs in runs.items()}
-    benchmark.extra_info.update(ratio=ratio, target=TARGET, ratio_of_fastest_epochs=best["bench"] / best["plain"],
+    benchmark.extra_info.update(backend=backend, ratio=ratio, target=TARGET,
+                                ratio_of_fastest_epochs=best["bench"] / best["plain"],
                                 bench_fastest_epoch_s=best["bench"], plain_fastest_epoch_s=best["plain"],
                                 bench_steady_median_s=bench_s, plain_steady_median_s=plain_s,
                                 processes=len(order), order=order,
                                 bench_per_process_s=per_process["bench"], plain_per_process_s=per_process["plain"],
                                 examples_per_epoch=N_TRAIN)
-    print(f"\nbench cpu / plain keras (median over {PAIRS} processes each of the median steady train_s, "
+    print(f"\n[{backend}] bench cpu / plain keras (median over {pairs} processes each of the median steady train_s, "
           f"epochs 2..{EPOCHS}): {ratio:.4f} (target <= {TARGET}); bench {bench_s:.4f} s "
           f"{[round(t, 4) for t in per_process['bench']]}, plain {plain_s:.4f} s "
           f"{[round(t, 4) for t in per_process['plain']]}; fastest steady epoch bench/plain "
