@@ -100,6 +100,9 @@ def validate_record(record: dict[str, Any], source: str = "record") -> dict[str,
     for key, kinds in _TYPES.items():
         if not isinstance(record[key], kinds) or isinstance(record[key], bool):
             raise RecordError(f"{source}: field {key} is {record[key]!r}; expected {_TYPE_NAMES[key]}")
+    for key, kinds in _OPTIONAL_TYPES.items():
+        if key in record and not isinstance(record[key], kinds):
+            raise RecordError(f"{source}: field {key} is {record[key]!r}; expected {_TYPE_NAMES[key]}")
     for i, epoch in enumerate(record["epochs"]):
         if not isinstance(epoch, dict) or not isinstance(epoch.get("epoch"), int):
             raise RecordError(f"{source}: epochs[{i}] has no integer 'epoch'")
@@ -113,7 +116,12 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "workload": (str,), "precision": (str,), "dataset": (dict,), "strategy": (dict,), "env": (dict,),
     "global_batch_size": (int, type(None)),
 }
-_TYPE_NAMES = {k: " or ".join("null" if t is type(None) else t.__name__ for t in v) for k, v in _TYPES.items()}
+# Optional fields the analysis reads when present (absent ``backend`` = tensorflow, a record from before it).
+_OPTIONAL_TYPES: dict[str, tuple[type, ...]] = {
+    "backend": (str,), "memory": (dict, type(None)), "initial_weights": (dict, type(None)),
+}
+_TYPE_NAMES = {k: " or ".join("null" if t is type(None) else t.__name__ for t in v)
+               for k, v in {**_TYPES, **_OPTIONAL_TYPES}.items()}
 
 
 def read_record(path: Path) -> dict[str, Any]:

@@ -69,7 +69,8 @@ def test_bad_status_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("field", "value"), [("steps_per_execution", None), ("epochs", None),
-                                              ("global_batch_size", "8"), ("repeat", True)])
+                                              ("global_batch_size", "8"), ("repeat", True), ("backend", None),
+                                              ("memory", 12)])
 def test_wrongly_typed_fields_are_refused_not_crashing_a_report(tmp_path, field, value) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(record(**{field: value})))
     out = load_records([tmp_path], warn=False)
@@ -80,3 +81,20 @@ def test_epoch_without_its_number_is_refused(tmp_path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(record(epochs=[{"epoch": None, "epoch_s": 1.0}])))
     out = load_records([tmp_path], warn=False)
     assert out.records == [] and "epochs[0] has no integer 'epoch'" in out.skipped[0][1]
+
+
+def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorflow(tmp_path) -> None:
+    from bench.reporting.frame import points_frame
+
+    jax = record(point_id="p-jax-cpu-b8-spe1-fp32-r0", backend="jax", initial_weights={"sha256": "ab"},
+                 memory={"peak_rss_bytes": 3 * 2**20, "device_peak_bytes": None})
+    write_record(tmp_path, jax)
+    write_record(tmp_path, record())  # written before the backend field existed
+    loaded = load_records([tmp_path], warn=False)
+    assert loaded.skipped == [] and len(loaded.records) == 2
+    frame = points_frame(loaded.records).set_index("point_id")
+    assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "backend"] == "jax"
+    assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "strategy"] == "jax/cpu"
+    assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "peak_rss_mib"] == 3.0
+    assert frame.loc["p-cpu-b8-spe1-fp32-r0", "backend"] == "tensorflow"
+    assert frame.loc["p-cpu-b8-spe1-fp32-r0", "strategy"] == "cpu"
