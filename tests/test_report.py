@@ -28,12 +28,17 @@ def report(tmp_path_factory) -> Path:
     return build_report([RECORDS], tmp_path_factory.mktemp("report") / "out")
 
 
-def test_report_matches_golden(report):
+def assert_golden(report: Path, golden: Path) -> None:
+    """``report`` equals the committed ``golden`` file (rewritten instead with ``BENCH_REGEN_GOLDEN=1``)."""
     text = report.read_text(encoding="utf-8")
     if os.environ.get("BENCH_REGEN_GOLDEN"):
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+
+
+def test_report_matches_golden(report):
+    assert_golden(report, GOLDEN)
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +48,7 @@ def backends_report(tmp_path_factory) -> Path:
 
 def test_two_backend_report_matches_golden(backends_report):
     """Records of both Keras backends from a laptop, a GPU box and a Kaggle TPU merge into one report."""
-    text = backends_report.read_text(encoding="utf-8")
-    if os.environ.get("BENCH_REGEN_GOLDEN"):
-        GOLDEN_BACKENDS.write_text(text, encoding="utf-8")
-    assert text == GOLDEN_BACKENDS.read_text(encoding="utf-8"), "report changed: see the docstring to regenerate"
+    assert_golden(backends_report, GOLDEN_BACKENDS)
 
 
 def test_backend_is_a_column_wherever_strategy_is(backends_report):
