@@ -32,7 +32,7 @@ def test_params_and_output_shape(name: str) -> None:
 
 
 def _batch(name: str, n: int):
-    workload = WORKLOADS[name]
+    workload = WORKLOADS[name]()  # the registry holds factories
     rng = np.random.default_rng(0)
     if len(workload.shape) == 1:
         x = rng.integers(0, 30982, (n, *workload.shape)).astype("int32")
@@ -67,3 +67,23 @@ def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
     expected_bug = -np.log(np.exp(0.7) / np.exp([0.7, 0.2, 0.1]).sum())
     assert float(bug(labels, probs)) == pytest.approx(expected_bug, rel=1e-5)
     assert float(good(labels, probs)) == pytest.approx(-np.log(0.7), rel=1e-5)
+
+
+def test_registry_holds_factories_and_the_worker_attaches_the_seed_models() -> None:
+    """Built-ins are defined like the user workloads of issue 11: a factory returning a Workload; the
+    framework-free factory leaves model and compile settings to the worker's ``runnable``."""
+    from bench.workloads import Workload, get_workload
+    from bench.workloads.models import runnable
+
+    meta = get_workload("fashion_cnn")
+    assert isinstance(meta, Workload) and meta.build_model is None and meta.shape == (28, 28, 1)
+    with pytest.raises(ValueError, match="no compile settings"):
+        meta.compile_settings()
+    full = runnable(meta)
+    assert full.build_model().count_params() == 108_810
+    first, second = full.compile_settings(), full.compile_settings()
+    assert first["optimizer"] is not second["optimizer"]  # fresh objects for every point
+
+    own = Workload(name="mine", build_model=lambda: keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)]),
+                   compile_kwargs={"optimizer": "adam", "loss": "mse"})
+    assert runnable(own) is own and own.compile_settings() == {"optimizer": "adam", "loss": "mse"}

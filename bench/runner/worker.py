@@ -159,11 +159,13 @@ class Worker:
         from bench.runner.flops import datasheet_peak, train_flops_per_example
         from bench.runner.init_weights import apply_shared_weights
         from bench.runner.timing import EpochTimer
-        from bench.workloads.models import build_model, compile_kwargs
 
         keras.utils.set_random_seed(point.seed)  # dropout; weights: the run's shared file; order: bench.data.order
         keras.mixed_precision.set_global_policy(point.precision)
-        pipes = self.engine.make_pipelines(get_workload(point.workload), arrays, gb, point.seed,
+        from bench.workloads.models import runnable
+
+        workload = runnable(get_workload(point.workload))
+        pipes = self.engine.make_pipelines(workload, arrays, gb, point.seed,
                                            slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs)
         spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
         rec["effective_steps_per_execution"] = spe
@@ -171,9 +173,9 @@ class Worker:
             rec["notes"].append(f"steps_per_execution {point.steps_per_execution} clamped to the {spe} steps "
                                 "of an epoch")
         with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
-            model = build_model(point.workload)
+            model = workload.build_model()
             rec["initial_weights"] = apply_shared_weights(model, self.run_dir, point.workload, point.seed)
-            kwargs = compile_kwargs(point.workload)
+            kwargs = workload.compile_settings()
             kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
             model.compile(**kwargs, steps_per_execution=spe)
         rec["flops_per_example"] = train_flops_per_example(model)

@@ -7,12 +7,14 @@ parameter count or shape.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import Any
 
 import keras
 from keras import layers
 
-from bench.workloads import get_workload
+from bench.workloads import Workload, get_workload
 
 REUTERS_VOCAB = 30982  # seed 004's printed summary: Embedding params 216,874 = 30,982 x 7
 
@@ -139,3 +141,13 @@ def compile_kwargs(name: str) -> dict[str, Any]:
             ],
         }
     raise KeyError(name)
+
+
+def runnable(workload: Workload) -> Workload:
+    """``workload`` with its model builder and compile settings: a built-in gets its seed's (fresh objects
+    per call); a workload that already has both is returned as it is."""
+    if workload.build_model is not None and workload.compile_kwargs is not None:
+        return workload
+    name = workload.name
+    return dataclasses.replace(workload, build_model=functools.partial(build_model, name),
+                               compile_kwargs=functools.partial(compile_kwargs, name))
