@@ -176,13 +176,19 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
 
 
 def _check_names(cfg: SuiteConfig) -> None:
-    """Workloads and strategies are known names."""
-    from bench.workloads import WORKLOADS
+    """Workloads (built-in names or import paths of user workloads) and strategies are known names."""
+    from bench.workloads import WORKLOADS, WorkloadError, get_workload, is_import_path
 
     _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
     for i, w in enumerate(cfg.workloads):
-        if w not in WORKLOADS:
-            raise ConfigError(f"workloads[{i}]={w!r} is not a workload; allowed: {', '.join(WORKLOADS)}")
+        if is_import_path(w):
+            try:
+                get_workload(w)  # imports the user's module, calls its factory and data, checks the arrays
+            except WorkloadError as e:
+                raise ConfigError(f"workloads[{i}]={w!r}: {str(e).removeprefix(w + ': ')}") from None
+        elif w not in WORKLOADS:
+            raise ConfigError(f"workloads[{i}]={w!r} is not a workload; allowed: {', '.join(WORKLOADS)}, "
+                              "or an import path my_pkg.my_module:make")
     _check_list("strategies", cfg.strategies, STRATEGY_HELP)
     for i, s in enumerate(cfg.strategies):
         m = _CPU_X.fullmatch(s)
@@ -221,7 +227,7 @@ def _check_sweep_axes(cfg: SuiteConfig) -> None:
 
     _check_axes("", cfg.batch_sizes, cfg.steps_per_execution)
     for w, axes in cfg.workload_axes.items():
-        if w not in WORKLOADS:  # a known workload that this run does not include is simply not used
+        if w not in WORKLOADS and w not in cfg.workloads:  # a known workload this run does not include is unused
             raise ConfigError(f"workload_axes.{w}: not a workload; allowed: {', '.join(WORKLOADS)}")
         if not isinstance(axes, dict) or set(axes) - set(AXIS_KEYS):
             bad = sorted(set(axes) - set(AXIS_KEYS)) if isinstance(axes, dict) else axes

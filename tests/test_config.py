@@ -73,7 +73,7 @@ def test_unknown_key_lists_keys() -> None:
 def test_unknown_workload() -> None:
     assert err("suite=cnn", "workloads=[resnet]") == (
         "workloads[0]='resnet' is not a workload; allowed: fashion_cnn, catsdogs_cnn, reuters_textcnn, "
-        "reuters_textcnn_logits_bug")
+        "reuters_textcnn_logits_bug, or an import path my_pkg.my_module:make")
 
 
 def test_empty_list() -> None:

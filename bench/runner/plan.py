@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench.config import PRECISION_TAGS, SuiteConfig, axes_for
-from bench.workloads import dataset_size, get_workload
+from bench.workloads import dataset_size, get_workload, is_import_path
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,8 @@ class Point:
         ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
         backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
-        return (f"{self.workload}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
+        name = get_workload(self.workload).name if is_import_path(self.workload) else self.workload
+        return (f"{name}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}-r{self.repeat}")
 
     def global_batch(self, replicas: int) -> int:

@@ -101,7 +101,12 @@ class Worker:
     def arrays(self, point: Point) -> Any:
         """The point's dataset arrays (generated or read from the cache once per worker)."""
         from bench.data import synthetic
+        from bench.workloads import imported, is_import_path
 
+        if is_import_path(point.workload):  # a user workload: its own arrays, the first n_train / n_val
+            x_train, y_train, x_val, y_val = imported(point.workload)[1]
+            return synthetic.Arrays(x_train[:point.n_train], y_train[:point.n_train], x_val[:point.n_val],
+                                    y_val[:point.n_val])
         key = (get_workload(point.workload).dataset, point.n_train, point.n_val, point.seed)
         if key not in self._data:
             self._data[key] = synthetic.load(*key)

@@ -11,10 +11,16 @@ builder and compile settings with :func:`bench.workloads.models.runnable`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import importlib
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
 
@@ -27,13 +33,15 @@ class Workload:
     inside the strategy's scope or the distribution, once per point. ``compile_kwargs`` is a dict for
     ``model.compile`` (optimizer, loss, metrics; give optimizers by name, e.g. ``"adam"``, or pass a
     zero-argument callable returning the dict, so each point gets fresh objects). ``data`` names the data:
-    ``synthetic`` is the embedded dataset called ``dataset``. The main metric is reported as ``accuracy``.
+    ``synthetic`` is the embedded dataset called ``dataset``, or a zero-argument callable returning NumPy
+arrays ``(x_train, y_train, x_val, y_val)`` with integer class labels (bench takes the input shape, the
+classes and the sizes from them). The main metric is reported as ``accuracy``.
     """
 
     name: str  # in point ids and reports
     build_model: Callable[[], Any] | None = None  # None: a built-in's, attached in the worker
     compile_kwargs: CompileSettings | None = None
-    data: str = "synthetic"
+    data: str | Callable[[], tuple[Any, Any, Any, Any]] = "synthetic"  # or (x_train, y_train, x_val, y_val)
     dataset: str = ""  # the synthetic dataset it trains on (bench.data.synthetic)
     seed: str = ""  # the tutorial it reproduces: 000 Colab cats-vs-dogs, 002 Fashion-MNIST TPU, 004 Reuters Conv1D
     description: str = ""
@@ -43,6 +51,8 @@ class Workload:
     reduced: tuple[int, int] = (0, 0)  # (n_train, n_val) for short CPU runs (data_scale=reduced)
     augment: bool = False  # random flips in the input pipeline (never as model layers: seed 001)
     variant: str | None = None
+    binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
+    source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
 
     def compile_settings(self) -> dict[str, Any]:
         """The keyword arguments for ``model.compile`` (a fresh dict; the callable's fresh objects)."""
@@ -64,7 +74,7 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "catsdogs_cnn": _builtin(
         "catsdogs_cnn", dataset="catsdogs", seed="000", description="Colab TPU cats-vs-dogs CNN: 3 x (Conv2D + "
         "MaxPool), Dense 256/128 + Dropout, sigmoid, binary cross-entropy, Adam", shape=(128, 128, 3), classes=2,
-        full=(8000, 2000), reduced=(256, 256), augment=True),
+        full=(8000, 2000), reduced=(256, 256), augment=True, binary_labels=True),
     "reuters_textcnn": _builtin(
         "reuters_textcnn", dataset="reuters", seed="004", description="Reuters Conv1D text classifier: Embedding 7 "
         "-> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", shape=(300,),
@@ -76,12 +86,91 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
 }
 
 
+class WorkloadError(ValueError):
+    """A user workload (an import path) that cannot be used: the message names the path and the problem."""
+
+
+_IMPORTED: dict[str, tuple[Workload, tuple[np.ndarray, ...]]] = {}  # per process: resolved once
+
+
+def is_import_path(name: str) -> bool:
+    """``my_pkg.my_module:make`` (a user workload), as opposed to a built-in's name."""
+    return ":" in name
+
+
+def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
+    """The user workload at ``path`` (``module:factory``, importable from the current folder or the
+    environment) and its arrays, resolved once per process; WorkloadError naming what is wrong.
+
+    Imports the user's module (which may import Keras: this is the user's code, not bench's).
+    """
+    if path in _IMPORTED:
+        return _IMPORTED[path]
+    module, _, attr = path.partition(":")
+    if not module or not attr:
+        raise WorkloadError(f"{path}: not an import path; write module:factory, e.g. my_pkg.my_module:make")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the current folder's modules are importable
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:
+        raise WorkloadError(f"{path}: cannot import {module} ({type(e).__name__}: {e})") from None
+    factory = getattr(mod, attr, None)
+    if not callable(factory):
+        raise WorkloadError(f"{path}: {module} has no callable {attr!r}")
+    try:
+        wl = factory()
+    except Exception as e:
+        raise WorkloadError(f"{path}: {attr}() raised {type(e).__name__}: {e}") from None
+    if not isinstance(wl, Workload):
+        raise WorkloadError(f"{path}: {attr}() returned {type(wl).__name__}, not a bench Workload")
+    if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
+        raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
+    arrays = _user_arrays(path, wl)
+    x_train, y_train, x_val, _ = arrays
+    meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays", shape=tuple(x_train.shape[1:]),
+                               classes=int(max(y_train.max(), arrays[3].max())) + 1,
+                               full=(len(x_train), len(x_val)), reduced=(len(x_train), len(x_val)))
+    _IMPORTED[path] = (meta, arrays)
+    return _IMPORTED[path]
+
+
+def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
+    """The four arrays of a user workload's ``data`` callable, checked."""
+    if not callable(wl.data):
+        raise WorkloadError(f"{path}: data={wl.data!r}; a user workload's data is a callable returning "
+                            "(x_train, y_train, x_val, y_val) NumPy arrays (data sources come later)")
+    try:
+        out = wl.data()
+    except Exception as e:
+        raise WorkloadError(f"{path}: data() raised {type(e).__name__}: {e}") from None
+    if not isinstance(out, tuple | list) or len(out) != 4:
+        raise WorkloadError(f"{path}: data() must return (x_train, y_train, x_val, y_val)")
+    arrays = tuple(np.asarray(a) for a in out)
+    names = ("x_train", "y_train", "x_val", "y_val")
+    for (xn, yn), (x, y) in zip((names[:2], names[2:]), (arrays[:2], arrays[2:]), strict=True):
+        if len(x) != len(y) or len(x) == 0:
+            raise WorkloadError(f"{path}: {xn} has {len(x)} examples and {yn} {len(y)}; they must match "
+                                "(and not be empty)")
+        if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
+            raise WorkloadError(f"{path}: {yn} must be integer class ids of shape (n,), got {y.dtype} "
+                                f"{y.shape} (one-hot labels: use labels.argmax(axis=1))")
+    if arrays[0].shape[1:] != arrays[2].shape[1:]:
+        raise WorkloadError(f"{path}: x_train examples have shape {arrays[0].shape[1:]}, x_val "
+                            f"{arrays[2].shape[1:]}; they must match")
+    return arrays
+
+
 def get_workload(name: str) -> Workload:
-    """The workload called ``name`` (its factory's result); KeyError naming the allowed values otherwise."""
+    """The workload called ``name`` (a built-in factory's result, or a user workload's import path);
+    KeyError naming the allowed values for an unknown name, WorkloadError for a bad import path."""
+    if is_import_path(name):
+        return imported(name)[0]
     try:
         factory = WORKLOADS[name]
     except KeyError:
-        raise KeyError(f"unknown workload {name!r}; allowed: {', '.join(WORKLOADS)}") from None
+        raise KeyError(f"unknown workload {name!r}; allowed: {', '.join(WORKLOADS)}, or an import path "
+                       "my_pkg.my_module:make") from None
     return factory()
 
 

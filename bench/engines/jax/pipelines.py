@@ -65,11 +65,11 @@ class Batches:
         if self.slow_decode:
             for _ in range(len(idx)):
                 time.sleep(SLOW_DECODE_S)
-        if len(self.workload.shape) == 3:  # images: uint8 -> [0, 1] floats, one op per batch
-            x = x.astype(np.float32) / 255.0
+        if len(self.workload.shape) == 3:  # images: uint8 -> [0, 1] floats (others as given), one op per batch
+            x = x.astype(np.float32) / 255.0 if x.dtype == np.uint8 else x.astype(np.float32)
             if flip is not None:  # random left-right flips, drawn by bench.data.order
                 x[flip] = x[flip, :, ::-1, :]
-        if self.workload.classes == 2:
+        if self.workload.binary_labels:
             y = y.astype(np.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
 

@@ -41,14 +41,15 @@ class Pipelines:
 def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor, augment: bool):
     """Batch of indices (and flips) -> the batch itself: gather, convert images, flip, shape the labels."""
     is_image = len(workload.shape) == 3
+    scale = x_all.dtype == tf.uint8  # uint8 pixels -> [0, 1]; other inputs are used as given
 
     def fn(idx, flip):
         x, y = tf.gather(x_all, idx), tf.gather(y_all, idx)
         if is_image:
-            x = tf.cast(x, tf.float32) / 255.0
+            x = tf.cast(x, tf.float32) / 255.0 if scale else tf.cast(x, tf.float32)
             if augment:
                 x = tf.where(flip[:, None, None, None], tf.reverse(x, axis=[2]), x)
-        if workload.classes == 2:
+        if workload.binary_labels:
             y = tf.cast(y, tf.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
 

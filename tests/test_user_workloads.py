@@ -1,0 +1,130 @@
+"""Bring-your-own workloads (issue 11, first part): a workload given as an import path ``module:factory``
+runs like a built-in one, and a bad one is refused before anything runs, with the path and the problem."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import cli
+from bench.cli import parse_config
+from bench.config import ConfigError
+from tests.conftest import run_bench
+
+BACKENDS = "[tensorflow,jax]" if importlib.util.find_spec("jax") else "[tensorflow]"
+
+GOOD = '''
+import numpy as np
+from bench.workloads import Workload
+
+def data():
+    rng = np.random.default_rng(0)
+    return (rng.normal(size=(64, 5)).astype("float32"), rng.integers(0, 3, 64),
+            rng.normal(size=(32, 5)).astype("float32"), rng.integers(0, 3, 32))
+
+def build():
+    import keras
+    return keras.Sequential([keras.Input((5,)), keras.layers.Dense(3, activation="softmax")])
+
+def make():
+    return Workload(name="tiny", build_model=build, compile_kwargs={"optimizer": "adam",
+                    "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}, data=data)
+'''
+
+BAD = {
+    "raises": "def make():\n    raise RuntimeError('no data here')\n",
+    "not_a_workload": "def make():\n    return {'name': 'x'}\n",
+    "mismatched": GOOD.replace("rng.integers(0, 3, 64)", "rng.integers(0, 3, 60)"),
+    "one_hot": GOOD.replace("rng.integers(0, 3, 32))", "np.eye(3)[rng.integers(0, 3, 32)])"),
+}
+
+
+@pytest.fixture
+def user_modules(tmp_path, monkeypatch) -> Path:
+    """A folder with a good and several bad user modules, as the current folder (importable)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "uw_good.py").write_text(GOOD)
+    for name, text in BAD.items():
+        (folder / f"uw_{name}.py").write_text(text)
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+    yield folder
+    for name in [m for m in sys.modules if m.startswith("uw_")]:
+        del sys.modules[name]
+
+
+def _err(path: str) -> str:
+    with pytest.raises(ConfigError) as e:
+        parse_config(["suite=smoke", f"workloads=[{path}]"])
+    return str(e.value)
+
+
+def test_a_user_workload_resolves_to_its_name_shape_classes_and_sizes(user_modules) -> None:
+    from bench.runner.plan import plan
+    from bench.workloads import get_workload
+
+    cfg = parse_config(["suite=smoke", "workloads=[uw_good:make]", "strategies=[cpu]", "batch_sizes=[16]"])
+    wl = get_workload("uw_good:make")
+    assert (wl.name, wl.shape, wl.classes, wl.full, wl.source) == ("tiny", (5,), 3, (64, 32), "uw_good:make")
+    ids = [p.point_id for p in plan(cfg)]
+    assert ids[0].startswith("tiny-cpu-b16-spe")
+
+
+@pytest.mark.parametrize(("path", "problem"), [
+    ("no_such_module:make", "cannot import no_such_module (ModuleNotFoundError"),
+    ("uw_good:nope", "uw_good has no callable 'nope'"),
+    ("uw_raises:make", "make() raised RuntimeError: no data here"),
+    ("uw_not_a_workload:make", "make() returned dict, not a bench Workload"),
+    ("uw_mismatched:make", "x_train has 64 examples and y_train 60; they must match"),
+    ("uw_one_hot:make", "y_val must be integer class ids of shape (n,)"),
+])
+def test_a_bad_user_workload_is_refused_with_its_path_and_problem(user_modules, path, problem) -> None:
+    msg = _err(path)
+    assert msg.startswith(f"workloads[0]='{path}': ") and problem in msg, msg
+
+
+def test_the_refusal_exits_2_and_writes_nothing(user_modules, capsys) -> None:
+    status = cli.main(["suite=smoke", "workloads=[uw_raises:make]", f"results_dir={user_modules / 'r'}",
+                       f"reports_dir={user_modules / 'p'}"])
+    assert status == 2
+    assert "uw_raises:make" in capsys.readouterr().err
+    assert not (user_modules / "r").exists() and not (user_modules / "p").exists()
+
+
+@pytest.mark.slow
+def test_the_example_workload_runs_under_cpu_and_cpu_x2_end_to_end(tmp_path) -> None:
+    """examples/digits.py from an import path, as a user runs it from the repository root."""
+    proc = run_bench("suite=smoke", "workloads=[examples.digits:make]", f"backends={BACKENDS}",
+                     "steps_per_execution=[4]", "epochs=3", f"results_dir={tmp_path / 'r'}",
+                     f"reports_dir={tmp_path / 'p'}", "measure_peak=false")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_dir = next((tmp_path / "r").iterdir())
+    recs = [json.loads(p.read_text()) for p in run_dir.glob("*.json") if p.name != "run.json"]
+    assert len(recs) == 2 * len(BACKENDS.strip("[]").split(","))
+    for r in recs:
+        assert r["status"] == "ok", r["error"]
+        assert r["point_id"].startswith("digits_cnn-") and r["workload"] == "digits_cnn"
+        assert r["workload_source"] == "examples.digits:make"
+        assert r["dataset"]["name"] == "arrays" and r["dataset"]["n_train"] == 512
+        assert r["dataset"]["shape"] == [16, 16, 1] and r["dataset"]["classes"] == 10
+        assert r["epochs"][-1]["val_accuracy"] > 0.3  # well above chance (0.1): it learns
+    accs = [r["epochs"][-1]["val_accuracy"] for r in recs]
+    assert max(accs) - min(accs) <= 0.02  # same weights, same batches under every backend and strategy
+    assert "digits_cnn" in (next((tmp_path / "p").iterdir()) / "report.md").read_text()
+
+
+def test_both_examples_resolve(monkeypatch) -> None:
+    from tests.conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    from bench.workloads import get_workload
+
+    digits, tabular = get_workload("examples.digits:make"), get_workload("examples.tabular:make")
+    assert (digits.name, digits.shape, digits.classes, digits.full) == ("digits_cnn", (16, 16, 1), 10, (2048, 512))
+    assert (tabular.name, tabular.shape, tabular.classes, tabular.full) == ("tabular_mlp", (20,), 3, (4096, 1024))
+    assert callable(tabular.compile_kwargs) and tabular.build_model is not None
