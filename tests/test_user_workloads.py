@@ -113,6 +113,7 @@ def test_the_example_workload_runs_under_cpu_and_cpu_x2_end_to_end(tmp_path) -> 
         assert r["dataset"]["name"] == "arrays" and r["dataset"]["n_train"] == 512
         assert r["dataset"]["shape"] == [16, 16, 1] and r["dataset"]["classes"] == 10
         assert r["epochs"][-1]["val_accuracy"] > 0.3  # well above chance (0.1): it learns
+    assert [p.name for p in (run_dir / "init").iterdir()] == ["digits_cnn-s0.npz"]  # named by the workload
     accs = [r["epochs"][-1]["val_accuracy"] for r in recs]
     assert max(accs) - min(accs) <= 0.02  # same weights, same batches under every backend and strategy
     assert "digits_cnn" in (next((tmp_path / "p").iterdir()) / "report.md").read_text()

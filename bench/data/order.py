@@ -1,7 +1,7 @@
 """The order in which a point sees its examples, and its random flips: NumPy only, shared by every engine.
 
-Both engines' input pipelines (``tf.data`` under TensorFlow, ``keras.utils.PyDataset`` under JAX) take
-their batches from here, so a point sees the same examples in the same batches, flipped the same way,
+Both engines' input pipelines (``tf.data`` under TensorFlow, a NumPy generator under JAX) take their
+batches from here, so a point sees the same examples in the same batches, flipped the same way,
 whatever its backend or strategy: accuracy can then be compared across backends. The draws depend only
 on ``(seed, epoch)``, never on a framework's random generator.
 """
@@ -29,3 +29,11 @@ def epoch_flips(seed: int, epoch: int, steps: int, batch: int) -> np.ndarray:
     """Which images of one epoch's batches are flipped left-right: bool, shape ``(steps, batch)``, each
     image with probability 1/2, drawn from ``(seed, epoch)`` independently of the order."""
     return np.random.default_rng((seed, epoch, 1)).random((steps, batch)) < 0.5
+
+
+def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """One epoch's batches and flips: :func:`epoch_batches`, and :func:`epoch_flips` when ``augment`` and the
+    order is seeded (training), else None (no augmentation; validation)."""
+    idx = epoch_batches(n, batch, seed, epoch)
+    flips = epoch_flips(seed, epoch, *idx.shape) if augment and seed is not None else None
+    return idx, flips

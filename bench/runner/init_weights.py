@@ -54,13 +54,14 @@ def apply_shared_weights(model: Any, run_dir: Path, workload: str, seed: int) ->
     ValueError when the saved weights do not fit the model (a different architecture under the same name).
     """
     path = weights_path(run_dir, workload, seed)
+    own = [np.asarray(w) for w in model.get_weights()]
     created = not path.exists()
     if created:
-        _save(path, [np.asarray(w) for w in model.get_weights()])
+        _save(path, own)
     data = path.read_bytes()
     with np.load(io.BytesIO(data)) as npz:
         weights = [npz[f"arr_{i}"] for i in range(len(npz.files))]
-    expected = [tuple(np.shape(w)) for w in model.get_weights()]
+    expected = [w.shape for w in own]
     if [w.shape for w in weights] != expected:
         raise ValueError(f"{path}: saved initial weights have shapes {[w.shape for w in weights]}, the model "
                          f"{expected}; delete the file to draw new ones")

@@ -179,7 +179,7 @@ class Worker:
                                 "of an epoch")
         with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
             model = workload.build_model()
-            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, point.workload, point.seed)
+            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
             kwargs = workload.compile_settings()
             kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
             model.compile(**kwargs, steps_per_execution=spe)

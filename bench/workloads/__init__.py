@@ -127,9 +127,9 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
     if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
         raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
     arrays = _user_arrays(path, wl)
-    x_train, y_train, x_val, _ = arrays
+    x_train, y_train, x_val, y_val = arrays
     meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays", shape=tuple(x_train.shape[1:]),
-                               classes=int(max(y_train.max(), arrays[3].max())) + 1,
+                               classes=int(max(y_train.max(), y_val.max())) + 1,
                                full=(len(x_train), len(x_val)), reduced=(len(x_train), len(x_val)))
     _IMPORTED[path] = (meta, arrays)
     return _IMPORTED[path]

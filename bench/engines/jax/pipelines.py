@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.data.order import epoch_batches, epoch_flips
+from bench.data.order import epoch_plan
 from bench.data.synthetic import Arrays
 from bench.workloads import Workload
 
@@ -49,9 +49,7 @@ class Batches:
         self._draw()
 
     def _draw(self) -> None:
-        self.order = epoch_batches(len(self.y), self.batch, self.seed, self.epoch)
-        self.flips = (epoch_flips(self.seed, self.epoch, *self.order.shape)
-                      if self.augment and self.seed is not None else None)
+        self.order, self.flips = epoch_plan(len(self.y), self.batch, self.seed, self.epoch, self.augment)
 
     def __len__(self) -> int:
         return len(self.y) // self.batch

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
-from bench.data.order import epoch_batches, epoch_flips
+from bench.data.order import epoch_plan
 from bench.data.synthetic import Arrays
 from bench.workloads import Workload
 
@@ -83,11 +83,9 @@ def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
 def _batches(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tf.data.Dataset:
     """Index batches (and flips) of ``epochs`` epochs from :mod:`bench.data.order`, the same as under every
     other backend; repeated after that (only the input-only probe reads further)."""
-    idx = np.concatenate([epoch_batches(n, batch, seed, e) for e in range(epochs)])
-    if augment and seed is not None:
-        flips = np.concatenate([epoch_flips(seed, e, n // batch, batch) for e in range(epochs)])
-    else:
-        flips = np.zeros(idx.shape, dtype=bool)
+    plans = [epoch_plan(n, batch, seed, e, augment) for e in range(epochs)]
+    idx = np.concatenate([i for i, _ in plans])
+    flips = np.concatenate([f if f is not None else np.zeros(i.shape, dtype=bool) for i, f in plans])
     return tf.data.Dataset.from_tensor_slices((idx.astype(np.int32), flips))
 
 
