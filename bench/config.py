@@ -72,6 +72,9 @@ class SuiteConfig:
     # same: every repeat uses `seed` (timing noise only)
     repeat_seeds: str = field(default="same", metadata=_help("same | distinct (distinct: repeat r uses seed + r)"))
     seed: int = field(default=0, metadata=_help("an integer >= 0 (model init + data order)"))
+    data: str = field(default="synthetic", metadata=_help(
+        "synthetic | keras:NAME (mnist, fashion_mnist, cifar10, reuters, imdb) | folder:PATH | csv:PATH/train.csv"
+        " | tfrecord:GLOB (the data every workload trains on; synthetic: each workload's embedded data)"))
     data_scale: str = field(default="reduced", metadata=_help("reduced | full (the seeds' dataset sizes)"))
     n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
     n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
@@ -161,6 +164,7 @@ def _check_axes(prefix: str, batch_sizes: list[Any], spes: list[Any]) -> None:
 
 def validate(cfg: SuiteConfig) -> SuiteConfig:
     """Check every key and cross-field rule; raise ConfigError with one clear line. Returns cfg."""
+    _check_data(cfg)
     _check_names(cfg)
     _check_backends(cfg)
     _check_sweep_axes(cfg)
@@ -175,20 +179,33 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     return cfg
 
 
+def _check_data(cfg: SuiteConfig) -> None:
+    """The data source parses and can be read (a Keras dataset is in the cache or downloaded now)."""
+    from bench.data.sources import SourceError, describe, is_synthetic, parse
+
+    try:
+        parse(cfg.data)
+        if not is_synthetic(cfg.data):
+            describe(cfg.data)
+    except SourceError as e:
+        raise ConfigError(f"data={cfg.data!r}: {str(e).removeprefix(cfg.data + ': ')}") from None
+
+
 def _check_names(cfg: SuiteConfig) -> None:
-    """Workloads (built-in names or import paths of user workloads) and strategies are known names."""
+    """Workloads (built-in names or import paths of user workloads) and strategies are known names, and
+    each workload can take the data."""
+    from bench.data.sources import SourceError
     from bench.workloads import WORKLOADS, WorkloadError, get_workload, is_import_path
 
     _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
     for i, w in enumerate(cfg.workloads):
-        if is_import_path(w):
-            try:
-                get_workload(w)  # imports the user's module, calls its factory and data, checks the arrays
-            except WorkloadError as e:
-                raise ConfigError(f"workloads[{i}]={w!r}: {str(e).removeprefix(w + ': ')}") from None
-        elif w not in WORKLOADS:
+        if not is_import_path(w) and w not in WORKLOADS:
             raise ConfigError(f"workloads[{i}]={w!r} is not a workload; allowed: {', '.join(WORKLOADS)}, "
                               "or an import path my_pkg.my_module:make")
+        try:  # a user workload: imports its module, calls its factory and data, checks the arrays
+            get_workload(w, cfg.data)
+        except (WorkloadError, SourceError) as e:
+            raise ConfigError(f"workloads[{i}]={w!r}: {str(e).removeprefix(w + ': ')}") from None
     _check_list("strategies", cfg.strategies, STRATEGY_HELP)
     for i, s in enumerate(cfg.strategies):
         m = _CPU_X.fullmatch(s)
@@ -306,7 +323,7 @@ def batch_combinations(cfg: SuiteConfig) -> Iterator[tuple[str, str, int, int, i
     from bench.workloads import dataset_size
 
     for w in cfg.workloads:
-        n_train, n_val = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val)
+        n_train, n_val = dataset_size(w, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
         for s in cfg.strategies:
             n = strategy_replicas(s) or 1
             for b in axes_for(cfg, w)["batch_sizes"]:

@@ -43,6 +43,7 @@ class Point:
     all_reduce: str = "auto"  # group-level settings, part of the hash so resume re-runs a changed point
     tpu: str = ""
     backend: str = "tensorflow"  # the Keras backend (its worker process sets KERAS_BACKEND)
+    data: str = "synthetic"  # the data source (bench.data.sources); synthetic: the workload's own data
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -59,7 +60,7 @@ class Point:
         ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
         backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
-        name = get_workload(self.workload).name if is_import_path(self.workload) else self.workload
+        name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
         return (f"{name}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}-r{self.repeat}")
 
@@ -72,11 +73,14 @@ class Point:
     def to_record(self) -> dict[str, Any]:
         """The record's ``point`` object. Its keys are the record contract's, unchanged since schema 1: the
         batch as listed (``batch_size``) and ``batch_scaling``; ``backend`` only when it is not tensorflow
-        (the only backend before it was added), so a point's hash is what earlier versions computed."""
+        (the only backend before it was added) and ``data`` only when it is not synthetic, so a point's hash
+        is what earlier versions computed."""
         d = asdict(self)
         global_, per_replica = d.pop("global_batch_size"), d.pop("per_replica_batch_size")
         if d["backend"] == "tensorflow":
             del d["backend"]
+        if d["data"] == "synthetic":  # as for backend: the hash of a point on synthetic data is unchanged
+            del d["data"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -137,8 +141,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
     for backend, strategy in ((b, s) for b in cfg.backends for s in cfg.strategies):
         for repeat in range(cfg.repeats):
             for workload in cfg.workloads:
-                get_workload(workload)
-                n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val)
+                n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
                 axes = axes_for(cfg, workload)
                 for batch in axes["batch_sizes"]:
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
@@ -149,7 +152,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                                 workload=workload, strategy=strategy, steps_per_execution=spe, precision=precision,
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=cfg.input_pipeline,
-                                all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend))
+                                all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data))
     return points
 
 

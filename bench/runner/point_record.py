@@ -9,9 +9,10 @@ import traceback
 from datetime import UTC, datetime
 from typing import Any
 
+from bench.data.sources import describe
 from bench.records import SCHEMA_VERSION
 from bench.runner.plan import Point
-from bench.workloads import get_workload
+from bench.workloads import Workload, get_workload, uses_source
 
 TRACEBACK_LINES = 12
 
@@ -29,6 +30,23 @@ def error_info(exc: BaseException) -> dict[str, Any]:
             "traceback": "\n".join(lines[-TRACEBACK_LINES:])}
 
 
+def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
+    """The record's ``dataset``: what the point trained on. ``name`` is ``synthetic`` (bench's embedded data,
+    ``source`` naming which), ``arrays`` (a user workload's own arrays) or a data source's spec
+    (``keras:mnist``, ``folder:…``), with that source's kind, sizes, classes and content hash; ``shape``
+    is the model's input (images from files are resized to it)."""
+    out: dict[str, Any] = {"name": "synthetic", "source": wl.dataset, "scale": point.data_scale,
+                           "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
+                           "classes": wl.classes, "pipeline": point.input_pipeline}
+    if uses_source(wl):
+        src = describe(wl.dataset)
+        out.update(src.as_record())
+        out["source"] = wl.dataset
+    elif wl.source:
+        out.update(name="arrays", source=wl.source, source_n_train=wl.full[0], source_n_val=wl.full[1])
+    return out
+
+
 def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any], env: dict[str, Any],
                 global_batch: int | None, replicas: int | None) -> dict[str, Any]:
     """The fields every record of this point carries, whatever its status (``status`` starts as ok).
@@ -36,7 +54,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
     ``global_batch``/``replicas`` are None where the strategy was never resolved; a point listed with a
     global batch knows it anyway.
     """
-    wl = get_workload(point.workload)
+    wl = get_workload(point.workload, point.data)
     if global_batch is None:
         global_batch = point.global_batch_size  # known without the hardware (None when listed per replica)
     return {
@@ -52,9 +70,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "workload": wl.name,
         "workload_variant": wl.variant,
         **({"workload_source": wl.source} if wl.source else {}),
-        "dataset": {"name": "arrays" if wl.source else "synthetic", "source": wl.dataset, "scale": point.data_scale,
-                    "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
-                    "classes": wl.classes, "pipeline": point.input_pipeline},
+        "dataset": dataset_record(wl, point),
         "strategy": strategy,
         "global_batch_size": global_batch,
         "per_replica_batch_size": global_batch // replicas if global_batch and replicas else None,

@@ -99,17 +99,24 @@ class Worker:
         return True
 
     def arrays(self, point: Point) -> Any:
-        """The point's dataset arrays (generated or read from the cache once per worker)."""
-        from bench.data import synthetic
-        from bench.workloads import imported, is_import_path
+        """The point's examples (generated, read from the cache or a data source once per worker): arrays,
+        or encoded images (:class:`bench.data.sources.Encoded`) the input pipeline decodes."""
+        from bench.data import sources, synthetic
+        from bench.workloads import imported, uses_source
 
-        if is_import_path(point.workload):  # a user workload: its own arrays, the first n_train / n_val
+        wl = get_workload(point.workload, point.data)
+        if uses_source(wl):
+            key = (wl.dataset, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
+            loader = sources.load
+        elif wl.source:  # a user workload: its own arrays, the first n_train / n_val
             x_train, y_train, x_val, y_val = imported(point.workload)[1]
             return synthetic.Arrays(x_train[:point.n_train], y_train[:point.n_train], x_val[:point.n_val],
                                     y_val[:point.n_val])
-        key = (get_workload(point.workload).dataset, point.n_train, point.n_val, point.seed)
+        else:
+            key = (wl.dataset, point.n_train, point.n_val, point.seed)
+            loader = synthetic.load
         if key not in self._data:
-            self._data[key] = synthetic.load(*key)
+            self._data[key] = loader(*key)
         return self._data[key]
 
     def run_point(self, point: Point) -> None:
@@ -169,7 +176,7 @@ class Worker:
         keras.mixed_precision.set_global_policy(point.precision)
         from bench.workloads.models import runnable
 
-        workload = runnable(get_workload(point.workload))
+        workload = runnable(get_workload(point.workload, point.data))
         pipes = self.engine.make_pipelines(workload, arrays, gb, point.seed,
                                            slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs)
         spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.data import sources
+
 CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
 
 
@@ -33,9 +35,11 @@ class Workload:
     inside the strategy's scope or the distribution, once per point. ``compile_kwargs`` is a dict for
     ``model.compile`` (optimizer, loss, metrics; give optimizers by name, e.g. ``"adam"``, or pass a
     zero-argument callable returning the dict, so each point gets fresh objects). ``data`` names the data:
-    ``synthetic`` is the embedded dataset called ``dataset``, or a zero-argument callable returning NumPy
-arrays ``(x_train, y_train, x_val, y_val)`` with integer class labels (bench takes the input shape, the
-classes and the sizes from them). The main metric is reported as ``accuracy``.
+    ``synthetic`` is the embedded dataset called ``dataset``; a data source string (``keras:mnist``,
+    ``folder:PATH``, ``csv:PATH/train.csv``, ``tfrecord:GLOB``: :mod:`bench.data.sources`); or a
+    zero-argument callable returning NumPy arrays ``(x_train, y_train, x_val, y_val)`` with integer class
+    labels. bench takes the input shape, the classes and the sizes from the data (images from files are
+    resized to ``shape`` when it is given). The main metric is reported as ``accuracy``.
     """
 
     name: str  # in point ids and reports
@@ -53,6 +57,14 @@ classes and the sizes from them). The main metric is reported as ``accuracy``.
     variant: str | None = None
     binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
     source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
+    vocab: int = 0  # token inputs: ids are < vocab (Embedding input_dim); 0: not token input
+
+    @property
+    def modality(self) -> str:
+        """``image`` (h, w, c), ``tokens`` (length,) or ``features`` (anything else)."""
+        if len(self.shape) == 3:
+            return "image"
+        return "tokens" if self.vocab or self.dataset == "reuters" else "features"
 
     def compile_settings(self) -> dict[str, Any]:
         """The keyword arguments for ``model.compile`` (a fresh dict; the callable's fresh objects)."""
@@ -126,6 +138,14 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
         raise WorkloadError(f"{path}: {attr}() returned {type(wl).__name__}, not a bench Workload")
     if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
         raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
+    if isinstance(wl.data, str):  # a data source: adapted in get_workload, loaded by the worker
+        try:
+            sources.parse(wl.data)
+        except sources.SourceError as e:
+            raise WorkloadError(f"{path}: data={e}") from None
+        meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays")
+        _IMPORTED[path] = (meta, ())
+        return _IMPORTED[path]
     arrays = _user_arrays(path, wl)
     x_train, y_train, x_val, y_val = arrays
     meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays", shape=tuple(x_train.shape[1:]),
@@ -139,7 +159,7 @@ def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
     """The four arrays of a user workload's ``data`` callable, checked."""
     if not callable(wl.data):
         raise WorkloadError(f"{path}: data={wl.data!r}; a user workload's data is a callable returning "
-                            "(x_train, y_train, x_val, y_val) NumPy arrays (data sources come later)")
+                            f"(x_train, y_train, x_val, y_val) NumPy arrays, or a data source ({sources.SPEC_HELP})")
     try:
         out = wl.data()
     except Exception as e:
@@ -161,21 +181,58 @@ def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
     return arrays
 
 
-def get_workload(name: str) -> Workload:
-    """The workload called ``name`` (a built-in factory's result, or a user workload's import path);
-    KeyError naming the allowed values for an unknown name, WorkloadError for a bad import path."""
+def get_workload(name: str, data: str = sources.SYNTHETIC) -> Workload:
+    """The workload called ``name`` (a built-in factory's result, or a user workload's import path) on the
+    data source ``data`` (``synthetic``: the workload's own data), its shape, classes and sizes adapted to
+    that source; KeyError naming the allowed values for an unknown name, WorkloadError for a bad import
+    path or a source the workload cannot take, SourceError for a source that cannot be read."""
     if is_import_path(name):
-        return imported(name)[0]
-    try:
-        factory = WORKLOADS[name]
-    except KeyError:
-        raise KeyError(f"unknown workload {name!r}; allowed: {', '.join(WORKLOADS)}, or an import path "
-                       "my_pkg.my_module:make") from None
-    return factory()
+        wl = imported(name)[0]
+    else:
+        try:
+            factory = WORKLOADS[name]
+        except KeyError:
+            raise KeyError(f"unknown workload {name!r}; allowed: {', '.join(WORKLOADS)}, or an import path "
+                           "my_pkg.my_module:make") from None
+        wl = factory()
+    spec = data if not sources.is_synthetic(data) else wl.data if isinstance(wl.data, str) else sources.SYNTHETIC
+    if sources.is_synthetic(spec):
+        return wl
+    return on_source(wl, sources.describe(spec))
 
 
-def dataset_size(name: str, scale: str, n_train: int = 0, n_val: int = 0) -> tuple[int, int]:
-    """(n_train, n_val) of a workload at ``scale`` ('reduced' | 'full'); explicit sizes win when > 0."""
-    workload = get_workload(name)
+def on_source(wl: Workload, src: sources.Source) -> Workload:
+    """``wl`` adapted to the data source ``src``: its input shape (images from files keep the workload's
+    height, width and channels: they are resized and converted to them; arrays bring their own), the
+    source's classes (a binary workload stays binary only on 2 classes), vocabulary and sizes (``full``:
+    the whole source; ``reduced``: the workload's reduced sizes where the source is larger)."""
+    name = wl.source or wl.name
+    if wl.shape and not wl.source and wl.modality != src.modality:
+        raise WorkloadError(f"{name} takes {wl.modality} input; {src.spec} holds {src.modality}")
+    if src.encoded:
+        shape = wl.shape if len(wl.shape) == 3 else src.shape
+    elif src.modality == "tokens":
+        shape = wl.shape if len(wl.shape) == 1 else (300,)
+    else:
+        shape = src.shape
+    full = (src.n_train, src.n_val)
+    reduced = (min(wl.reduced[0], full[0]), min(wl.reduced[1], full[1])) if all(wl.reduced) and not wl.source else full
+    return dataclasses.replace(wl, dataset=src.spec, shape=tuple(shape), classes=src.classes, full=full,
+                               reduced=reduced, binary_labels=wl.binary_labels and src.classes == 2,
+                               vocab=src.vocab if src.modality == "tokens" else 0)
+
+
+def dataset_size(name: str, scale: str, n_train: int = 0, n_val: int = 0,
+                 data: str = sources.SYNTHETIC) -> tuple[int, int]:
+    """(n_train, n_val) of a workload at ``scale`` ('reduced' | 'full') on ``data``; explicit sizes win when
+    > 0 (capped at what the source holds)."""
+    workload = get_workload(name, data)
     base = workload.full if scale == "full" else workload.reduced
+    if uses_source(workload) or workload.source:  # real data: no more than it holds
+        return (min(n_train or base[0], workload.full[0]), min(n_val or base[1], workload.full[1]))
     return (n_train or base[0], n_val or base[1])
+
+
+def uses_source(workload: Workload) -> bool:
+    """The workload reads a data source (``keras:``, ``folder:``, …), not synthetic data or user arrays."""
+    return ":" in workload.dataset

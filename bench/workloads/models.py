@@ -1,6 +1,9 @@
 """Model builders and compile settings for each workload: the seeds' exact layer stacks (imports Keras).
 
 Each builder returns an *uncompiled* model; :func:`compile_kwargs` gives what ``model.compile`` needs.
+The architectures are parametric in the input shape and the number of classes (and, for text, the
+vocabulary), so a built-in workload runs on any data source (:func:`bench.workloads.on_source`); with their
+own data they are exactly the seeds' models (parameter counts pinned in ``tests/test_workloads.py``).
 Under a mixed precision policy the final layer runs in float32 (Keras' advice), which changes no
 parameter count or shape.
 """
@@ -19,28 +22,31 @@ from bench.workloads import Workload, get_workload
 REUTERS_VOCAB = 30982  # seed 004's printed summary: Embedding params 216,874 = 30,982 x 7
 
 
-def build_fashion_cnn() -> keras.Model:
+def build_fashion_cnn(wl: Workload) -> keras.Model:
     """Seed 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax."""
     return keras.Sequential(
         [
-            keras.Input((28, 28, 1)),
+            keras.Input(wl.shape),
             layers.Conv2D(64, (3, 3)),
             layers.MaxPooling2D(pool_size=(2, 2), strides=(2, 2)),
             layers.Activation("relu"),
             layers.Flatten(),
-            layers.Dense(10),
+            layers.Dense(wl.classes),
             layers.Activation("softmax", dtype="float32"),
         ],
         name="fashion_cnn",
     )
 
 
-def build_catsdogs_cnn() -> keras.Model:
-    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, sigmoid."""
+def build_catsdogs_cnn(wl: Workload) -> keras.Model:
+    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, sigmoid
+    (softmax over the classes on data with more than 2)."""
     conv = {"padding": "same", "activation": "relu", "kernel_initializer": "he_uniform"}
+    head = (layers.Dense(1, activation="sigmoid", dtype="float32") if wl.binary_labels
+            else layers.Dense(wl.classes, activation="softmax", dtype="float32"))
     return keras.Sequential(
         [
-            keras.Input((128, 128, 3)),
+            keras.Input(wl.shape),
             layers.Conv2D(32, (3, 3), **conv),
             layers.MaxPooling2D(pool_size=(2, 2)),
             layers.Conv2D(64, (3, 3), **conv),
@@ -52,24 +58,24 @@ def build_catsdogs_cnn() -> keras.Model:
             layers.Dropout(0.2),
             layers.Dense(128, activation="relu"),
             layers.Dropout(0.2),
-            layers.Dense(1, activation="sigmoid", dtype="float32"),
+            head,
         ],
         name="catsdogs_cnn",
     )
 
 
-def build_reuters_textcnn() -> keras.Model:
+def build_reuters_textcnn(wl: Workload) -> keras.Model:
     """Seed 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax."""
     return keras.Sequential(
         [
-            keras.Input((300,), dtype="int32"),
-            layers.Embedding(REUTERS_VOCAB, 7),
+            keras.Input(wl.shape, dtype="int32"),
+            layers.Embedding(wl.vocab or REUTERS_VOCAB, 7),
             layers.Conv1D(filters=64, kernel_size=5, activation="relu"),
             layers.MaxPool1D(2),
             layers.Conv1D(filters=32, kernel_size=3, activation="relu"),
             layers.MaxPool1D(2),
             layers.Flatten(),
-            layers.Dense(46, activation="softmax", dtype="float32"),
+            layers.Dense(wl.classes, activation="softmax", dtype="float32"),
         ],
         name="reuters_textcnn",
     )
@@ -105,20 +111,27 @@ BUILDERS = {
 }
 
 
-def build_model(name: str) -> keras.Model:
-    """Build workload ``name``'s model (call inside ``strategy.scope()``)."""
-    get_workload(name)
-    return BUILDERS[name]()
+def _resolve(workload: str | Workload) -> Workload:
+    return workload if isinstance(workload, Workload) else get_workload(workload)
 
 
-def compile_kwargs(name: str) -> dict[str, Any]:
+def build_model(workload: str | Workload) -> keras.Model:
+    """Build a built-in workload's model for its shape and classes (call inside ``strategy.scope()``); a
+    name means the workload on its own synthetic data."""
+    wl = _resolve(workload)
+    return BUILDERS[wl.name](wl)
+
+
+def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
     """Optimizer, loss and metrics of a workload, as its seed sets them (fresh objects on every call).
 
     Every workload reports its main metric as ``accuracy`` so records and reports use one name.
     """
-    if name == "fashion_cnn":
+    wl = _resolve(workload)
+    name = wl.name
+    if name == "fashion_cnn" or (name == "catsdogs_cnn" and not wl.binary_labels):  # catsdogs on > 2 classes
         return {
-            "optimizer": keras.optimizers.Adam(learning_rate=1e-3),
+            "optimizer": keras.optimizers.Adam(learning_rate=1e-3),  # Adam's default: seeds 000 and 002 alike
             "loss": keras.losses.SparseCategoricalCrossentropy(),
             "metrics": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
         }
@@ -148,6 +161,5 @@ def runnable(workload: Workload) -> Workload:
     per call); a workload that already has both is returned as it is."""
     if workload.build_model is not None and workload.compile_kwargs is not None:
         return workload
-    name = workload.name
-    return dataclasses.replace(workload, build_model=functools.partial(build_model, name),
-                               compile_kwargs=functools.partial(compile_kwargs, name))
+    return dataclasses.replace(workload, build_model=functools.partial(build_model, workload),
+                               compile_kwargs=functools.partial(compile_kwargs, workload))

@@ -15,7 +15,6 @@ against 2.2387 for the same batches given in order).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections import deque
@@ -25,7 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench.data import images
 from bench.data.order import epoch_plan
+from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.workloads import Workload
 
@@ -38,13 +39,19 @@ class Batches:
     """Full batches of ``(x, y)`` arrays: ``len`` batches per epoch in the order (and with the flips) of
     :mod:`bench.data.order`, reshuffled each epoch when ``seed`` is given. Iterating it runs forever
     (epoch after epoch), ``workers`` threads preparing up to ``QUEUE_BATCHES`` batches ahead (none: each
-    batch is made when it is asked for)."""
+    batch is made when it is asked for).
 
-    def __init__(self, workload: Workload, x: np.ndarray, y: np.ndarray, batch: int, seed: int | None,
-                 augment: bool, workers: int = WORKERS, slow_decode: bool = False) -> None:
+    ``x`` is an array, or a list of encoded images (file paths or bytes: a file data source) that each batch
+    reads, decodes and resizes to the workload's input, as ``tf.data`` does under TensorFlow. ``cache``
+    keeps each prepared batch (for validation: the same batches every epoch, decoded once)."""
+
+    def __init__(self, workload: Workload, x: np.ndarray | list, y: np.ndarray, batch: int, seed: int | None,
+                 augment: bool, workers: int = WORKERS, slow_decode: bool = False, cache: bool = False) -> None:
         self.workload, self.x, self.y, self.batch = workload, x, y, batch
         self.seed, self.augment, self.slow_decode = seed, augment, slow_decode
         self.workers = workers
+        self.encoded = isinstance(x, list)
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray]] | None = {} if cache and seed is None else None
         self.epoch = 0
         self._draw()
 
@@ -56,15 +63,26 @@ class Batches:
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Batch ``i`` of the current epoch."""
+        if self._cache is not None:
+            if i not in self._cache:
+                self._cache[i] = self._make(self.order[i], None)
+            return self._cache[i]
         return self._make(self.order[i], None if self.flips is None else self.flips[i])
 
+    def _decode(self, idx: np.ndarray) -> np.ndarray:
+        """Encoded images -> float32 [0, 1] at the workload's input size (decode, bilinear resize)."""
+        height, width, channels = self.workload.shape
+        return np.stack([images.resize_bilinear(images.decode(self.x[i], channels), height, width)
+                         for i in idx]) / np.float32(255.0)
+
     def _make(self, idx: np.ndarray, flip: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        x, y = self.x[idx], self.y[idx]
+        x = self._decode(idx) if self.encoded else self.x[idx]
+        y = self.y[idx]
         if self.slow_decode:
             for _ in range(len(idx)):
                 time.sleep(SLOW_DECODE_S)
         if len(self.workload.shape) == 3:  # images: uint8 -> [0, 1] floats (others as given), one op per batch
-            x = x.astype(np.float32) / 255.0 if x.dtype == np.uint8 else x.astype(np.float32)
+            x = x.astype(np.float32) / 255.0 if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
             if flip is not None:  # random left-right flips, drawn by bench.data.order
                 x[flip] = x[flip, :, ::-1, :]
         if self.workload.binary_labels:
@@ -77,7 +95,7 @@ class Batches:
         self._draw()
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        if not self.workers:
+        if not self.workers or self._cache is not None:
             while True:
                 for i in range(len(self)):
                     yield self[i]
@@ -93,8 +111,10 @@ class Batches:
                         yield pending.popleft().result()
                 self.next_epoch()
         finally:
-            with contextlib.suppress(Exception):  # also runs at interpreter exit, when modules are half gone
+            try:  # also runs at interpreter exit, when modules are half gone
                 pool.shutdown(wait=False, cancel_futures=True)
+            except Exception:  # nothing left to clean up then
+                pass
 
 
 @dataclass
@@ -107,11 +127,17 @@ class Pipelines:
     validation_steps: int
 
 
-def make_pipelines(workload: Workload, arrays: Arrays, global_batch_size: int, seed: int,
+def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
                    slow_decode: bool = False, epochs: int = 1) -> Pipelines:
-    """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather + prepare
-    (augment) -> prepared ahead. ``epochs`` is accepted for the engine interface: orders are drawn per epoch."""
-    train = Batches(workload, arrays.x_train, arrays.y_train, global_batch_size, seed, workload.augment,
+    """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather (or read and
+    decode encoded images) + prepare (augment) -> prepared ahead. ``epochs`` is accepted for the engine
+    interface: orders are drawn per epoch. Encoded validation images are decoded once and kept, as the
+    TensorFlow engine's ``cache()`` does."""
+    if isinstance(arrays, Encoded):
+        x_train, x_val = list(arrays.train), list(arrays.val)
+    else:
+        x_train, x_val = arrays.x_train, arrays.x_val
+    train = Batches(workload, x_train, arrays.y_train, global_batch_size, seed, workload.augment,
                     workers=0 if slow_decode else WORKERS, slow_decode=slow_decode)
-    val = Batches(workload, arrays.x_val, arrays.y_val, global_batch_size, None, False)
+    val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded))
     return Pipelines(iter(train), iter(val), len(train), len(val))

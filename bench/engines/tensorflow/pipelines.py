@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from bench.data.order import epoch_plan
+from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.workloads import Workload
 
@@ -83,24 +84,75 @@ def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
 def _batches(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tf.data.Dataset:
     """Index batches (and flips) of ``epochs`` epochs from :mod:`bench.data.order`, the same as under every
     other backend; repeated after that (only the input-only probe reads further)."""
+    return tf.data.Dataset.from_tensor_slices(_plans(n, batch, seed, epochs, augment))
+
+
+def _plans(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Example indices and flips of ``epochs`` epochs, one row per batch (:mod:`bench.data.order`)."""
     plans = [epoch_plan(n, batch, seed, e, augment) for e in range(epochs)]
     idx = np.concatenate([i for i, _ in plans])
     flips = np.concatenate([f if f is not None else np.zeros(i.shape, dtype=bool) for i, f in plans])
-    return tf.data.Dataset.from_tensor_slices((idx.astype(np.int32), flips))
+    return idx.astype(np.int32), flips
 
 
-def make_pipelines(workload: Workload, arrays: Arrays, global_batch_size: int, seed: int,
+def decode(raw: tf.Tensor, channels: int) -> tf.Tensor:
+    """A JPEG or PNG image -> uint8 (h, w, channels). JPEGs with the accurate integer IDCT (libjpeg's
+    ISLOW, which Pillow uses too: TF's default fast IDCT differs from it by up to 4/255 per pixel)."""
+    return tf.cond(tf.io.is_jpeg(raw),
+                   lambda: tf.io.decode_jpeg(raw, channels=channels, dct_method="INTEGER_ACCURATE"),
+                   lambda: tf.io.decode_png(raw, channels=channels))
+
+
+def _decoded(workload: Workload, items: list[str | bytes], labels: np.ndarray, batch: int, seed: int | None,
+             epochs: int, augment: bool, parallel: int | None) -> tf.data.Dataset:
+    """Encoded images (file paths or bytes) in the order of :mod:`bench.data.order`: read, decode, resize
+    to the workload's input (bilinear), scale to [0, 1], flip, per example in ``parallel`` calls; batched."""
+    idx, flips = _plans(len(labels), batch, seed, max(1, epochs), augment)
+    store, y_all = tf.constant(items), tf.constant(labels)
+    from_files = isinstance(items[0], str)
+    height, width, channels = workload.shape
+
+    def one(i, flip):
+        raw = tf.io.read_file(store[i]) if from_files else store[i]
+        img = decode(raw, channels)
+        img = tf.image.resize(img, (height, width)) / 255.0  # float32; bilinear, as bench.data.images does
+        img = tf.where(flip, tf.reverse(img, axis=[1]), img)
+        y = y_all[i]
+        return img, (tf.cast(y, tf.float32)[None] if workload.binary_labels else y)
+
+    ds = tf.data.Dataset.from_tensor_slices((idx.reshape(-1), flips.reshape(-1)))
+    if seed is not None:
+        ds = ds.repeat()
+    return ds.map(one, num_parallel_calls=parallel).batch(batch, drop_remainder=True)
+
+
+def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
+                       epochs: int, options: tf.data.Options) -> Pipelines:
+    """Pipelines of encoded images: the training images are decoded in every epoch (the work seed 001 found
+    to starve a TPU); the validation images once, then cached (as the arrays' validation batches are)."""
+    train = _decoded(workload, data.train, data.y_train, global_batch_size, seed, epochs, workload.augment,
+                     None if slow_decode else MAP_PARALLELISM)
+    train = train.map(_slow_decode) if slow_decode else train.prefetch(PREFETCH_BATCHES)
+    val = _decoded(workload, data.val, data.y_val, global_batch_size, None, 1, False, MAP_PARALLELISM)
+    return Pipelines(train.with_options(options), val.cache().prefetch(PREFETCH_BATCHES).with_options(options),
+                     len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size)
+
+
+def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
                    slow_decode: bool = False, epochs: int = 1) -> Pipelines:
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather + prepare
-    (augment) -> prefetch. ``epochs`` is how many epochs the orders are drawn for (then they repeat).
+    (augment) -> prefetch; encoded images (a file data source) are read and decoded in the pipeline.
+    ``epochs`` is how many epochs the orders are drawn for (then they repeat).
 
     ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
     configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
     """
-    steps = len(arrays.y_train) // global_batch_size
-    val_steps = len(arrays.y_val) // global_batch_size
     options = no_autotune()
     options.deterministic = True
+    if isinstance(arrays, Encoded):
+        return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, options)
+    steps = len(arrays.y_train) // global_batch_size
+    val_steps = len(arrays.y_val) // global_batch_size
     x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
     # Repeated, with a persistent iterator (steps_per_epoch), as TPU tutorials do: re-creating a
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and

@@ -1,0 +1,74 @@
+"""Image decoding and resizing without a framework (Pillow + NumPy), for the JAX engine's input pipeline
+and for reading a data source's image sizes.
+
+The TensorFlow engine decodes with ``tf.io.decode_image`` and resizes with ``tf.image.resize`` (bilinear,
+no antialiasing, half-pixel centres: TF 2's default). :func:`resize_bilinear` computes the same
+interpolation in NumPy, so the two engines feed a model the same pixels up to the JPEG decoders' rounding
+(``tests/test_sources.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def encoded_bytes(item: str | bytes) -> bytes:
+    """The encoded image: ``item`` itself (bytes, e.g. from a TFRecord) or the file at path ``item``."""
+    return item if isinstance(item, bytes) else Path(item).read_bytes()
+
+
+def decode(item: str | bytes, channels: int) -> np.ndarray:
+    """One JPEG/PNG image (bytes or a file path) as uint8 ``(height, width, channels)``; channels 1 or 3."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(encoded_bytes(item))) as img:
+        return np.asarray(img.convert("L" if channels == 1 else "RGB")).reshape(img.height, img.width, channels)
+
+
+def image_size(item: str | bytes) -> tuple[int, int, int]:
+    """(height, width, channels) of an encoded image, read from its header (1 for grey, else 3)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(encoded_bytes(item))) as img:
+        return img.height, img.width, 1 if img.mode in ("L", "1", "I;16", "I", "F") else 3
+
+
+def _weights(out_size: int, in_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lower/upper source indices and interpolation weights (TF's half-pixel-centre bilinear)."""
+    pos = (np.arange(out_size, dtype=np.float64) + 0.5) * (in_size / out_size) - 0.5
+    floor = np.floor(pos)
+    lower = np.maximum(floor, 0).astype(np.int64)
+    upper = np.minimum(np.ceil(pos), in_size - 1).astype(np.int64)
+    return lower, upper, (pos - floor).astype(np.float32)
+
+
+def resize_bilinear(img: np.ndarray, height: int, width: int) -> np.ndarray:
+    """``img`` (h, w, c) resized to (height, width, c) as float32 in the input's value range, as
+    ``tf.image.resize(img, (height, width))`` computes it (bilinear, no antialiasing, half-pixel centres)."""
+    x = img.astype(np.float32)
+    if x.shape[:2] == (height, width):
+        return x
+    top, bottom, dy = _weights(height, x.shape[0])
+    left, right, dx = _weights(width, x.shape[1])
+    rows_top, rows_bottom = x[top], x[bottom]
+    t = rows_top[:, left] + (rows_top[:, right] - rows_top[:, left]) * dx[None, :, None]
+    b = rows_bottom[:, left] + (rows_bottom[:, right] - rows_bottom[:, left]) * dx[None, :, None]
+    return t + (b - t) * dy[:, None, None]
+
+
+def encode(img: np.ndarray, fmt: str = "png") -> bytes:
+    """uint8 ``(h, w, c)`` -> PNG (lossless) or JPEG (quality 95) bytes."""
+    from PIL import Image
+
+    arr = img[..., 0] if img.shape[-1] == 1 else img
+    buf = io.BytesIO()
+    if fmt == "png":
+        Image.fromarray(arr).save(buf, format="PNG")
+    else:
+        Image.fromarray(arr).save(buf, format="JPEG", quality=95)
+    return buf.getvalue()
