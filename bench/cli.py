@@ -49,6 +49,7 @@ def usage() -> str:
         "usage: python -m bench suite=NAME [key=value ...]     run a suite, write records and a report",
         "       python -m bench report DIR [DIR ...] [out=PATH] [baseline=cpu]   report from result folders",
         "       python -m bench compare A B [fail_above=1.10]   compare two result folders (exit 1 if slower)",
+        "       python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]   a data source as TFRecord shards",
         "",
         f"suites (suite=NAME; YAML files in {suites_dir()}):",
         *(f"  {n:<{width}}  {d}" for n, d in suites.items()),
@@ -137,6 +138,10 @@ def _command_line_axes_win(cfg: SuiteConfig, argv: list[str]) -> SuiteConfig:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status (2 = bad input, 130 = interrupted)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "export-tfrecord":
+        from bench.data.export import main as export_main
+
+        return export_main(argv[1:])
     if argv and argv[0] in ("report", "compare"):
         from bench.reporting.commands import compare_main, report_main
 

@@ -22,12 +22,17 @@ def encoded_bytes(item: str | bytes) -> bytes:
     return item if isinstance(item, bytes) else Path(item).read_bytes()
 
 
+GREY_WEIGHTS = np.array([0.2989, 0.5870, 0.1140], np.float32)  # tf.image.rgb_to_grayscale's
+
+
 def decode(item: str | bytes, channels: int) -> np.ndarray:
-    """One JPEG/PNG image (bytes or a file path) as uint8 ``(height, width, channels)``; channels 1 or 3."""
+    """One JPEG/PNG image (bytes or a file path) as ``(height, width, channels)``, values 0-255: uint8 in
+    colour, float32 in grey (``tf.image.rgb_to_grayscale`` of the colour image; channels 1 or 3)."""
     from PIL import Image
 
     with Image.open(io.BytesIO(encoded_bytes(item))) as img:
-        return np.asarray(img.convert("L" if channels == 1 else "RGB")).reshape(img.height, img.width, channels)
+        rgb = np.asarray(img.convert("RGB"))
+    return (rgb.astype(np.float32) @ GREY_WEIGHTS)[..., None] if channels == 1 else rgb
 
 
 def image_size(item: str | bytes) -> tuple[int, int, int]:

@@ -75,11 +75,14 @@ def error_text(error: Any) -> str:
 
 
 def dataset_label(ds: dict[str, Any]) -> str:
-    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ."""
+    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ. Real
+    data (a data source, a user's arrays) says how much of it was used: ``"keras:mnist (n_train=4096 of
+    60000)"``."""
     name = ds.get("name") or "?"
-    extra = [str(ds["scale"])] if ds.get("scale") else []
+    whole = ds.get("source_n_train")
+    extra = [str(ds["scale"])] if ds.get("scale") and whole is None else []
     if ds.get("n_train") is not None:
-        extra.append(f"n_train={ds['n_train']}")
+        extra.append(f"n_train={ds['n_train']}" + (f" of {whole}" if whole is not None else ""))
     if ds.get("pipeline") not in (None, "default"):
         extra.append(f"pipeline={ds['pipeline']}")  # a deliberately slow input pipeline is another dataset
     return f"{name} ({', '.join(extra)})" if extra else str(name)

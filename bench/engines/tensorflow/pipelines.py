@@ -96,11 +96,15 @@ def _plans(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> 
 
 
 def decode(raw: tf.Tensor, channels: int) -> tf.Tensor:
-    """A JPEG or PNG image -> uint8 (h, w, channels). JPEGs with the accurate integer IDCT (libjpeg's
-    ISLOW, which Pillow uses too: TF's default fast IDCT differs from it by up to 4/255 per pixel)."""
-    return tf.cond(tf.io.is_jpeg(raw),
-                   lambda: tf.io.decode_jpeg(raw, channels=channels, dct_method="INTEGER_ACCURATE"),
-                   lambda: tf.io.decode_png(raw, channels=channels))
+    """A JPEG or PNG image -> float32 (h, w, channels), values 0-255. JPEGs with the accurate integer IDCT
+    (libjpeg's ISLOW, which Pillow uses too: TF's default fast IDCT differs from it by up to 4/255 per
+    pixel); grey as ``tf.image.rgb_to_grayscale`` of the colour image (the decoders' own grey conversions
+    differ), as :func:`bench.data.images.decode` computes them."""
+    img = tf.cond(tf.io.is_jpeg(raw),
+                  lambda: tf.io.decode_jpeg(raw, channels=3, dct_method="INTEGER_ACCURATE"),
+                  lambda: tf.io.decode_png(raw, channels=3))
+    img = tf.cast(img, tf.float32)
+    return tf.image.rgb_to_grayscale(img) if channels == 1 else img
 
 
 def _decoded(workload: Workload, items: list[str | bytes], labels: np.ndarray, batch: int, seed: int | None,
