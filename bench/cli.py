@@ -151,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else EXIT_BAD_INPUT
     try:
         cfg = parse_config(argv)
+        from bench.runner.preflight import check_models
+
+        check_models(cfg)  # user workloads' models against their data, in a short child process
     except ConfigError as e:
         print(f"bench: error: {e}", file=sys.stderr)
         print("(python -m bench --help lists suites, keys and allowed values)", file=sys.stderr)

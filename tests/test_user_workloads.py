@@ -40,6 +40,13 @@ BAD = {
     "not_a_workload": "def make():\n    return {'name': 'x'}\n",
     "mismatched": GOOD.replace("rng.integers(0, 3, 64)", "rng.integers(0, 3, 60)"),
     "one_hot": GOOD.replace("rng.integers(0, 3, 32))", "np.eye(3)[rng.integers(0, 3, 32)])"),
+    # models that do not fit their data: found by the preflight process (bench.runner.preflight)
+    "narrow": GOOD.replace("Dense(3, ", "Dense(2, "),
+    "sigmoid": GOOD.replace('Dense(3, activation="softmax")', 'Dense(1, activation="sigmoid")'),
+    "wrong_input": GOOD.replace("keras.Input((5,))", "keras.Input((7,))"),
+    "one_hot_loss": GOOD.replace('"sparse_categorical_crossentropy"', '"categorical_crossentropy"'),
+    "no_accuracy": GOOD.replace('"metrics": ["accuracy"]', '"metrics": ["sparse_categorical_crossentropy"]'),
+    "mae": GOOD.replace('"metrics": ["accuracy"]', '"metrics": ["accuracy", "mae"]'),
 }
 
 
@@ -86,6 +93,32 @@ def test_a_user_workload_resolves_to_its_name_shape_classes_and_sizes(user_modul
 def test_a_bad_user_workload_is_refused_with_its_path_and_problem(user_modules, path, problem) -> None:
     msg = _err(path)
     assert msg.startswith(f"workloads[0]='{path}': ") and problem in msg, msg
+
+
+def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_modules, capsys) -> None:
+    """The output/labels check builds each user model in one short child process, under the first backend."""
+    cases = {
+        "uw_narrow:make": "the model outputs 2 values per example but the labels go up to 2 (3 classes)",
+        "uw_sigmoid:make": "the model outputs 1 value per example but the labels have 3 classes",
+        "uw_wrong_input:make": "the model does not take the data's input (5,): Input 0",
+        "uw_one_hot_loss:make": "the compiled loss or metrics do not fit the labels: ValueError",
+        "uw_no_accuracy:make": "compile_kwargs has no metric named 'accuracy'",
+        "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes",
+    }
+    from bench.runner.preflight import check_models
+
+    cfg = parse_config(["suite=smoke", f"workloads=[uw_good:make,{','.join(cases)}]", "strategies=[cpu]",
+                        "batch_sizes=[16]"])
+    for path, problem in cases.items():  # one child process checks them all; drop each found one to see the next
+        with pytest.raises(ConfigError) as e:
+            check_models(cfg)
+        assert str(e.value).startswith(f"workloads[1]='{path}': ") and problem in str(e.value), str(e.value)
+        cfg.workloads = [w for w in cfg.workloads if w != path]
+    check_models(cfg)  # the good one passes
+    status = cli.main(["suite=smoke", "workloads=[uw_narrow:make]", f"results_dir={user_modules / 'r'}",
+                       f"reports_dir={user_modules / 'p'}", "strategies=[cpu]", "batch_sizes=[16]"])
+    assert status == 2 and "uw_narrow:make" in capsys.readouterr().err
+    assert not (user_modules / "r").exists() and not (user_modules / "p").exists()
 
 
 def test_the_refusal_exits_2_and_writes_nothing(user_modules, capsys) -> None:
