@@ -4,7 +4,7 @@ Run it from the repository root (the current folder is importable, as with ``pyt
 
     python -m bench suite=smoke workloads=[examples.digits:make] strategies=[cpu,cpu_x2]
 
-``make()`` returns a :class:`bench.workloads.Workload`: a zero-argument ``build_model`` (bench calls it
+``make()`` returns a :class:`bench.Workload`: a zero-argument ``build_model`` (bench calls it
 inside each strategy's scope or distribution, so it must *build* the model, not return one built
 earlier), the ``compile_kwargs`` (optimizers by name, so every point gets a fresh one) and ``data``, a
 zero-argument callable returning ``(x_train, y_train, x_val, y_val)`` NumPy arrays with integer class
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.workloads import Workload
+from bench import Workload
 
 
 def load() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

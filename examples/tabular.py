@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.workloads import Workload
+from bench import Workload
 
 
 def load() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

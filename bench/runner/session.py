@@ -83,6 +83,11 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
 def run_suite(cfg: SuiteConfig) -> int:
     """Run every point of ``cfg``; returns the exit status (0; 2 when resume names no usable run; 128 + the
     signal's number when interrupted)."""
+    return execute(cfg)[0]
+
+
+def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
+    """:func:`run_suite`, also returning the run's folder (None when no run was opened)."""
     for warning in clamp_warnings(cfg):
         print(f"bench: warning: {warning}", file=sys.stderr)
     points = plan(cfg)
@@ -90,7 +95,7 @@ def run_suite(cfg: SuiteConfig) -> int:
         run_id, run_dir, todo = open_run(cfg, points)
     except ResumeError as e:
         print(f"bench: error: {e}", file=sys.stderr)
-        return 2
+        return 2, None
     write_manifest(run_dir, run_id, cfg, points)
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
     progress = Progress(total=len(todo), enabled=show)
@@ -109,4 +114,4 @@ def run_suite(cfg: SuiteConfig) -> int:
         status = EXIT_INTERRUPTED
     if status > 128:
         print(f"interrupted: resume with  {resume_command(cfg, run_id)}", file=sys.stderr)
-    return status
+    return status, run_dir

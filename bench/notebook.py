@@ -1,0 +1,170 @@
+"""The Python API for notebooks: ``bench.run`` and ``bench.report``.
+
+``bench.run`` runs exactly what ``python -m bench`` runs: the same typed config and checks (a bad key or
+value raises :class:`bench.config.ConfigError`, a ``ValueError``, naming it, before anything runs), the same
+worker processes, records under ``results_dir`` and failures recorded as data; it returns the tidy frame of
+the run's records (one row per point, :func:`bench.reporting.frame.points_frame`). ``bench.report`` renders
+the markdown report and its figures from such a frame or from results folders and, in Jupyter, shows them
+inline.
+
+Workloads are names (``fashion_cnn``), import paths (``my_pkg.my_module:make``), or the factory functions
+themselves. A factory importable from a module is passed by its import path; one defined in the notebook
+itself has none, and is pickled by value with cloudpickle for the worker processes
+(:mod:`bench.workloads.pickled`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, user_keys, validate
+from bench.workloads import Workload
+
+RUN_DIRS = "bench_run_dirs"  # the frame's attrs key: the results folders its records came from
+
+
+def workload_name(workload: str | Callable[[], Workload] | Workload) -> str:
+    """The config's name for a workload given as a name, an import path, a factory or a Workload."""
+    if isinstance(workload, str):
+        return workload
+    if isinstance(workload, Workload):
+        instance = workload
+        workload = lambda: instance  # noqa: E731 (a factory of the given object, pickled below)
+    if not callable(workload):
+        raise ConfigError(f"workloads: {workload!r} is not a workload; allowed: a name, an import path "
+                          "module:factory, or a factory function returning a bench.Workload")
+    module, qualname = getattr(workload, "__module__", None), getattr(workload, "__qualname__", "")
+    if module and module != "__main__" and "<" not in qualname and _importable_elsewhere(module):
+        return f"{module}:{qualname}"  # the workers import it as they would any user workload
+    from bench.workloads import pickled
+
+    return pickled.store(workload)
+
+
+def _importable_elsewhere(module: str) -> bool:
+    """A fresh process (a worker: the current folder plus the environment on its path) imports ``module``
+    the same way: its file lies under the current folder, the environment's library folders or
+    ``PYTHONPATH``. A module found through a ``sys.path`` entry the notebook added is not."""
+    import os
+    import sysconfig
+
+    mod = sys.modules.get(module)
+    file = getattr(mod, "__file__", None)
+    if not file:
+        return False
+    roots = [os.getcwd(), *sysconfig.get_paths().values(), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    here = Path(file).resolve()
+    return any(r and here.is_relative_to(Path(r).resolve()) for r in roots)
+
+
+def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> SuiteConfig:
+    """The validated config of a run: the suite's YAML (``suite``; else the defaults, named ``notebook``)
+    with ``keys`` on top; ConfigError naming a bad key or value."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from bench.cli import available_suites, suites_dir
+
+    unknown = sorted(set(keys) - set(user_keys()))
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], user_keys(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{unknown[0]}: unknown key{hint}; allowed keys: {', '.join(user_keys())}")
+    node = OmegaConf.structured(SuiteConfig)
+    if suite is not None:
+        if suite not in available_suites():
+            raise ConfigError(f"suite={suite!r} is not a suite; allowed: {', '.join(available_suites())}")
+        node = OmegaConf.merge(node, OmegaConf.load(suites_dir() / f"{suite}.yaml"))
+    try:
+        node = OmegaConf.merge(node, {"name": suite or "notebook", "defaults": [],
+                                      "workloads": [workload_name(w) for w in workloads], **keys})
+        cfg = OmegaConf.to_object(node)
+    except OmegaConfBaseException as e:
+        key = getattr(e, "full_key", None) or "config"
+        raise ConfigError(f"{key}: {str(e).splitlines()[0]}") from None
+    for axis in AXIS_KEYS:  # as on the command line: an axis given here applies to every workload
+        if axis in keys and "workload_axes" not in keys:
+            for axes in cfg.workload_axes.values():
+                axes.pop(axis, None)
+    return validate(cfg)
+
+
+def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.DataFrame:
+    """Run a sweep as ``python -m bench`` does and return the tidy frame of its records.
+
+    ``keys`` are the config keys (``strategies=["cpu", "tpu"]``, ``batch_sizes=[128]``,
+    ``steps_per_execution=[1, 32]``, ``backends=["jax"]``, ``data="keras:mnist"``, ``epochs=3``, …; see
+    ``python -m bench --help``). The frame has one row per point (``examples_per_s`` figures in
+    ``repeat_examples_per_s``, accuracy in ``final_val_accuracy``, ``status`` and ``error`` for failures);
+    ``frame.attrs["bench_run_dirs"]`` names the results folder, for :func:`report`. Raises ConfigError
+    before anything runs on bad input, RuntimeError when the run was interrupted.
+    """
+    from bench.records import load_records
+    from bench.reporting.frame import points_frame
+    from bench.runner.preflight import check_models
+    from bench.runner.session import execute
+
+    keys.setdefault("report", False)  # bench.report renders it, inline
+    cfg = config(workloads, suite, **keys)
+    check_models(cfg)
+    status, run_dir = execute(cfg)
+    if run_dir is None:
+        raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
+    frame = points_frame(load_records([run_dir], warn=False).records)
+    frame.attrs[RUN_DIRS] = [str(run_dir)]
+    if status > 128:
+        raise RuntimeError(f"run interrupted (status {status}); its records are in {run_dir}; resume with "
+                           f"bench.run(..., resume={run_dir.name!r})")
+    return frame
+
+
+def report(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], out: str | Path | None = None,
+           baseline: str = "cpu", show: bool | None = None) -> Path:
+    """Write the markdown report and figures for a frame from :func:`run` (its results folders) or for
+    results folders, under ``out`` (default ``reports/<first run>``); in Jupyter (``show`` None) or with
+    ``show=True``, display them inline. Returns the path of ``report.md``."""
+    from bench.reporting.markdown import build_report
+
+    if isinstance(frame_or_dirs, pd.DataFrame):
+        dirs = [Path(d) for d in frame_or_dirs.attrs.get(RUN_DIRS, [])]
+        if not dirs:
+            raise ValueError("this frame does not say where its records are (frame.attrs['bench_run_dirs']); "
+                             "pass the results folders instead")
+    elif isinstance(frame_or_dirs, str | Path):
+        dirs = [Path(frame_or_dirs)]
+    else:
+        dirs = [Path(d) for d in frame_or_dirs]
+    path = build_report(dirs, Path(out) if out else Path("reports") / dirs[0].name, baseline=baseline)
+    if show or (show is None and _in_jupyter()):
+        _display(path)
+    return path
+
+
+def _in_jupyter() -> bool:
+    shell = sys.modules.get("IPython")
+    try:
+        return shell is not None and type(shell.get_ipython()).__name__ == "ZMQInteractiveShell"
+    except Exception:
+        return False
+
+
+def _display(path: Path) -> None:
+    """The report's text as Markdown, each figure as an image where the report links it."""
+    from IPython.display import Image, Markdown, display
+
+    chunk: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("![") and line.endswith(".png)"):
+            display(Markdown("\n".join(chunk)))
+            chunk = []
+            display(Image(filename=str(path.parent / line[line.index("(") + 1:-1])))
+        else:
+            chunk.append(line)
+    display(Markdown("\n".join(chunk)))

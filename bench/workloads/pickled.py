@@ -1,0 +1,52 @@
+"""Workload factories defined in a notebook, reaching the worker processes by value.
+
+A function defined in a notebook (or any ``__main__``) has no import path a worker process could import.
+:func:`bench.notebook.run` pickles such a factory with ``cloudpickle`` (which pickles ``__main__``
+functions, and the notebook functions and values they use, by value; imported modules such as ``keras``
+or ``numpy`` by reference) into ``$BENCH_CACHE_DIR/workloads/<sha256>.pkl`` and names it by the import
+path ``bench.workloads.pickled:w<sha256>``. Resolving that path (in the main process and in every worker,
+through :func:`bench.workloads.imported`, like any user workload) loads the pickle here. Workers run on
+the same machine, so the file is there; a record's ``workload_source`` keeps the path, and the file stays
+in the cache so that ``resume`` works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PREFIX = "w"
+
+
+def folder() -> Path:
+    """``$BENCH_CACHE_DIR/workloads`` (default ``~/.cache/bench/workloads``)."""
+    return Path(os.environ.get("BENCH_CACHE_DIR") or Path.home() / ".cache" / "bench") / "workloads"
+
+
+def store(factory: Callable[[], Any]) -> str:
+    """Pickle ``factory`` by value; returns its import path ``bench.workloads.pickled:w<sha256>``."""
+    import cloudpickle
+
+    blob = cloudpickle.dumps(factory)
+    digest = hashlib.sha256(blob).hexdigest()
+    path = folder() / f"{digest}.pkl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    return f"{__name__}:{PREFIX}{digest}"
+
+
+def __getattr__(name: str) -> Any:
+    """``w<sha256>``: the factory pickled under that hash (module attributes resolve to pickles)."""
+    path = folder() / f"{name.removeprefix(PREFIX)}.pkl"
+    if not name.startswith(PREFIX) or not path.is_file():
+        raise AttributeError(f"no pickled workload {name!r} in {folder()} (a notebook workload is kept there; "
+                             "run it from its notebook again)")
+    import cloudpickle
+
+    return cloudpickle.loads(path.read_bytes())
