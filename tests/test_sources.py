@@ -355,3 +355,19 @@ def test_bad_data_is_refused_before_anything_runs(tmp_path: Path, args: list[str
     assert proc.returncode == 2
     assert message.format(home=home, pets=pets) in proc.stderr
     assert not (tmp_path / "r").exists() and not (tmp_path / "p").exists()
+
+
+def test_a_user_workload_can_name_a_source_as_its_data(tmp_path: Path, monkeypatch) -> None:
+    from bench.workloads import get_workload, imported
+
+    path = sourcedata.write_csv(tmp_path / "plants")
+    (tmp_path / "uw_plants.py").write_text(
+        "from bench import Workload\n"
+        "def make():\n"
+        f"    return Workload(name='leaves', build_model=lambda: None, compile_kwargs={{}}, data='csv:{path}',\n"
+        "                    shape=(32, 32, 3))\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    wl = get_workload("uw_plants:make")
+    assert (wl.name, wl.shape, wl.classes, wl.full, wl.dataset) == ("leaves", (32, 32, 3), 4, (56, 14), f"csv:{path}")
+    assert imported("uw_plants:make")[1] == ()  # no arrays: the worker loads the source
