@@ -23,7 +23,7 @@ BATCH_SCALINGS = ("global", "per_replica")
 DATA_SCALES = ("reduced", "full")
 ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
 PROGRESS = ("auto", "on", "off")
-INPUT_PIPELINES = ("default", "slow_decode")
+INPUT_PIPELINES = ("default", "cached", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
 BACKENDS = ("tensorflow", "jax")
@@ -79,7 +79,8 @@ class SuiteConfig:
     n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
     n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
     input_pipeline: str = field(default="default", metadata=_help(
-        "default | slow_decode (un-parallelised decode: input-bound demo)"))
+        "default | cached (images from files decoded once, then cached before augmentation) | slow_decode "
+        "(un-parallelised decode: input-bound demo)"))
     all_reduce: str = field(default="auto", metadata=_help(
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
     tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))

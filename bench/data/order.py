@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bench.data.augment import Params, draw, kinds
+
 
 def epoch_batches(n: int, batch: int, seed: int | None, epoch: int) -> np.ndarray:
     """Example indices of one epoch's full batches, shape ``(n // batch, batch)``.
@@ -31,9 +33,12 @@ def epoch_flips(seed: int, epoch: int, steps: int, batch: int) -> np.ndarray:
     return np.random.default_rng((seed, epoch, 1)).random((steps, batch)) < 0.5
 
 
-def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """One epoch's batches and flips: :func:`epoch_batches`, and :func:`epoch_flips` when ``augment`` and the
-    order is seeded (training), else None (no augmentation; validation)."""
+def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool | tuple[str, ...],
+               height: int = 0) -> tuple[np.ndarray, Params | None]:
+    """One epoch's batches and augmentation draws: :func:`epoch_batches`, and
+    :func:`bench.data.augment.draw` for the workload's ``augment`` kinds when the order is seeded
+    (training), else None (no augmentation; validation). ``height``: the images' (for ``crop``)."""
     idx = epoch_batches(n, batch, seed, epoch)
-    flips = epoch_flips(seed, epoch, *idx.shape) if augment and seed is not None else None
-    return idx, flips
+    which = kinds(augment)
+    params = draw(seed, epoch, *idx.shape, which, height) if which and seed is not None else None
+    return idx, params

@@ -7,8 +7,9 @@ has started, and that provides:
 
 - ``make_strategy(name, all_reduce, tpu, tpu_connect_timeout_s) -> (strategy or None, StrategyInfo)``,
   first thing in the process; raises :class:`StrategyUnavailable` when the hardware is absent;
-- ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs) -> Pipelines``, whose
-  batches follow :mod:`bench.data.order` (the same examples, order and flips under every backend);
+- ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached) -> Pipelines``,
+  whose batches follow :mod:`bench.data.order` and :mod:`bench.data.augment` (the same examples, order and
+  augmentation under every backend); encoded images decoded every epoch, or once (``cached``);
 - ``matmul_peak_flops(device, dtype) -> float`` (FLOP/s), ``framework_env(info) -> dict`` (versions and
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
   ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),

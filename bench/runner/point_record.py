@@ -12,7 +12,7 @@ from typing import Any
 from bench.data.sources import describe
 from bench.records import SCHEMA_VERSION
 from bench.runner.plan import Point
-from bench.workloads import Workload, get_workload, uses_source
+from bench.workloads import Workload, get_workload, source_of, uses_source
 
 TRACEBACK_LINES = 12
 
@@ -38,10 +38,15 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     out: dict[str, Any] = {"name": "synthetic", "source": wl.dataset, "scale": point.data_scale,
                            "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
                            "classes": wl.classes, "pipeline": point.input_pipeline}
-    if uses_source(wl):
-        src = describe(wl.dataset)
-        out.update(src.as_record())
-        out["source"] = wl.dataset
+    spec = source_of(wl, point.data_scale)
+    if spec:
+        out.update(describe(spec).as_record())
+        if uses_source(wl):
+            out["source"] = spec
+        else:  # bench's generated files (synthetic, like the other embedded data, but JPEGs on disk)
+            out.update(name="synthetic", source=wl.dataset, files=spec)
+            for key in ("source_n_train", "source_n_val"):
+                out.pop(key)
     elif wl.source:
         out.update(name="arrays", source=wl.source, source_n_train=wl.full[0], source_n_val=wl.full[1])
     return out

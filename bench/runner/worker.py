@@ -34,6 +34,11 @@ from bench.runner.point_record import base_record, error_info, utc_now
 from bench.runner.probes import Peaks, input_only_rate, measure_peaks, memory_record, reset_peak_rss
 from bench.workloads import get_workload
 
+TPU_AUGMENTATION_NOTE = (
+    "the model holds Keras augmentation layers; seed 001: under TensorFlow a TPU cannot compile them "
+    "(RandomRotation's ImageProjectiveTransformV3; RandomWidth/RandomHeight make dynamic shapes): augment in "
+    "the input pipeline instead, as the workloads' augment= does")
+
 
 class Worker:
     """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
@@ -102,11 +107,12 @@ class Worker:
         """The point's examples (generated, read from the cache or a data source once per worker): arrays,
         or encoded images (:class:`bench.data.sources.Encoded`) the input pipeline decodes."""
         from bench.data import sources, synthetic
-        from bench.workloads import imported, uses_source
+        from bench.workloads import imported, source_of
 
         wl = get_workload(point.workload, point.data)
-        if uses_source(wl):
-            key = (wl.dataset, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
+        spec = source_of(wl, point.data_scale)
+        if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline
+            key = (spec, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
             loader = sources.load
         elif wl.source:  # a user workload: its own arrays, the first n_train / n_val
             x_train, y_train, x_val, y_val = imported(point.workload)[1]
@@ -142,6 +148,9 @@ class Worker:
             rec["error"] = error_info(e)
             if self.engine.is_out_of_memory(e):
                 rec["error"]["kind"] = "out_of_memory"
+            elif rec.get("augmentation_layers") and self.info.device_kind == "tpu":
+                rec["error"]["kind"] = "augmentation_layers_on_tpu"
+                rec["error"]["hint"] = TPU_AUGMENTATION_NOTE
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
@@ -178,7 +187,8 @@ class Worker:
 
         workload = runnable(get_workload(point.workload, point.data))
         pipes = self.engine.make_pipelines(workload, arrays, gb, point.seed,
-                                           slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs)
+                                           slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs,
+                                           cached=point.input_pipeline == "cached")
         spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
         rec["effective_steps_per_execution"] = spe
         if spe != point.steps_per_execution:
@@ -190,6 +200,13 @@ class Worker:
             kwargs = workload.compile_settings()
             kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
             model.compile(**kwargs, steps_per_execution=spe)
+        from bench.workloads.models import augmentation_layers
+
+        in_model = augmentation_layers(model)
+        if in_model:
+            rec["augmentation_layers"] = in_model
+            if self.info.device_kind == "tpu":
+                rec["notes"].append(TPU_AUGMENTATION_NOTE)
         rec["flops_per_example"] = train_flops_per_example(model)
         rec["params"] = int(model.count_params())
 

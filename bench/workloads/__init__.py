@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.data import sources
+from bench.data import plants, sources
 
 CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
 
@@ -53,7 +53,9 @@ class Workload:
     classes: int = 0
     full: tuple[int, int] = (0, 0)  # (n_train, n_val) of the seed's real dataset
     reduced: tuple[int, int] = (0, 0)  # (n_train, n_val) for short CPU runs (data_scale=reduced)
-    augment: bool = False  # random flips in the input pipeline (never as model layers: seed 001)
+    # random augmentation in the input pipeline (never as model layers: seed 001): True = flips, or a
+    # tuple of bench.data.augment.KINDS
+    augment: bool | tuple[str, ...] = False
     variant: str | None = None
     binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
     source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
@@ -91,6 +93,17 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
         "reuters_textcnn", dataset="reuters", seed="004", description="Reuters Conv1D text classifier: Embedding 7 "
         "-> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", shape=(300,),
         classes=46, full=(8982, 2246), reduced=(4096, 1024)),
+    "plant_cnn": _builtin(
+        "plant_cnn", dataset="plants", seed="001", description="Kaggle TPU guide, plant pathology 2020: apple-leaf "
+        "JPEGs (4 classes) read and decoded in the input pipeline; a plain CNN (Conv2D 16/32/64/128 + MaxPool, "
+        "global average pool, Dense 4 softmax), Adam; crop/flip/rot90/brightness/contrast in the pipeline",
+        shape=(128, 128, 3), classes=4, full=plants.sizes("full"), reduced=plants.sizes("reduced"),
+        augment=("crop", "flip", "rot90", "brightness", "contrast")),
+    "plant_cnn_layer_aug": _builtin(
+        "plant_cnn_layer_aug", dataset="plants", seed="001", description="plant_cnn with its augmentation as Keras "
+        "layers inside the model (RandomFlip/RandomRotation/RandomContrast), as seed 001 first tried: a test case "
+        "(a TPU cannot compile it under TensorFlow)", shape=(128, 128, 3), classes=4, full=plants.sizes("full"),
+        reduced=plants.sizes("reduced"), variant="augmentation layers in the model"),
     "reuters_textcnn_logits_bug": _builtin(
         "reuters_textcnn_logits_bug", dataset="reuters", seed="004", description="seed 004 as published: softmax "
         "output with from_logits=True; it does not learn (a test case for stall detection)", shape=(300,),
@@ -228,7 +241,7 @@ def dataset_size(name: str, scale: str, n_train: int = 0, n_val: int = 0,
     > 0 (capped at what the source holds)."""
     workload = get_workload(name, data)
     base = workload.full if scale == "full" else workload.reduced
-    if uses_source(workload) or workload.source:  # real data: no more than it holds
+    if uses_source(workload) or workload.source or workload.dataset == "plants":  # files: no more than they hold
         return (min(n_train or base[0], workload.full[0]), min(n_val or base[1], workload.full[1]))
     return (n_train or base[0], n_val or base[1])
 
@@ -236,3 +249,11 @@ def dataset_size(name: str, scale: str, n_train: int = 0, n_val: int = 0,
 def uses_source(workload: Workload) -> bool:
     """The workload reads a data source (``keras:``, ``folder:``, …), not synthetic data or user arrays."""
     return ":" in workload.dataset
+
+
+def source_of(workload: Workload, data_scale: str) -> str:
+    """The data source spec a workload's examples are read from ("" for arrays in memory): its source, or
+    for the generated plant images (synthetic, but JPEG files) their ``csv:`` spec at ``data_scale``."""
+    if uses_source(workload):
+        return workload.dataset
+    return plants.spec(data_scale) if workload.dataset == "plants" else ""

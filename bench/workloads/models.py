@@ -81,6 +81,57 @@ def build_reuters_textcnn(wl: Workload) -> keras.Model:
     )
 
 
+def build_plant_cnn(wl: Workload) -> keras.Model:
+    """Seed 001's first stage, a plain CNN (the guide shows no code; this is bench's, with feature sizes that
+    are multiples of 8 as the guide advises for TPUs): four Conv2D 3x3 (16/32/64/128, same, relu), each but
+    the last followed by MaxPool 2x2, global average pooling, Dense(classes) softmax."""
+    conv = {"padding": "same", "activation": "relu"}
+    return keras.Sequential(
+        [
+            keras.Input(wl.shape),
+            layers.Conv2D(16, 3, **conv),
+            layers.MaxPooling2D(),
+            layers.Conv2D(32, 3, **conv),
+            layers.MaxPooling2D(),
+            layers.Conv2D(64, 3, **conv),
+            layers.MaxPooling2D(),
+            layers.Conv2D(128, 3, **conv),
+            layers.GlobalAveragePooling2D(),
+            layers.Dense(wl.classes, activation="softmax", dtype="float32"),
+        ],
+        name="plant_cnn",
+    )
+
+
+AUGMENTATION_LAYERS = ("RandomFlip", "RandomRotation", "RandomContrast", "RandomBrightness", "RandomCrop",
+                       "RandomZoom", "RandomTranslation", "RandomWidth", "RandomHeight")
+
+
+def build_plant_cnn_layer_aug(wl: Workload) -> keras.Model:
+    """:func:`build_plant_cnn` with its augmentation as Keras layers in front (seed 001's first attempt; under
+    TensorFlow a TPU cannot compile ``RandomRotation``'s ``ImageProjectiveTransformV3``)."""
+    body = build_plant_cnn(wl)
+    return keras.Sequential(
+        [
+            keras.Input(wl.shape),
+            layers.RandomFlip("horizontal"),
+            layers.RandomRotation(0.25),
+            layers.RandomContrast(0.2),
+            *body.layers,
+        ],
+        name="plant_cnn_layer_aug",
+    )
+
+
+def augmentation_layers(model: keras.Model) -> list[str]:
+    """Class names of the Keras augmentation layers inside ``model`` (seed 001: not on a TPU under TF)."""
+    found = []
+    for layer in model._flatten_layers(include_self=False):
+        if type(layer).__name__ in AUGMENTATION_LAYERS:
+            found.append(type(layer).__name__)
+    return found
+
+
 class SoftmaxOnProbabilities(keras.losses.Loss):
     """Seed 004's loss as TF 2.3 computed it: softmax cross-entropy applied to softmax *probabilities*.
 
@@ -108,6 +159,8 @@ BUILDERS = {
     "catsdogs_cnn": build_catsdogs_cnn,
     "reuters_textcnn": build_reuters_textcnn,
     "reuters_textcnn_logits_bug": build_reuters_textcnn,
+    "plant_cnn": build_plant_cnn,
+    "plant_cnn_layer_aug": build_plant_cnn_layer_aug,
 }
 
 
@@ -129,7 +182,7 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
     """
     wl = _resolve(workload)
     name = wl.name
-    if name == "fashion_cnn" or (name == "catsdogs_cnn" and not wl.binary_labels):  # catsdogs on > 2 classes
+    if name in ("fashion_cnn", "plant_cnn", "plant_cnn_layer_aug") or (name == "catsdogs_cnn" and not wl.binary_labels):
         return {
             "optimizer": keras.optimizers.Adam(learning_rate=1e-3),  # Adam's default: seeds 000 and 002 alike
             "loss": keras.losses.SparseCategoricalCrossentropy(),

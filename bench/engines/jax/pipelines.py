@@ -16,6 +16,7 @@ against 2.2387 for the same batches given in order).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.data import images
+from bench.data import augment, images
 from bench.data.order import epoch_plan
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
@@ -36,30 +37,40 @@ SLOW_DECODE_S = 0.002  # per example, as under TensorFlow
 
 
 class Batches:
-    """Full batches of ``(x, y)`` arrays: ``len`` batches per epoch in the order (and with the flips) of
-    :mod:`bench.data.order`, reshuffled each epoch when ``seed`` is given. Iterating it runs forever
-    (epoch after epoch), ``workers`` threads preparing up to ``QUEUE_BATCHES`` batches ahead (none: each
-    batch is made when it is asked for).
+    """Full batches of ``(x, y)`` arrays: ``len`` batches per epoch in the order (and with the augmentation
+    draws) of :mod:`bench.data.order`, reshuffled each epoch when ``seed`` is given. Iterating it runs
+    forever (epoch after epoch), ``workers`` threads preparing up to ``QUEUE_BATCHES`` batches ahead (none:
+    each batch is made when it is asked for).
 
     ``x`` is an array, or a list of encoded images (file paths or bytes: a file data source) that each batch
-    reads, decodes and resizes to the workload's input, as ``tf.data`` does under TensorFlow. ``cache``
-    keeps each prepared batch (for validation: the same batches every epoch, decoded once)."""
+    reads, decodes and resizes to the workload's input, as ``tf.data`` does under TensorFlow; with
+    ``keep_decoded`` (seed 001's ``cache()``) every image is decoded once, when the first batch is asked for,
+    and augmentation still runs per batch afterwards. ``cache`` keeps each prepared batch (validation: the
+    same batches every epoch, made once)."""
 
     def __init__(self, workload: Workload, x: np.ndarray | list, y: np.ndarray, batch: int, seed: int | None,
-                 augment: bool, workers: int = WORKERS, slow_decode: bool = False, cache: bool = False) -> None:
+                 augment: bool | tuple[str, ...], workers: int = WORKERS, slow_decode: bool = False,
+                 cache: bool = False, keep_decoded: bool = False) -> None:
         self.workload, self.x, self.y, self.batch = workload, x, y, batch
         self.seed, self.augment, self.slow_decode = seed, augment, slow_decode
         self.workers = workers
         self.encoded = isinstance(x, list)
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] | None = {} if cache and seed is None else None
+        self._decoded: np.ndarray | None = None
+        self._keep = keep_decoded and self.encoded
+        self._lock = threading.Lock()
         self.epoch = 0
         self._draw()
 
     def _draw(self) -> None:
-        self.order, self.flips = epoch_plan(len(self.y), self.batch, self.seed, self.epoch, self.augment)
+        height = self.workload.shape[0] if len(self.workload.shape) == 3 else 0
+        self.order, self.params = epoch_plan(len(self.y), self.batch, self.seed, self.epoch, self.augment, height)
 
     def __len__(self) -> int:
         return len(self.y) // self.batch
+
+    def _draws(self, params: augment.Params | None, i: int) -> augment.Params | None:
+        return None if params is None else params.row(i)
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Batch ``i`` of the current epoch."""
@@ -67,15 +78,25 @@ class Batches:
             if i not in self._cache:
                 self._cache[i] = self._make(self.order[i], None)
             return self._cache[i]
-        return self._make(self.order[i], None if self.flips is None else self.flips[i])
+        return self._make(self.order[i], self._draws(self.params, i))
 
     def _decode(self, idx: np.ndarray) -> np.ndarray:
         """Encoded images -> float32 [0, 1] at the workload's input size (decode, bilinear resize)."""
+        if self._keep:
+            with self._lock:  # the first batch decodes every image (the cache fill of epoch 1)
+                if self._decoded is None:
+                    with ThreadPoolExecutor(WORKERS) as pool:
+                        parts = list(pool.map(self._decode_now, np.array_split(np.arange(len(self.x)), 4 * WORKERS)))
+                    self._decoded = np.concatenate(parts)
+            return self._decoded[idx]
+        return self._decode_now(idx)
+
+    def _decode_now(self, idx: np.ndarray) -> np.ndarray:
         height, width, channels = self.workload.shape
         return np.stack([images.resize_bilinear(images.decode(self.x[i], channels), height, width)
-                         for i in idx]) / np.float32(255.0)
+                         for i in idx]).reshape(len(idx), height, width, channels) / np.float32(255.0)
 
-    def _make(self, idx: np.ndarray, flip: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def _make(self, idx: np.ndarray, draws: augment.Params | None) -> tuple[np.ndarray, np.ndarray]:
         x = self._decode(idx) if self.encoded else self.x[idx]
         y = self.y[idx]
         if self.slow_decode:
@@ -83,14 +104,14 @@ class Batches:
                 time.sleep(SLOW_DECODE_S)
         if len(self.workload.shape) == 3:  # images: uint8 -> [0, 1] floats (others as given), one op per batch
             x = x.astype(np.float32) / 255.0 if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
-            if flip is not None:  # random left-right flips, drawn by bench.data.order
-                x[flip] = x[flip, :, ::-1, :]
+            if draws is not None:  # random augmentation, drawn by bench.data.order
+                x = augment.apply(x, draws)
         if self.workload.binary_labels:
             y = y.astype(np.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
 
     def next_epoch(self) -> None:
-        """Move on to the next epoch: a fresh order and fresh flips."""
+        """Move on to the next epoch: a fresh order and fresh augmentation draws."""
         self.epoch += 1
         self._draw()
 
@@ -104,9 +125,9 @@ class Batches:
         try:
             pending: deque[Future] = deque()
             while True:
-                order, flips = self.order, self.flips  # this epoch's, even once the next one is drawn
+                order, params = self.order, self.params  # this epoch's, even once the next one is drawn
                 for i in range(len(self)):
-                    pending.append(pool.submit(self._make, order[i], None if flips is None else flips[i]))
+                    pending.append(pool.submit(self._make, order[i], self._draws(params, i)))
                     if len(pending) > QUEUE_BATCHES:
                         yield pending.popleft().result()
                 self.next_epoch()
@@ -128,16 +149,16 @@ class Pipelines:
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
-                   slow_decode: bool = False, epochs: int = 1) -> Pipelines:
+                   slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines:
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather (or read and
     decode encoded images) + prepare (augment) -> prepared ahead. ``epochs`` is accepted for the engine
-    interface: orders are drawn per epoch. Encoded validation images are decoded once and kept, as the
-    TensorFlow engine's ``cache()`` does."""
+    interface: orders are drawn per epoch. Encoded training images are decoded in every epoch, or once
+    (``cached``); encoded validation images once, as the TensorFlow engine's ``cache()`` does."""
     if isinstance(arrays, Encoded):
         x_train, x_val = list(arrays.train), list(arrays.val)
     else:
         x_train, x_val = arrays.x_train, arrays.x_val
     train = Batches(workload, x_train, arrays.y_train, global_batch_size, seed, workload.augment,
-                    workers=0 if slow_decode else WORKERS, slow_decode=slow_decode)
+                    workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached)
     val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded))
     return Pipelines(iter(train), iter(val), len(train), len(val))

@@ -2,9 +2,10 @@
 
 Rules from the seeds and DESIGN.md: static shapes (``drop_remainder=True``, required on TPU), random
 augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), a fixed
-``prefetch`` last (see ``make_pipelines``). The order and the flips come from :mod:`bench.data.order`,
-the same under every strategy and backend: the pipeline is a dataset of index batches, and each batch is
-gathered and converted as a whole (one vectorised op per batch, not per image).
+``prefetch`` last (see ``make_pipelines``). The order and the augmentation draws come from
+:mod:`bench.data.order` and :mod:`bench.data.augment`, the same under every strategy and backend: the
+pipeline is a dataset of index batches, and each batch is gathered (or decoded), converted and augmented
+as a whole (one vectorised op per batch, not per image).
 
 **No tf.data autotune** (measured, README "Finding: fit's teardown is tf.data's autotune thread"): an
 autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms up to 60 s; destroying
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
+from bench.data.augment import crop_pad
 from bench.data.order import epoch_plan
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
@@ -39,20 +41,45 @@ class Pipelines:
     validation_steps: int
 
 
-def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor, augment: bool):
-    """Batch of indices (and flips) -> the batch itself: gather, convert images, flip, shape the labels."""
+def augment(x: tf.Tensor, p: dict[str, tf.Tensor]) -> tf.Tensor:
+    """One batch's augmentation, as :func:`bench.data.augment.apply` computes it (float (b, h, w, c))."""
+    if not p:
+        return x
+    h, w = int(x.shape[1]), int(x.shape[2])
+    if "crop" in p:  # zero-pad, then every image its own static-size window
+        pad = crop_pad(h)
+        x = tf.pad(x, [[0, 0], [pad, pad], [pad, pad], [0, 0]])
+        x = tf.gather(x, p["crop"][:, 0, None] + tf.range(h), axis=1, batch_dims=1)
+        x = tf.gather(x, p["crop"][:, 1, None] + tf.range(w), axis=2, batch_dims=1)
+    if "flip" in p:
+        x = tf.where(p["flip"][:, None, None, None], tf.reverse(x, axis=[2]), x)
+    if "rot90" in p:  # every rotation of the batch, then each image's own
+        rotations = tf.stack([tf.image.rot90(x, k) for k in range(4)], axis=1)
+        x = tf.gather(rotations, p["rot90"], axis=1, batch_dims=1)
+    if "brightness" in p:
+        x = x + p["brightness"][:, None, None, None]
+    if "contrast" in p:
+        mean = tf.reduce_mean(x, axis=[1, 2], keepdims=True)
+        x = (x - mean) * p["contrast"][:, None, None, None] + mean
+    if "brightness" in p or "contrast" in p:
+        x = tf.clip_by_value(x, 0.0, 1.0)
+    return x
+
+
+def _labels(workload: Workload, y: tf.Tensor) -> tf.Tensor:
+    return tf.cast(y, tf.float32)[:, None] if workload.binary_labels else y  # BCE wants (batch, 1) floats
+
+
+def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor):
+    """Batch of indices (and augmentation draws) -> the batch: gather, convert images, augment, labels."""
     is_image = len(workload.shape) == 3
     scale = x_all.dtype == tf.uint8  # uint8 pixels -> [0, 1]; other inputs are used as given
 
-    def fn(idx, flip):
+    def fn(idx, p):
         x, y = tf.gather(x_all, idx), tf.gather(y_all, idx)
         if is_image:
-            x = tf.cast(x, tf.float32) / 255.0 if scale else tf.cast(x, tf.float32)
-            if augment:
-                x = tf.where(flip[:, None, None, None], tf.reverse(x, axis=[2]), x)
-        if workload.binary_labels:
-            y = tf.cast(y, tf.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
-        return x, y
+            x = augment(tf.cast(x, tf.float32) / 255.0 if scale else tf.cast(x, tf.float32), p)
+        return x, _labels(workload, y)
 
     return fn
 
@@ -81,18 +108,21 @@ def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
     return options
 
 
-def _batches(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tf.data.Dataset:
-    """Index batches (and flips) of ``epochs`` epochs from :mod:`bench.data.order`, the same as under every
-    other backend; repeated after that (only the input-only probe reads further)."""
-    return tf.data.Dataset.from_tensor_slices(_plans(n, batch, seed, epochs, augment))
+def _plans(workload: Workload, n: int, batch: int, seed: int | None, epochs: int
+           ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Example indices and augmentation draws of ``epochs`` epochs, one row per batch (``seed`` None: in
+    order, no augmentation: validation)."""
+    height = workload.shape[0] if len(workload.shape) == 3 else 0
+    plans = [epoch_plan(n, batch, seed, e, workload.augment, height) for e in range(epochs)]
+    idx = np.concatenate([i for i, _ in plans]).astype(np.int32)
+    params = [p.arrays() for _, p in plans if p is not None]
+    return idx, {k: np.concatenate([d[k] for d in params]) for k in (params[0] if params else {})}
 
 
-def _plans(n: int, batch: int, seed: int | None, epochs: int, augment: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Example indices and flips of ``epochs`` epochs, one row per batch (:mod:`bench.data.order`)."""
-    plans = [epoch_plan(n, batch, seed, e, augment) for e in range(epochs)]
-    idx = np.concatenate([i for i, _ in plans])
-    flips = np.concatenate([f if f is not None else np.zeros(i.shape, dtype=bool) for i, f in plans])
-    return idx.astype(np.int32), flips
+def _batches(workload: Workload, n: int, batch: int, seed: int | None, epochs: int) -> tf.data.Dataset:
+    """Index batches (and augmentation draws) of ``epochs`` epochs from :mod:`bench.data.order`, the same as
+    under every other backend; repeated after that (only the input-only probe reads further)."""
+    return tf.data.Dataset.from_tensor_slices(_plans(workload, n, batch, seed, epochs))
 
 
 def decode(raw: tf.Tensor, channels: int) -> tf.Tensor:
@@ -107,46 +137,73 @@ def decode(raw: tf.Tensor, channels: int) -> tf.Tensor:
     return tf.image.rgb_to_grayscale(img) if channels == 1 else img
 
 
-def _decoded(workload: Workload, items: list[str | bytes], labels: np.ndarray, batch: int, seed: int | None,
-             epochs: int, augment: bool, parallel: int | None) -> tf.data.Dataset:
-    """Encoded images (file paths or bytes) in the order of :mod:`bench.data.order`: read, decode, resize
-    to the workload's input (bilinear), scale to [0, 1], flip, per example in ``parallel`` calls; batched."""
-    idx, flips = _plans(len(labels), batch, seed, max(1, epochs), augment)
-    store, y_all = tf.constant(items), tf.constant(labels)
+def _loader(workload: Workload, items: list[str | bytes]):
+    """Index -> the image at the workload's input size, float [0, 1]: read (a path) or take (bytes),
+    decode, resize (bilinear, as bench.data.images does)."""
+    store = tf.constant(items)
     from_files = isinstance(items[0], str)
     height, width, channels = workload.shape
 
-    def one(i, flip):
+    def one(i):
         raw = tf.io.read_file(store[i]) if from_files else store[i]
-        img = decode(raw, channels)
-        img = tf.image.resize(img, (height, width)) / 255.0  # float32; bilinear, as bench.data.images does
-        img = tf.where(flip, tf.reverse(img, axis=[1]), img)
-        y = y_all[i]
-        return img, (tf.cast(y, tf.float32)[None] if workload.binary_labels else y)
+        return tf.image.resize(decode(raw, channels), (height, width)) / 255.0
 
-    ds = tf.data.Dataset.from_tensor_slices((idx.reshape(-1), flips.reshape(-1)))
-    if seed is not None:
-        ds = ds.repeat()
-    return ds.map(one, num_parallel_calls=parallel).batch(batch, drop_remainder=True)
+    return one
+
+
+def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: int, parallel: int | None,
+             cached: bool) -> tf.data.Dataset:
+    """Training batches of encoded images in the order of :mod:`bench.data.order`. Uncached: every epoch
+    reads and decodes each image again (``parallel`` calls), then the batch is augmented. Cached (seed
+    001's ``cache()``): every image is decoded once, in epoch 1, and kept; the batches are gathered from the
+    cache and augmented afterwards, so the augmentation still differs between epochs."""
+    load = _loader(workload, data.train)
+    y_all = tf.constant(data.y_train)
+    idx, params = _plans(workload, len(data.y_train), batch, seed, max(1, epochs))
+    if not cached:
+        images = (tf.data.Dataset.from_tensor_slices(idx.reshape(-1)).repeat()
+                  .map(lambda i: (load(i), tf.gather(y_all, i)), num_parallel_calls=parallel)
+                  .batch(batch, drop_remainder=True))
+        draws = tf.data.Dataset.from_tensor_slices(params).repeat() if params else None
+        if draws is None:
+            return images.map(lambda x, y: (x, _labels(workload, y)))
+        return tf.data.Dataset.zip(images, draws).map(lambda xy, p: (augment(xy[0], p), _labels(workload, xy[1])))
+    n = len(data.y_train)
+    every = tf.data.Dataset.range(n).map(load, num_parallel_calls=parallel).batch(n).cache().repeat()
+    steps = len(idx) // max(1, epochs)
+    epochs_plan = (idx.reshape(-1, steps, batch), {k: v.reshape(-1, steps, *v.shape[1:]) for k, v in params.items()})
+    plans = tf.data.Dataset.from_tensor_slices(epochs_plan).repeat()
+
+    def epoch(images, plan):
+        idx_e, p_e = plan
+        return tf.data.Dataset.from_tensor_slices((idx_e, p_e)).map(
+            lambda i, p: (augment(tf.gather(images, i), p), _labels(workload, tf.gather(y_all, i))))
+
+    return tf.data.Dataset.zip(every, plans).flat_map(epoch)
 
 
 def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
-                       epochs: int, options: tf.data.Options) -> Pipelines:
-    """Pipelines of encoded images: the training images are decoded in every epoch (the work seed 001 found
-    to starve a TPU); the validation images once, then cached (as the arrays' validation batches are)."""
-    train = _decoded(workload, data.train, data.y_train, global_batch_size, seed, epochs, workload.augment,
-                     None if slow_decode else MAP_PARALLELISM)
+                       epochs: int, cached: bool, options: tf.data.Options) -> Pipelines:
+    """Pipelines of encoded images: training images decoded in every epoch (the work seed 001 found to
+    starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are)."""
+    train = _decoded(workload, data, global_batch_size, seed, epochs,
+                     None if slow_decode else MAP_PARALLELISM, cached)
     train = train.map(_slow_decode) if slow_decode else train.prefetch(PREFETCH_BATCHES)
-    val = _decoded(workload, data.val, data.y_val, global_batch_size, None, 1, False, MAP_PARALLELISM)
+    load, y_val = _loader(workload, data.val), tf.constant(data.y_val)
+    val = (tf.data.Dataset.range(len(data.y_val) // global_batch_size * global_batch_size)
+           .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=MAP_PARALLELISM)
+           .batch(global_batch_size, drop_remainder=True)
+           .map(lambda x, y: (x, _labels(workload, y))))
     return Pipelines(train.with_options(options), val.cache().prefetch(PREFETCH_BATCHES).with_options(options),
                      len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size)
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
-                   slow_decode: bool = False, epochs: int = 1) -> Pipelines:
+                   slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines:
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather + prepare
-    (augment) -> prefetch; encoded images (a file data source) are read and decoded in the pipeline.
-    ``epochs`` is how many epochs the orders are drawn for (then they repeat).
+    (augment) -> prefetch; encoded images (a file data source) are read and decoded in the pipeline, in
+    every epoch or (``cached``) once. ``epochs`` is how many epochs the orders are drawn for (then they
+    repeat).
 
     ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
     configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
@@ -154,16 +211,15 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     options = no_autotune()
     options.deterministic = True
     if isinstance(arrays, Encoded):
-        return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, options)
+        return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, options)
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
     x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
     # Repeated, with a persistent iterator (steps_per_epoch), as TPU tutorials do: re-creating a
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
     # prefetch depth, autotune off: see the module docstring.
-    train = _batches(len(arrays.y_train), global_batch_size, seed, max(1, epochs), workload.augment).repeat()
-    train = train.map(_prepare(workload, x_train, y_train, workload.augment),
-                      num_parallel_calls=None if slow_decode else MAP_PARALLELISM)
+    train = _batches(workload, len(arrays.y_train), global_batch_size, seed, max(1, epochs)).repeat()
+    train = train.map(_prepare(workload, x_train, y_train), num_parallel_calls=None if slow_decode else MAP_PARALLELISM)
     if slow_decode:
         train = train.map(_slow_decode)
     else:
@@ -171,8 +227,8 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     train = train.with_options(options)
     x_val, y_val = tf.constant(arrays.x_val), tf.constant(arrays.y_val)
     val = (
-        _batches(len(arrays.y_val), global_batch_size, None, 1, False)
-        .map(_prepare(workload, x_val, y_val, False), num_parallel_calls=MAP_PARALLELISM)
+        _batches(workload, len(arrays.y_val), global_batch_size, None, 1)
+        .map(_prepare(workload, x_val, y_val), num_parallel_calls=MAP_PARALLELISM)
         .cache()
         .prefetch(PREFETCH_BATCHES)
         .with_options(options)

@@ -1,0 +1,155 @@
+"""Embedded plant-pathology data shaped like seed 001's competition (Plant Pathology 2020 FGVC7): real JPEG
+files and a ``train.csv`` in its layout, generated deterministically and cached. NumPy + Pillow.
+
+The competition has 1,821 training photos of apple leaves (2048 x 1365 px) in 4 classes, listed in
+``train.csv`` as ``image_id`` plus one-hot columns ``healthy, multiple_diseases, rust, scab`` (516, 91,
+622, 592 images). The generated images keep the class counts, the aspect ratio and the layout: a leaf (a
+green ellipse with a midrib and side veins, at a random place, size and angle, on a mottled background)
+whose class follows from what is visible on it:
+
+- ``healthy``: clean green;
+- ``rust``: round orange-brown spots with yellow halos;
+- ``scab``: larger, irregular dark olive blotches with a rough texture;
+- ``multiple_diseases``: both, fewer of each.
+
+``data_scale=full`` writes all 1,821 images at 512 x 341 (the competition's resolution / 4); ``reduced``
+(the default) 20 % of each class at 192 x 128 (/ 10.7), so a CPU run stays short while the decode path
+(file read -> JPEG decode -> resize to the workload's input) is really exercised. The files are written
+once per (generator version, scale) under ``$BENCH_CACHE_DIR/data/`` (a temporary folder renamed into place:
+concurrent runs share the cache, and a cut write leaves nothing half-written), and read back as the
+``csv:`` data source (:mod:`bench.data.sources`: a stratified seeded split).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bench.data import images
+from bench.data.synthetic import cache_dir
+
+GENERATOR_VERSION = 2
+CLASSES = ("healthy", "multiple_diseases", "rust", "scab")
+FULL_COUNTS = (516, 91, 622, 592)  # the competition's train.csv
+SIZES = {"full": (341, 512), "reduced": (128, 192)}  # (height, width): 2048 x 1365 scaled
+REDUCED_FRACTION = 0.2
+SEED = 2020
+
+
+def counts(scale: str) -> tuple[int, ...]:
+    """Images per class at ``scale``."""
+    if scale == "full":
+        return FULL_COUNTS
+    return tuple(max(2, round(n * REDUCED_FRACTION)) for n in FULL_COUNTS)
+
+
+def sizes(scale: str) -> tuple[int, int]:
+    """(n_train, n_val) of the generated set at ``scale`` once the csv: source splits it (stratified:
+    20 % of each class, rounded, to validation; :func:`bench.data.sources.stratified_split`)."""
+    from bench.data.sources import VAL_FRACTION
+
+    c = counts(scale)
+    val = sum(max(round(n * VAL_FRACTION), 1) for n in c)
+    return sum(c) - val, val
+
+
+def _leaf_mask(h: int, w: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inside-leaf mask, and coordinates along (u) and across (v) the leaf's axis, in leaf radii."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cy, cx = h * rng.uniform(0.4, 0.6), w * rng.uniform(0.4, 0.6)
+    a, b = min(h, w) * rng.uniform(0.55, 0.7), min(h, w) * rng.uniform(0.28, 0.36)
+    ang = rng.uniform(0, np.pi)
+    u = ((xx - cx) * np.cos(ang) + (yy - cy) * np.sin(ang)) / a
+    v = (-(xx - cx) * np.sin(ang) + (yy - cy) * np.cos(ang)) / b
+    return u**2 + v**2 <= 1.0, u, v
+
+
+def _spots(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, n: int, radius: float,
+           colour: tuple[float, float, float], halo: tuple[float, float, float] | None, rough: bool) -> None:
+    """Paint ``n`` spots of ``colour`` (radius in pixels) at random places on the leaf."""
+    h, w, _ = img.shape
+    ys, xs = np.nonzero(mask)
+    if len(ys) == 0:
+        return
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for i in rng.integers(0, len(ys), n):
+        r = radius * rng.uniform(0.6, 1.4)
+        d = np.sqrt((yy - ys[i]) ** 2 + ((xx - xs[i]) * rng.uniform(0.7, 1.3)) ** 2)
+        if rough:  # irregular edge and texture
+            d = d * (1 + 0.35 * rng.standard_normal(d.shape).astype(np.float32))
+        if halo is not None:
+            ring = (d <= 1.8 * r) & mask
+            img[ring] = 0.5 * img[ring] + 0.5 * np.array(halo, np.float32)
+        core = (d <= r) & mask
+        img[core] = np.array(colour, np.float32) * rng.uniform(0.85, 1.1)
+
+
+def leaf(label: int, h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """One uint8 (h, w, 3) image of class ``label`` (an index into CLASSES)."""
+    base = rng.uniform(60, 120, 3).astype(np.float32)  # background: mottled soil/grass
+    img = base + 18 * rng.standard_normal((h, w, 3)).astype(np.float32)
+    img += 20 * np.sin(np.mgrid[0:h, 0:w][1] / w * rng.uniform(2, 6))[..., None].astype(np.float32)
+    mask, u, v = _leaf_mask(h, w, rng)
+    green = np.array([rng.uniform(50, 90), rng.uniform(130, 175), rng.uniform(40, 70)], np.float32)
+    shade = 1 - 0.25 * np.abs(v)[..., None]
+    veins = (np.abs(v) < 0.04) | ((np.abs(np.sin(u * 9 + np.abs(v) * 5)) < 0.08) & (np.abs(v) < 0.8))
+    leaf_px = green * shade + 8 * rng.standard_normal((h, w, 3)).astype(np.float32)
+    leaf_px[veins] = leaf_px[veins] * 0.8 + np.array([40, 50, 20], np.float32)
+    img[mask] = leaf_px[mask]
+    scale = min(h, w) / 128
+    name = CLASSES[label]
+    if name in ("rust", "multiple_diseases"):
+        _spots(img, mask, rng, int(rng.integers(5, 11) if name == "rust" else rng.integers(3, 6)), 5.0 * scale,
+               (205, 105, 30), (230, 200, 60), rough=False)
+    if name in ("scab", "multiple_diseases"):
+        _spots(img, mask, rng, int(rng.integers(3, 7) if name == "scab" else rng.integers(2, 4)), 9.0 * scale,
+               (75, 70, 35), None, rough=True)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def folder(scale: str) -> Path:
+    """Where the generated images of ``scale`` are cached."""
+    return cache_dir() / f"plants-v{GENERATOR_VERSION}-{scale}"
+
+
+def ensure(scale: str = "reduced") -> Path:
+    """The path of ``train.csv`` of the generated set at ``scale``, written first if absent."""
+    if scale not in SIZES:
+        raise ValueError(f"scale={scale!r}; allowed: {', '.join(SIZES)}")
+    target = folder(scale)
+    if (target / "train.csv").is_file():
+        return target / "train.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        (tmp / "images").mkdir()
+        rng = np.random.default_rng(SEED)
+        labels = np.repeat(np.arange(len(CLASSES)), counts(scale))
+        labels = labels[rng.permutation(len(labels))]
+        h, w = SIZES[scale]
+        with open(tmp / "train.csv", "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["image_id", *CLASSES])
+            for i, y in enumerate(labels):
+                image_id = f"Train_{i}"
+                (tmp / "images" / f"{image_id}.jpg").write_bytes(images.encode(leaf(int(y), h, w, rng), "jpeg"))
+                out.writerow([image_id, *[int(j == y) for j in range(len(CLASSES))]])
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another run wrote it first
+            if not (target / "train.csv").is_file():
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target / "train.csv"
+
+
+def spec(scale: str = "reduced") -> str:
+    """The ``csv:`` data source of the generated set at ``scale`` (generated first if absent)."""
+    return f"csv:{ensure(scale)}"

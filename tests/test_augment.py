@@ -1,0 +1,88 @@
+"""Augmentation in the input pipeline (seed 001): the TensorFlow engine's ops compute what NumPy computes
+from the same draws, both engines feed identical augmented batches (arrays and decoded files, decoded
+every epoch or cached), and a cached pipeline still augments differently in every epoch."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench.data import augment, sources
+from bench.data.order import epoch_plan
+from tests import sourcedata
+
+ALL = augment.KINDS
+
+
+def test_draws_depend_on_seed_and_epoch_only_and_flips_are_unchanged() -> None:
+    from bench.data.order import epoch_flips
+
+    a = augment.draw(3, 0, 5, 8, ALL, height=32)
+    b = augment.draw(3, 0, 5, 8, ALL, height=32)
+    c = augment.draw(3, 1, 5, 8, ALL, height=32)
+    assert all(np.array_equal(x, y) for x, y in zip(a.arrays().values(), b.arrays().values(), strict=True))
+    assert not np.array_equal(a.brightness, c.brightness)
+    assert np.array_equal(a.flip, epoch_flips(3, 0, 5, 8))  # a flip-only workload sees the flips it always saw
+    assert a.crop.min() >= 0 and a.crop.max() <= 2 * augment.crop_pad(32)
+    _, none = epoch_plan(40, 8, None, 0, ALL, 32)
+    assert none is None  # validation: never augmented
+
+
+def test_unknown_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown kind"):
+        augment.kinds(("flip", "zoom"))
+
+
+def test_tensorflow_ops_match_numpy() -> None:
+    tf = pytest.importorskip("tensorflow")
+    from bench.engines.tensorflow.pipelines import augment as tf_augment
+
+    x = np.random.default_rng(0).random((6, 32, 32, 3), dtype=np.float32)
+    for which in [ALL, ("crop",), ("rot90",), ("contrast",), ("flip", "brightness")]:
+        p = augment.draw(1, 2, 1, 6, which, height=32).row(0)
+        ours = augment.apply(x, p)
+        theirs = tf_augment(tf.constant(x), {k: tf.constant(v) for k, v in p.arrays().items()}).numpy()
+        assert np.abs(ours - theirs).max() < 1e-6, which
+    assert not np.allclose(augment.apply(x, augment.draw(1, 2, 1, 6, ALL, 32).row(0)), x)
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_both_engines_feed_the_same_augmented_batches(tmp_path: Path, cached: bool) -> None:
+    pytest.importorskip("tensorflow")
+    pytest.importorskip("jax")
+    from bench.engines.jax.pipelines import make_pipelines as jax_pipelines
+    from bench.engines.tensorflow.pipelines import make_pipelines as tf_pipelines
+    from bench.workloads import get_workload
+
+    path = sourcedata.write_csv(tmp_path / "plants")
+    spec = f"csv:{path}"
+    wl = dataclasses.replace(get_workload("plant_cnn", spec), shape=(32, 32, 3))
+    data = sources.load(spec, 48, 8)
+    a = tf_pipelines(wl, data, 8, seed=5, epochs=2, cached=cached)
+    b = jax_pipelines(wl, data, 8, seed=5, epochs=2, cached=cached)
+    it = iter(a.train)
+    for _ in range(2 * a.steps_per_epoch):
+        (xa, ya), (xb, yb) = next(it), next(b.train)
+        assert xa.shape == xb.shape == (8, 32, 32, 3)
+        assert np.abs(xa.numpy() - xb).max() < 1e-5 and np.array_equal(ya.numpy(), yb)
+
+
+def test_a_cached_pipeline_still_augments_differently_every_epoch(tmp_path: Path) -> None:
+    """Seed 001: cache() before augmentation, or the augmentation is applied once. With one batch per
+    epoch, epoch 2's images are a permutation of epoch 1's without augmentation, and none of them with it."""
+    pytest.importorskip("tensorflow")
+    from bench.engines.tensorflow.pipelines import make_pipelines
+    from bench.workloads import get_workload
+
+    path = sourcedata.write_csv(tmp_path / "plants", counts=(4, 3, 4, 3))  # 10 train, 4 val
+    spec = f"csv:{path}"
+    data = sources.load(spec, 8, 2)
+    for which, same in [((), True), (ALL, False)]:
+        wl = dataclasses.replace(get_workload("plant_cnn", spec), shape=(32, 32, 3), augment=which)
+        it = iter(make_pipelines(wl, data, 8, seed=0, epochs=2, cached=True).train)
+        first, second = next(it)[0].numpy(), next(it)[0].numpy()
+        matches = sum(any(np.allclose(img, other) for other in first) for img in second)
+        assert (matches == 8) if same else (matches == 0)
