@@ -151,6 +151,10 @@ class Worker:
             elif rec.get("augmentation_layers") and self.info.device_kind == "tpu":
                 rec["error"]["kind"] = "augmentation_layers_on_tpu"
                 rec["error"]["hint"] = TPU_AUGMENTATION_NOTE
+            elif rec.get("augmentation_layers") and "requires the tensorflow module" in str(e):
+                rec["error"]["kind"] = "augmentation_layers_need_tensorflow"  # Keras 3.15's, under jax
+                rec["error"]["hint"] = ("Keras' augmentation layers need TensorFlow even under the JAX backend "
+                                        "(a JAX-only TPU image has none): augment in the input pipeline")
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
