@@ -40,7 +40,7 @@ import os
 import pickle
 import tempfile
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -97,7 +97,6 @@ class Source:
     class_names: tuple[str, ...] = ()
     vocab: int = 0  # tokens: largest id + 1
     split: str = ""  # how train/validation were separated
-    notes: tuple[str, ...] = field(default=())
 
     def as_record(self) -> dict[str, object]:
         """What the record's ``dataset`` says of the source."""

@@ -93,6 +93,10 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
         "reuters_textcnn", dataset="reuters", seed="004", description="Reuters Conv1D text classifier: Embedding 7 "
         "-> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", shape=(300,),
         classes=46, full=(8982, 2246), reduced=(4096, 1024)),
+    "reuters_textcnn_logits_bug": _builtin(
+        "reuters_textcnn_logits_bug", dataset="reuters", seed="004", description="seed 004 as published: softmax "
+        "output with from_logits=True; it does not learn (a test case for stall detection)", shape=(300,),
+        classes=46, full=(8982, 2246), reduced=(4096, 1024), variant="softmax+from_logits"),
     "plant_cnn": _builtin(
         "plant_cnn", dataset="plants", seed="001", description="Kaggle TPU guide, plant pathology 2020: apple-leaf "
         "JPEGs (4 classes) read and decoded in the input pipeline; a plain CNN (Conv2D 16/32/64/128 + MaxPool, "
@@ -104,10 +108,6 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
         "layers inside the model (RandomFlip/RandomRotation/RandomContrast), as seed 001 first tried: a test case "
         "(a TPU cannot compile it under TensorFlow)", shape=(128, 128, 3), classes=4, full=plants.sizes("full"),
         reduced=plants.sizes("reduced"), variant="augmentation layers in the model"),
-    "reuters_textcnn_logits_bug": _builtin(
-        "reuters_textcnn_logits_bug", dataset="reuters", seed="004", description="seed 004 as published: softmax "
-        "output with from_logits=True; it does not learn (a test case for stall detection)", shape=(300,),
-        classes=46, full=(8982, 2246), reduced=(4096, 1024), variant="softmax+from_logits"),
 }
 
 
