@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,16 +87,20 @@ class _Unimportable(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 @pytest.fixture
-def no_tensorflow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def no_tensorflow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """Make ``import tensorflow`` / ``import keras`` fail (they stay installed), and run from an empty
     working folder."""
     for name in [m for m in sys.modules if m.split(".")[0] in _Unimportable.names]:
         monkeypatch.delitem(sys.modules, name)
+    before = set(sys.modules)
     monkeypatch.setattr(sys, "meta_path", [_Unimportable(), *sys.meta_path])
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    return cwd
+    yield cwd
+    for name in set(sys.modules) - before:  # six.moves' lazy modules, half-made while keras could not be
+        if name.split(".")[0] in ("six", *_Unimportable.names):  # imported: gone, so a later test imports
+            del sys.modules[name]                                # them afresh
 
 
 def _assert_nothing_written(tmp_path: Path) -> None:
