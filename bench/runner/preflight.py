@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-from typing import Any
 
 from bench.config import ConfigError, SuiteConfig
 from bench.engines import process_env
@@ -34,6 +33,7 @@ def problems(workload: str, data: str, backend: str) -> str:
 
     from bench.engines import load
     from bench.runner.plan import Point
+    from bench.runner.worker import point_data
     from bench.workloads import get_workload
     from bench.workloads.models import runnable
 
@@ -41,7 +41,7 @@ def problems(workload: str, data: str, backend: str) -> str:
     n = max(1, min(BATCH, *wl.full))
     point = Point(workload=workload, strategy="cpu", steps_per_execution=1, precision="float32", repeat=0, seed=0,
                   epochs=2, n_train=n, n_val=n, data_scale="full", global_batch_size=n, data=data)
-    pipes = load(backend).make_pipelines(wl, _arrays(point), n, 0)
+    pipes = load(backend).make_pipelines(wl, point_data(point, {}), n, 0)
     x, y = next(iter(pipes.train))
     try:
         model = wl.build_model()
@@ -68,15 +68,6 @@ def problems(workload: str, data: str, backend: str) -> str:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
     return ""
-
-
-def _arrays(point: Any) -> Any:
-    """The point's first examples, as a worker reads them."""
-    from bench.runner.worker import Worker
-
-    worker = Worker.__new__(Worker)
-    worker._data = {}
-    return worker.arrays(point)
 
 
 def _first_line(e: BaseException) -> str:

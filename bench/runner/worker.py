@@ -40,6 +40,29 @@ TPU_AUGMENTATION_NOTE = (
     "the input pipeline instead, as the workloads' augment= does")
 
 
+def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
+    """A point's examples (generated, read from the bench cache or a data source; kept in ``cache`` by what
+    they are): arrays, or encoded images (:class:`bench.data.sources.Encoded`) the input pipeline decodes."""
+    from bench.data import sources, synthetic
+    from bench.workloads import imported, source_of
+
+    wl = get_workload(point.workload, point.data)
+    spec = source_of(wl, point.data_scale)
+    if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline
+        key = (spec, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
+        loader = sources.load
+    elif wl.source:  # a user workload: its own arrays, the first n_train / n_val
+        x_train, y_train, x_val, y_val = imported(point.workload)[1]
+        return synthetic.Arrays(x_train[:point.n_train], y_train[:point.n_train], x_val[:point.n_val],
+                                y_val[:point.n_val])
+    else:
+        key = (wl.dataset, point.n_train, point.n_val, point.seed)
+        loader = synthetic.load
+    if key not in cache:
+        cache[key] = loader(*key)
+    return cache[key]
+
+
 class Worker:
     """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
 
@@ -104,26 +127,8 @@ class Worker:
         return True
 
     def arrays(self, point: Point) -> Any:
-        """The point's examples (generated, read from the cache or a data source once per worker): arrays,
-        or encoded images (:class:`bench.data.sources.Encoded`) the input pipeline decodes."""
-        from bench.data import sources, synthetic
-        from bench.workloads import imported, source_of
-
-        wl = get_workload(point.workload, point.data)
-        spec = source_of(wl, point.data_scale)
-        if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline
-            key = (spec, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
-            loader = sources.load
-        elif wl.source:  # a user workload: its own arrays, the first n_train / n_val
-            x_train, y_train, x_val, y_val = imported(point.workload)[1]
-            return synthetic.Arrays(x_train[:point.n_train], y_train[:point.n_train], x_val[:point.n_val],
-                                    y_val[:point.n_val])
-        else:
-            key = (wl.dataset, point.n_train, point.n_val, point.seed)
-            loader = synthetic.load
-        if key not in self._data:
-            self._data[key] = loader(*key)
-        return self._data[key]
+        """The point's examples, read once per worker (:func:`point_data`)."""
+        return point_data(point, self._data)
 
     def run_point(self, point: Point) -> None:
         """Run one point and write its record, whatever happens inside."""
