@@ -71,8 +71,7 @@ def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> S
     from bench.cli import available_suites, suites_dir
     from bench.data import sources
 
-    for cached in (sources.describe, sources._listing, sources._tfrecord_examples, sources._keras_arrays):
-        cached.cache_clear()  # a notebook process lives long: files may have changed since the last run
+    sources.clear_caches()  # a notebook process lives long: files may have changed since the last run
     unknown = sorted(set(keys) - set(user_keys()))
     if unknown:
         import difflib

@@ -19,8 +19,7 @@ from tests import sourcedata
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     """describe() and the listings are cached per process; tests reuse paths under tmp_path."""
-    for fn in (sources.describe, sources._listing, sources._tfrecord_examples, sources._keras_arrays):
-        fn.cache_clear()
+    sources.clear_caches()
     yield
 
 

@@ -148,6 +148,12 @@ def load(spec: str, n_train: int, n_val: int, seq_len: int = 0) -> Arrays | Enco
     return Encoded(listing.train[:n_train], listing.y_train[:n_train], listing.val[:n_val], listing.y_val[:n_val])
 
 
+def clear_caches() -> None:
+    """Forget what this process read of every source (a long-lived notebook process: files may change)."""
+    for cached in (describe, _listing, _tfrecord_examples, _keras_arrays):
+        cached.cache_clear()
+
+
 def _pad(seqs: np.ndarray, length: int) -> np.ndarray:
     """``keras.utils.pad_sequences(seqs, maxlen=length)``: zeros in front, the last ``length`` ids kept."""
     out = np.zeros((len(seqs), length), np.int32)
