@@ -55,19 +55,23 @@ def _weights(out_size: int, in_size: int) -> tuple[np.ndarray, np.ndarray, np.nd
 def resize_bilinear(img: np.ndarray, height: int, width: int) -> np.ndarray:
     """``img`` (h, w, c) resized to (height, width, c) as float32 in the input's value range, as
     ``tf.image.resize(img, (height, width))`` computes it (bilinear, no antialiasing, half-pixel centres)."""
-    x = img.astype(np.float32)
-    if x.shape[:2] == (height, width):
-        return x
-    top, bottom, dy = _weights(height, x.shape[0])
-    left, right, dx = _weights(width, x.shape[1])
-    rows_top, rows_bottom = x[top], x[bottom]
+    if img.shape[:2] == (height, width):
+        return img.astype(np.float32)
+    top, bottom, dy = _weights(height, img.shape[0])
+    left, right, dx = _weights(width, img.shape[1])
+    # only the rows and columns the interpolation reads are converted (a 2048 x 1365 photo into 64 x 64 reads
+    # 128 x 128 of its pixels)
+    cols = np.concatenate([left, right])
+    rows_top = img[top][:, cols].astype(np.float32)
+    rows_bottom = img[bottom][:, cols].astype(np.float32)
+    left, right = np.arange(width), np.arange(width, 2 * width)
     t = rows_top[:, left] + (rows_top[:, right] - rows_top[:, left]) * dx[None, :, None]
     b = rows_bottom[:, left] + (rows_bottom[:, right] - rows_bottom[:, left]) * dx[None, :, None]
     return t + (b - t) * dy[:, None, None]
 
 
-def encode(img: np.ndarray, fmt: str = "png") -> bytes:
-    """uint8 ``(h, w, c)`` -> PNG (lossless) or JPEG (quality 95) bytes."""
+def encode(img: np.ndarray, fmt: str = "png", quality: int = 95) -> bytes:
+    """uint8 ``(h, w, c)`` -> PNG (lossless) or JPEG (``quality``) bytes."""
     from PIL import Image
 
     arr = img[..., 0] if img.shape[-1] == 1 else img
@@ -75,5 +79,5 @@ def encode(img: np.ndarray, fmt: str = "png") -> bytes:
     if fmt == "png":
         Image.fromarray(arr).save(buf, format="PNG")
     else:
-        Image.fromarray(arr).save(buf, format="JPEG", quality=95)
+        Image.fromarray(arr).save(buf, format="JPEG", quality=quality)
     return buf.getvalue()

@@ -83,20 +83,26 @@ def build_reuters_textcnn(wl: Workload) -> keras.Model:
 
 def build_plant_cnn(wl: Workload) -> keras.Model:
     """Seed 001's first stage, a plain CNN (the guide shows no code; this is bench's, with feature sizes that
-    are multiples of 8 as the guide advises for TPUs): four Conv2D 3x3 (16/32/64/128, same, relu), each but
-    the last followed by MaxPool 2x2, global average pooling, Dense(classes) softmax."""
+    are multiples of 8 as the guide advises for TPUs): four Conv2D 3x3 (8/16/32/64, same, relu), each but
+    the last followed by MaxPool 2x2, global *max* pooling, Dense(classes) softmax.
+
+    Small on purpose, and max-pooled: a lesion anywhere on the leaf decides the class, and global average
+    pooling dilutes a few small spots (on the generated leaves it stayed near 0.65 validation accuracy where
+    max pooling reaches about 0.9 in 10 epochs). A model this light trains several times faster than this
+    CPU decodes the 2048 x 1365 JPEGs, which is the seed's situation on a TPU: the input pipeline is the
+    bottleneck unless the decoded images are cached."""
     conv = {"padding": "same", "activation": "relu"}
     return keras.Sequential(
         [
             keras.Input(wl.shape),
+            layers.Conv2D(8, 3, **conv),
+            layers.MaxPooling2D(),
             layers.Conv2D(16, 3, **conv),
             layers.MaxPooling2D(),
             layers.Conv2D(32, 3, **conv),
             layers.MaxPooling2D(),
             layers.Conv2D(64, 3, **conv),
-            layers.MaxPooling2D(),
-            layers.Conv2D(128, 3, **conv),
-            layers.GlobalAveragePooling2D(),
+            layers.GlobalMaxPooling2D(),
             layers.Dense(wl.classes, activation="softmax", dtype="float32"),
         ],
         name="plant_cnn",
