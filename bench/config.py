@@ -331,20 +331,37 @@ def batch_combinations(cfg: SuiteConfig) -> Iterator[tuple[str, str, int, int, i
                 yield w, s, global_batch(b, cfg.batch_scaling, n), n_train, n_val
 
 
-def clamp_warnings(cfg: SuiteConfig) -> list[str]:
-    """Points whose steps_per_execution exceeds the steps of an epoch: they run clamped, with a warning.
+def effective_steps_per_execution(requested: int, steps: int) -> int:
+    """The steps_per_execution a point runs with ``steps`` steps per epoch: the largest divisor of ``steps``
+    not above ``requested`` (``requested`` itself when it divides ``steps``).
 
-    Clamped, not refused: a sweep over several workloads and batch sizes would otherwise be refused as a
-    whole for one small combination. Keras itself runs at most one execution per epoch; bench states it,
-    and the record keeps the requested value plus ``effective_steps_per_execution``.
+    Given ``steps_per_epoch`` on a repeated dataset (how bench, and seed 001, feed ``fit``), Keras 3.15 runs
+    whole executions: ``ceil(steps / spe)`` of them per epoch, under both backends. With 36 steps and
+    ``steps_per_execution=32`` an "epoch" trains 64 batches, 28 of them the next epoch's, so the epochs, the
+    data order and the accuracy per epoch no longer match a point with another ``steps_per_execution``. A
+    divisor keeps every point's epochs exactly the data's.
+    """
+    return max(d for d in range(1, min(requested, steps) + 1) if steps % d == 0)
+
+
+def clamp_warnings(cfg: SuiteConfig) -> list[str]:
+    """Points whose steps_per_execution does not divide the steps of an epoch: they run with a smaller one
+    (:func:`effective_steps_per_execution`), with a warning.
+
+    Run, not refused: a sweep over several workloads and batch sizes would otherwise be refused as a whole for
+    one small combination. The record keeps the requested value plus ``effective_steps_per_execution``.
     """
     out = []
     for w, s, gb, n_train, _ in batch_combinations(cfg):
         steps = n_train // gb
         for spe in axes_for(cfg, w)["steps_per_execution"]:
-            if spe > steps:
-                out.append(f"steps_per_execution={spe} exceeds the {steps} steps of one {w} epoch at global batch "
-                           f"{gb} ({s}): runs clamped to {steps} (recorded as effective_steps_per_execution)")
+            eff = effective_steps_per_execution(spe, steps)
+            if eff == spe:
+                continue
+            why = (f"exceeds the {steps} steps" if spe > steps else
+                   f"does not divide the {steps} steps")  # Keras would run whole executions past the epoch
+            out.append(f"steps_per_execution={spe} {why} of one {w} epoch at global batch {gb} ({s}): runs "
+                       f"with {eff} (recorded as effective_steps_per_execution)")
     return out
 
 

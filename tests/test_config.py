@@ -95,7 +95,21 @@ def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> No
                         "steps_per_execution=[16,64]"])
     assert clamp_warnings(cfg) == [
         "steps_per_execution=64 exceeds the 32 steps of one fashion_cnn epoch at global batch 128 (cpu): runs "
-        "clamped to 32 (recorded as effective_steps_per_execution)"]
+        "with 32 (recorded as effective_steps_per_execution)"]
+
+
+def test_steps_per_execution_that_does_not_divide_the_epoch_runs_as_a_divisor() -> None:
+    """Keras 3.15 runs whole executions per epoch (36 steps at spe 32: 64 steps), so a point runs with the
+    largest divisor of the epoch's steps instead, and says so."""
+    from bench.config import clamp_warnings, effective_steps_per_execution
+
+    assert [effective_steps_per_execution(32, s) for s in (36, 64, 32, 8, 37, 91)] == [18, 32, 32, 8, 1, 13]
+    assert effective_steps_per_execution(1, 36) == 1
+    cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[128]",
+                        "n_train=4608", "steps_per_execution=[1,12,32]"])  # 36 steps
+    assert clamp_warnings(cfg) == [
+        "steps_per_execution=32 does not divide the 36 steps of one fashion_cnn epoch at global batch 128 (cpu): "
+        "runs with 18 (recorded as effective_steps_per_execution)"]
 
 
 def test_an_axis_typed_on_the_command_line_applies_to_every_workload() -> None:

@@ -66,3 +66,19 @@ def test_warm_up_is_recorded_and_separate(default_run) -> None:
         assert 0 <= r["teardown_s"] < r["fit_wall_s"]
         total = sum(e["epoch_s"] for e in r["epochs"]) + r["teardown_s"]
         assert total == pytest.approx(r["fit_wall_s"], rel=0.02)
+
+
+def test_a_steps_per_execution_that_does_not_divide_the_epoch_keeps_epochs_exact(tmp_path) -> None:
+    """192 examples at batch 32 are 6 steps; steps_per_execution=4 would make Keras run 8 steps per epoch
+    (two whole executions, taking the next epoch's batches), so the point runs with 3, and every epoch
+    trains exactly its 6 steps (counted from the optimizer), under each installed backend."""
+    import importlib.util
+
+    backends = ["tensorflow"] + (["jax"] if importlib.util.find_spec("jax") else [])
+    records = run(tmp_path, "workloads=[fashion_cnn]", "n_train=192", "n_val=64", "epochs=2",
+                  f"backends=[{','.join(backends)}]", "measure_input=false")
+    assert sorted(r["backend"] for r in records) == sorted(backends)
+    for r in records:
+        assert r["point"]["steps_per_execution"] == 4 and r["effective_steps_per_execution"] == 3
+        assert [e["steps"] for e in r["epochs"]] == [6, 6]
+        assert any("ran as 3" in n for n in r["notes"]), r["notes"]

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from bench.config import effective_steps_per_execution
 from bench.engines import StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.records import write_record
 from bench.runner.env import host_env
@@ -198,11 +199,12 @@ class Worker:
         pipes = self.engine.make_pipelines(workload, arrays, gb, point.seed,
                                            slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs,
                                            cached=point.input_pipeline == "cached")
-        spe = min(point.steps_per_execution, pipes.steps_per_epoch)  # Keras runs <= 1 execution per epoch
+        spe = effective_steps_per_execution(point.steps_per_execution, pipes.steps_per_epoch)
         rec["effective_steps_per_execution"] = spe
         if spe != point.steps_per_execution:
-            rec["notes"].append(f"steps_per_execution {point.steps_per_execution} clamped to the {spe} steps "
-                                "of an epoch")
+            rec["notes"].append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
+                                f"divisor of the epoch's {pipes.steps_per_epoch} steps not above it (Keras would "
+                                "run whole executions past the end of the epoch)")
         with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
             model = workload.build_model()
             rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
