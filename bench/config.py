@@ -78,9 +78,12 @@ class SuiteConfig:
     data_scale: str = field(default="reduced", metadata=_help("reduced | full (the seeds' dataset sizes)"))
     n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
     n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
-    input_pipeline: str = field(default="default", metadata=_help(
-        "default | cached (images from files decoded once, then cached before augmentation) | slow_decode "
-        "(un-parallelised decode: input-bound demo)"))
+    input_pipelines: list[str] = field(default_factory=lambda: ["default"], metadata=_help(
+        "a list of input pipelines: default (images from files decoded every epoch) | cached (decoded once, "
+        "then cached before augmentation) | slow_decode (un-parallelised decode: input-bound demo), e.g. "
+        "[default,cached]"))
+    input_pipeline: str = field(default="", metadata=_help(
+        "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode)"))
     all_reduce: str = field(default="auto", metadata=_help(
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
     tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))
@@ -263,7 +266,13 @@ def _check_choices(cfg: SuiteConfig) -> None:
     _check_choice("data_scale", cfg.data_scale, DATA_SCALES)
     _check_choice("all_reduce", cfg.all_reduce, ALL_REDUCES)
     _check_choice("progress", cfg.progress, PROGRESS)
-    _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
+    if cfg.input_pipeline:  # the one-pipeline shorthand (a command line's wins over a suite's list)
+        _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
+        cfg.input_pipelines = [cfg.input_pipeline]
+    _check_list("input_pipelines", cfg.input_pipelines, ", ".join(INPUT_PIPELINES))
+    for i, p in enumerate(cfg.input_pipelines):
+        if p not in INPUT_PIPELINES:
+            raise ConfigError(f"input_pipelines[{i}]={p!r} is not allowed; allowed: {', '.join(INPUT_PIPELINES)}")
     _check_choice("repeat_seeds", cfg.repeat_seeds, REPEAT_SEEDS)
 
 
@@ -273,6 +282,12 @@ def _check_numbers(cfg: SuiteConfig) -> None:
         raise ConfigError(f"parity_tolerance_pp={cfg.parity_tolerance_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
+    from bench.workloads import MIN_STAGED_EPOCHS, get_workload
+
+    for w in cfg.workloads:
+        if cfg.epochs < MIN_STAGED_EPOCHS and get_workload(w, cfg.data).frozen:
+            raise ConfigError(f"epochs={cfg.epochs}: {w} trains in two stages (frozen backbone, then fine-tuning, "
+                              f"half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
     if cfg.repeats < 1:
         raise ConfigError(f"repeats={cfg.repeats}: must be >= 1")
     if cfg.seed < 0:

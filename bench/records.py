@@ -173,5 +173,11 @@ def load_records(dirs: Iterable[Path], warn: bool = True) -> LoadResult:
 
 
 def steady_epochs(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Epochs 2..n (the steady state); epoch 1 is the warm-up epoch and never mixed in."""
-    return [e for e in record.get("epochs") or [] if e.get("epoch", 0) >= 2]
+    """Epochs 2..n (the steady state); epoch 1 is the warm-up epoch and never mixed in. A transfer-learning
+    point's epochs name their ``stage``: its steady state is the last stage's epochs after that stage's
+    first (which traces the recompiled model, a warm-up of its own)."""
+    epochs = record.get("epochs") or []
+    staged = [e["stage"] for e in epochs if e.get("stage")]
+    if staged:
+        return [e for e in epochs if e.get("stage") == staged[-1]][1:]
+    return [e for e in epochs if e.get("epoch", 0) >= 2]

@@ -64,10 +64,15 @@ def test_both_engines_feed_the_same_augmented_batches(tmp_path: Path, cached: bo
     a = tf_pipelines(wl, data, 8, seed=5, epochs=2, cached=cached)
     b = jax_pipelines(wl, data, 8, seed=5, epochs=2, cached=cached)
     it = iter(a.train)
-    for _ in range(2 * a.steps_per_epoch):
+    first = None
+    for _ in range(2 * a.steps_per_epoch - 1):
         (xa, ya), (xb, yb) = next(it), next(b.train)
+        first = xb if first is None else first
         assert xa.shape == xb.shape == (8, 32, 32, 3)
         assert np.abs(xa.numpy() - xb).max() < 1e-5 and np.array_equal(ya.numpy(), yb)
+    # a transfer-learning point's second fit: both engines start again from the first epoch's first batch
+    (xa, _), (xb, _) = next(iter(a.rewind())), next(b.rewind())
+    assert np.abs(xa.numpy() - first).max() < 1e-5 and np.abs(xb - first).max() < 1e-5
 
 
 def test_a_cached_pipeline_still_augments_differently_every_epoch(tmp_path: Path) -> None:
@@ -110,3 +115,64 @@ def test_augmentation_layers_in_the_model_are_reported_as_such_under_jax(tmp_pat
     assert recs["tensorflow"]["augmentation_layers"] == ["RandomFlip", "RandomRotation", "RandomContrast"]
     assert recs["jax"]["status"] == "failed" and recs["jax"]["error"]["kind"] == "augmentation_layers_need_tensorflow"
     assert "augment in the input pipeline" in recs["jax"]["error"]["hint"]
+
+
+@pytest.mark.slow
+def test_plant_suite_shape_default_and_cached_pipelines_train_the_same_model(tmp_path) -> None:
+    """The plant suite's two pipelines in one worker: both points finish, train on the same augmented batches
+    (equal losses and accuracies every epoch: caching changes where the decoding happens, not the data), get
+    their own ids, and the report compares them in its Input pipelines section."""
+    import json
+
+    from tests.conftest import run_bench
+
+    proc = run_bench("suite=plant", "strategies=[cpu]", "batch_sizes=[16]", "steps_per_execution=[2]",
+                     "n_train=64", "n_val=32", "epochs=2", f"results_dir={tmp_path / 'r'}",
+                     f"reports_dir={tmp_path / 'rep'}", "measure_peak=false")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_dir = next((tmp_path / "r").iterdir())
+    recs = {r["point_id"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json")) if "point_id" in r}
+    default, cached = recs["plant_cnn-cpu-b16-spe2-fp32-r0"], recs["plant_cnn-cpu-b16-spe2-fp32-cached-r0"]
+    assert default["status"] == cached["status"] == "ok"
+    assert (default["dataset"]["pipeline"], cached["dataset"]["pipeline"]) == ("default", "cached")
+    for a, b in zip(default["epochs"], cached["epochs"], strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-4) and a["val_accuracy"] == b["val_accuracy"]
+    report = next((tmp_path / "rep").iterdir()) / "report.md"
+    assert "## Input pipelines" in report.read_text()
+    assert "pipeline" in proc.stdout.split("records:")[0]  # the console table's pipeline column
+
+
+@pytest.mark.slow
+def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(tmp_path) -> None:
+    """Seed 001's transfer learning: the backbone frozen for half the epochs, then unfrozen and recompiled at
+    the fine-tuning learning rate, in one point: both stages' epochs recorded (tagged), the trainable
+    parameters of each stage, random weights offline; the frozen stage computes the same under both
+    backends, and the steady state is the fine-tuning stage's after its first epoch."""
+    import importlib.util
+    import json
+
+    from bench.records import steady_epochs
+    from tests.conftest import run_bench
+
+    backends = ["tensorflow"] + (["jax"] if importlib.util.find_spec("jax") else [])
+    proc = run_bench("suite=smoke", "workloads=[plant_transfer]", "strategies=[cpu]",
+                     f"backends=[{','.join(backends)}]", "batch_sizes=[16]", "steps_per_execution=[2]", "n_train=64",
+                     "n_val=32", "epochs=5",
+                     f"results_dir={tmp_path / 'r'}", "report=false", "measure_peak=false", "measure_input=false")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_dir = next((tmp_path / "r").iterdir())
+    recs = {r["backend"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json")) if "point_id" in r}
+    assert sorted(recs) == sorted(backends)
+    for r in recs.values():
+        assert r["status"] == "ok", r.get("error")
+        assert [(s["name"], s["epochs"], s["trainable_params"]) for s in r["stages"]] == [
+            ("frozen", 2, 5_124), ("fine_tune", 3, 401_252)]  # the head alone, then all but BatchNorm statistics
+        assert [s["learning_rate"] for s in r["stages"]] == pytest.approx([1e-3, 1e-5])
+        assert [(e["epoch"], e["stage"], e["steps"]) for e in r["epochs"]] == [
+            (1, "frozen", 4), (2, "frozen", 4), (3, "fine_tune", 4), (4, "fine_tune", 4), (5, "fine_tune", 4)]
+        assert [e["epoch"] for e in steady_epochs(r)] == [4, 5]
+        assert r["pretrained_weights"] is None  # no ImageNet weights in this box's Keras cache
+        assert "setup_s" in r["epochs"][0] and "setup_s" in r["epochs"][2]  # each fit's set-up, in its first epoch
+    if len(recs) == 2:
+        for a, b in zip(recs["tensorflow"]["epochs"][:2], recs["jax"]["epochs"][:2], strict=True):
+            assert a["loss"] == pytest.approx(b["loss"], rel=1e-3)

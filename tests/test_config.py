@@ -29,17 +29,17 @@ def test_every_suite_file_is_valid() -> None:
     from bench.cli import available_suites
 
     suites = available_suites()
-    assert {"cnn", "text", "smoke"} <= set(suites)
+    assert {"cnn", "text", "smoke", "plant"} <= set(suites)
     for name in suites:
         assert parse_config([f"suite={name}"]).name == name
 
 
 def test_unknown_suite_names_the_allowed_ones() -> None:
-    assert err("suite=cnnn") == "suite='cnnn' is not a suite; allowed: cnn, smoke, text"
+    assert err("suite=cnnn") == "suite='cnnn' is not a suite; allowed: cnn, plant, smoke, text"
 
 
 def test_missing_suite() -> None:
-    assert err() == "suite: missing; allowed: cnn, smoke, text (e.g. python -m bench suite=cnn)"
+    assert err() == "suite: missing; allowed: cnn, plant, smoke, text (e.g. python -m bench suite=cnn)"
 
 
 def test_type_error_names_the_key() -> None:
@@ -73,7 +73,8 @@ def test_unknown_key_lists_keys() -> None:
 def test_unknown_workload() -> None:
     assert err("suite=cnn", "workloads=[resnet]") == (
         "workloads[0]='resnet' is not a workload; allowed: fashion_cnn, catsdogs_cnn, reuters_textcnn, "
-        "reuters_textcnn_logits_bug, plant_cnn, plant_cnn_layer_aug, or an import path my_pkg.my_module:make")
+        "reuters_textcnn_logits_bug, plant_cnn, plant_cnn_layer_aug, plant_transfer, or an import path "
+        "my_pkg.my_module:make")
 
 
 def test_empty_list() -> None:
@@ -139,6 +140,19 @@ def test_bad_choice_values() -> None:
     assert err("suite=cnn", "data_scale=huge") == "data_scale='huge' is not allowed; allowed: reduced, full"
     assert err("suite=cnn", "precisions=[fp8]") == (
         "precisions[0]='fp8' is not allowed; allowed: float32, mixed_float16, mixed_bfloat16")
+    assert err("suite=plant", "input_pipelines=[default,cachd]") == (
+        "input_pipelines[1]='cachd' is not allowed; allowed: default, cached, slow_decode")
+    assert err("suite=plant", "input_pipeline=cachd") == (
+        "input_pipeline='cachd' is not allowed; allowed: default, cached, slow_decode")
+    assert err("suite=plant", "input_pipelines=[cached,cached]") == (
+        "input_pipelines: duplicate value(s) ['cached']; list each value once")
+
+
+def test_a_two_stage_workload_needs_four_epochs() -> None:
+    assert err("suite=smoke", "workloads=[plant_transfer]", "epochs=3") == (
+        "epochs=3: plant_transfer trains in two stages (frozen backbone, then fine-tuning, half the epochs each): "
+        "must be >= 4")
+    assert parse_config(["suite=smoke", "workloads=[plant_transfer]", "epochs=4"]).epochs == 4
 
 
 def test_unwritable_results_dir(tmp_path) -> None:
@@ -151,7 +165,7 @@ def test_unwritable_results_dir(tmp_path) -> None:
 @pytest.mark.parametrize(("override", "message"), [
     ("+workload_axes.imdb.batch_sizes=[32]", "workload_axes.imdb: not a workload; allowed: fashion_cnn, "
                                              "catsdogs_cnn, reuters_textcnn, reuters_textcnn_logits_bug, plant_cnn, "
-                                             "plant_cnn_layer_aug"),
+                                             "plant_cnn_layer_aug, plant_transfer"),
     ("workload_axes.fashion_cnn.batch_sizes=[32]", "workload_axes.fashion_cnn.batch_sizes: not in this suite's "
      "workload_axes; add it with Hydra's +: +workload_axes.fashion_cnn.batch_sizes=[...] (allowed keys per "
      "workload: batch_sizes, steps_per_execution)"),

@@ -9,7 +9,8 @@ tf = pytest.importorskip("tensorflow")
 from bench.runner.flops import datasheet_peak, forward_flops_per_example, train_flops_per_example  # noqa: E402
 from bench.workloads.models import build_model  # noqa: E402
 
-COUNTED_OPS = ("Conv2D", "MatMul", "BiasAdd")  # Conv1D runs as Conv2D; pooling/activations are not counted
+# Conv1D runs as Conv2D; pooling/activations/BatchNorm are not counted
+COUNTED_OPS = ("Conv2D", "DepthwiseConv2dNative", "MatMul", "BiasAdd")
 
 
 def profiled_forward_flops(model, batch: int) -> dict[str, int]:
@@ -35,7 +36,8 @@ def profiled_forward_flops(model, batch: int) -> dict[str, int]:
     return by_op
 
 
-@pytest.mark.parametrize("name", ["fashion_cnn", "catsdogs_cnn", "reuters_textcnn"])
+# plant_transfer: a keras.applications MobileNetV2 nested as a layer, with depthwise convolutions
+@pytest.mark.parametrize("name", ["fashion_cnn", "catsdogs_cnn", "reuters_textcnn", "plant_cnn", "plant_transfer"])
 def test_analytic_forward_matches_profiler_within_2_percent(name: str) -> None:
     model = build_model(name)
     batch = 4

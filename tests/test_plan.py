@@ -77,3 +77,25 @@ def test_the_record_form_of_a_point_and_its_hash_are_unchanged() -> None:
     assert p.per_replica_batch_size == 16 and p.global_batch_size is None and p.global_batch(2) == 32
     assert p.to_record() == old
     assert p.config_hash == "0ef59e90171b7b57"  # sha256 of the sorted JSON of `old`, as bench has always computed it
+
+
+def test_input_pipelines_are_an_axis_and_the_one_pipeline_key_is_its_shorthand() -> None:
+    """The plant suite runs each configuration under the default and the cached pipeline; ids of a non-default
+    pipeline say so (the default's ids are what bench always wrote); input_pipeline=NAME is one pipeline."""
+    ids = [p.point_id for p in plan(parse_config(["suite=plant", "strategies=[cpu]"]))]
+    assert ids == ["plant_cnn-cpu-b16-spe1-fp32-r0", "plant_cnn-cpu-b16-spe32-fp32-r0",
+                   "plant_cnn-cpu-b16-spe1-fp32-cached-r0", "plant_cnn-cpu-b16-spe32-fp32-cached-r0"]
+    one = plan(parse_config(["suite=plant", "strategies=[cpu]", "input_pipeline=slow_decode"]))
+    assert {p.input_pipeline for p in one} == {"slow_decode"} and len(one) == 2
+    assert one[0].point_id == "plant_cnn-cpu-b16-spe1-fp32-slow_decode-r0"
+    default, cached = plan(parse_config(["suite=plant", "strategies=[cpu]", "steps_per_execution=[1]"]))
+    assert default.config_hash != cached.config_hash
+
+
+def test_the_plant_suite_runs_whole_executions_of_32_steps() -> None:
+    """512 training images at batch 16: 32 steps, so steps_per_execution=32 runs as itself (no warning)."""
+    from bench.config import clamp_warnings
+
+    cfg = parse_config(["suite=plant"])
+    assert [(p.n_train, p.n_val) for p in plan(cfg)][:1] == [(512, 128)]
+    assert clamp_warnings(cfg) == []

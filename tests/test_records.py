@@ -98,3 +98,12 @@ def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorf
     assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "peak_rss_mib"] == 3.0
     assert frame.loc["p-cpu-b8-spe1-fp32-r0", "backend"] == "tensorflow"
     assert frame.loc["p-cpu-b8-spe1-fp32-r0", "strategy"] == "cpu"
+
+
+def test_steady_epochs_of_a_staged_point_are_its_last_stage_after_that_stage_s_first() -> None:
+    from bench.records import steady_epochs
+
+    plain = {"epochs": [{"epoch": i} for i in (1, 2, 3)]}
+    assert [e["epoch"] for e in steady_epochs(plain)] == [2, 3]
+    staged = {"epochs": [{"epoch": i, "stage": "frozen" if i <= 2 else "fine_tune"} for i in range(1, 6)]}
+    assert [e["epoch"] for e in steady_epochs(staged)] == [4, 5]

@@ -200,3 +200,44 @@ def test_hydra_style_args():
     assert hydra_style_args(["a", "out=x/y", "parity-tolerance=2", "b=c", "--baseline", "gpu"],
                             ["out", "parity_tolerance", "baseline"]) == [
         "a", "--out", "x/y", "--parity-tolerance", "2", "b=c", "--baseline", "gpu"]
+
+
+def test_input_pipelines_section_compares_each_configuration_under_each_pipeline() -> None:
+    """Seed 001's lesson: the same configuration decoded every epoch (input-bound) and cached; three repeats
+    a side give the ratio an interval; a report without a second pipeline has no such section."""
+    import copy
+    import json
+
+    from bench.reporting.frame import summarize
+    from bench.reporting.tables import pipelines_section
+
+    run = RECORDS / "hostA" / "20261121T101500Z-cnn-3f2a9c1"
+    default = [json.loads((run / f"fashion_cnn-cpu-b64-spe1-fp32-r{i}.json").read_text()) for i in range(3)]
+    for r in default:
+        rate = r["epochs"][1]["examples"] / r["epochs"][1]["train_s"]
+        r["input_examples_per_s"] = 1.05 * rate  # training reaches 95 % of the pipeline's own rate
+    cached = copy.deepcopy(default)
+    for r in cached:
+        r["dataset"]["pipeline"] = "cached"
+        r["point_id"] = r["point_id"].replace("-fp32-", "-fp32-cached-")
+        r["input_examples_per_s"] = 250000.0
+        for e in r["epochs"]:
+            e["train_s"] /= 4
+            e["epoch_s"] = e["train_s"] + e["val_s"]
+    assert pipelines_section(summarize(default)) == []
+    lines = pipelines_section(summarize(default + cached))
+    assert lines[0] == "## Input pipelines"
+    table = lines[4].splitlines()
+    assert [c.strip() for c in table[0].split("|")][7:10] == ["default examples/s", "cached examples/s",
+                                                              "cached vs default"]
+    row = [c.strip() for c in table[2].split("|")]
+    assert row[1:7] == ["fashion_cnn", "synthetic (reduced, n_train=12288)", "cpu", "64", "1", "float32"]
+    assert row[7].endswith("(input-bound)") and "input-bound" not in row[8]
+    assert row[9].startswith("4.00x [") and not row[9].startswith("~")  # 3 repeats a side: an interval
+    from bench.reporting.console import summary_table
+
+    console = summary_table(default + cached).splitlines()
+    assert console[0].split()[:5] == ["workload", "strategy", "batch", "spe", "pipeline"]
+    assert [(line.split()[4], line.endswith("input-bound")) for line in console[2:]] == [
+        ("cached", False), ("default", True)]
+    assert "pipeline" not in summary_table(default).splitlines()[0]

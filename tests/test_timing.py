@@ -96,6 +96,20 @@ def test_warm_up_epoch_includes_fit_set_up_before_the_first_epoch() -> None:
     assert second["epoch_s"] == 1.0 and "setup_s" not in second
 
 
+def test_each_fit_of_a_staged_point_puts_its_set_up_in_its_first_epoch_and_tags_its_stage() -> None:
+    timer, clock, _, _ = make_timer()
+    for stage, epochs, setup in (("frozen", (0, 1), 4.0), ("fine_tune", (2, 3), 3.0)):
+        timer.stage = stage
+        timer.fit_started()
+        clock.t += setup  # the second fit traces the recompiled model
+        for epoch in epochs:
+            timer.on_epoch_begin(epoch)
+            clock.t += 1.0
+            timer.on_epoch_end(epoch, {"loss": 1.0})
+    assert [(r["epoch"], r["stage"], r.get("setup_s"), r["epoch_s"]) for r in timer.rows] == [
+        (1, "frozen", 4.0, 5.0), (2, "frozen", None, 1.0), (3, "fine_tune", 3.0, 4.0), (4, "fine_tune", None, 1.0)]
+
+
 def test_the_split_waits_for_the_last_train_step_before_validation_starts() -> None:
     """Under JAX ``fit`` reaches ``on_test_begin`` while train steps are still running (asynchronous
     dispatch): reading the step counter waits for them, and that wait is training time, not validation."""

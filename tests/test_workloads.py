@@ -19,6 +19,8 @@ EXPECTED = {
     # 448 + 4,640 + 18,496 + 73,856 + 516 (Dense 128 -> 4); the layer variant adds no weights
     "plant_cnn": (24_788, (None, 4)),
     "plant_cnn_layer_aug": (24_788, (None, 4)),
+    # keras.applications.MobileNetV2(alpha=0.35, 96x96, no top): 410,208 (Keras' own count) + Dense 1280*4+4
+    "plant_transfer": (415_332, (None, 4)),
 }
 
 
@@ -90,3 +92,30 @@ def test_registry_holds_factories_and_the_worker_attaches_the_seed_models() -> N
     own = Workload(name="mine", build_model=lambda: keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)]),
                    compile_kwargs={"optimizer": "adam", "loss": "mse"})
     assert runnable(own) is own and own.compile_settings() == {"optimizer": "adam", "loss": "mse"}
+
+
+def test_plant_transfer_uses_imagenet_weights_only_when_the_keras_cache_has_them(tmp_path, monkeypatch) -> None:
+    """Offline the backbone is random (recorded as such); a weights file where keras.applications keeps it
+    (``$KERAS_HOME/models``) is loaded, never downloaded. The file here is written in Keras' legacy HDF5
+    layout, as the real ImageNet file is, from a random backbone (this box cannot download the real one)."""
+    h5py = pytest.importorskip("h5py")
+    from keras.src.legacy.saving import legacy_h5_format
+
+    from bench.workloads import get_workload
+    from bench.workloads.models import imagenet_weights_file
+
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    wl = get_workload("plant_transfer")
+    assert imagenet_weights_file(wl) is None
+    assert build_model(wl).bench_pretrained is None
+    keras.utils.set_random_seed(1)
+    source = keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, include_top=False, weights=None)
+    path = tmp_path / "models" / "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96_no_top.h5"
+    path.parent.mkdir()
+    with h5py.File(path, "w") as f:
+        legacy_h5_format.save_weights_to_hdf5_group(f, source)
+    assert imagenet_weights_file(wl) == path
+    model = build_model(wl)
+    assert model.bench_pretrained == "imagenet"
+    loaded = model.get_layer("backbone").get_weights()
+    assert all(np.array_equal(a, b) for a, b in zip(loaded, source.get_weights(), strict=True))

@@ -26,10 +26,12 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
         return "no records"
     summary = add_learning(summary)
     backends = shows_backends(summary)  # a backend column when not every record is TensorFlow's
+    pipelines = set(summary["input_pipeline"]) != {"default"}  # a pipeline column when one is not the default
     all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
     lines = []
     rows = []
-    for _, r in summary.sort_values(["workload", "strategy", "global_batch_size", "steps_per_execution"]).iterrows():
+    order = ["workload", "strategy", "global_batch_size", "steps_per_execution", "input_pipeline"]
+    for _, r in summary.sort_values(order, kind="mergesort").iterrows():
         if all_skipped[r["strategy"]]:
             continue
         ok = r["status"] == "ok"
@@ -42,12 +44,14 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
             speedup = speedup_cell(r)
         name = list(split_label(r["strategy"])) if backends else [r["strategy"]]
         rows.append([r["workload"], *name, int(r["global_batch_size"]), int(r["steps_per_execution"]),
+                     *([r["input_pipeline"]] if pipelines else []),
                      number(r["examples_per_s"] if ok else None, ",.0f", dash="-"),
                      number(r["train_s_median"] if ok else None, ".3f", dash="-"),
                      number(r["final_val_accuracy"] if ok else None, ".3f", dash="-"), speedup,
                      ", ".join([status, *flags])])
     if rows:
-        headers = ["workload", *(["backend"] if backends else []), "strategy", "batch", "spe", "examples/s",
+        headers = ["workload", *(["backend"] if backends else []), "strategy", "batch", "spe",
+                   *(["pipeline"] if pipelines else []), "examples/s",
                    "train s/epoch", "val acc", f"vs {baseline}", "status"]
         lines.append(tabulate(rows, headers=headers, disable_numparse=True))
     for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):

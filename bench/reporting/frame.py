@@ -178,6 +178,8 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
         rows.append({
             "run_id": r["run_id"], "point_id": r["point_id"], "suite": r["suite"], "host": _host(r),
             "workload": workload, "dataset": dataset_label(ds), "dataset_name": ds.get("name"),
+            "input_pipeline": ds.get("pipeline") or "default",
+            "data": dataset_label({k: v for k, v in ds.items() if k != "pipeline"}),  # the label, any pipeline
             "strategy": label, "backend": backend_of(r), "strategy_requested": s.get("requested"),
             "strategy_name": strategy_name(s),
             "strategy_class": s.get("class"),
@@ -231,6 +233,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     first = g.iloc[0]
     return {
         "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "strategy_name": first["strategy_name"],
+        "input_pipeline": first["input_pipeline"], "data": first["data"],
         "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],
         "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],

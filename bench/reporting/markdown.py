@@ -22,6 +22,7 @@ from bench.reporting.tables import (
     environment_table,
     parity_section,
     peaks_table,
+    pipelines_section,
     problems_section,
     results_table,
     skipped_files_section,
@@ -101,7 +102,9 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
              "## The answer", ""]
     for workload, dataset in workloads:
         lines += answer_section(a, workload, dataset)
-    lines += [HOW_TO_READ, "", "## Environment", "", environment_table(loaded.records), "",
+    lines += [HOW_TO_READ, ""]
+    lines += pipelines_section(s, a.show_backend)
+    lines += ["## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)

@@ -18,8 +18,8 @@ from bench.reporting.format import (
     shorten,
     speedup_cell,
 )
-from bench.reporting.frame import MATCH_KEY, split_label
-from bench.reporting.stats import finite_median
+from bench.reporting.frame import INPUT_BOUND_FRACTION, MATCH_KEY, split_label
+from bench.reporting.stats import finite_median, repeat_ratio_ci
 
 
 def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
@@ -153,6 +153,46 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
                      "flags": shorten(f"absent: {a['reason']}", 120)})
     return markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
 
+
+
+PIPELINE_KEY = ["workload", "data", "strategy", "global_batch_size", "steps_per_execution", "precision"]
+
+
+def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:
+    """Seed 001's lesson as a table: each configuration that ran under several input pipelines, its
+    examples/s under each, and each pipeline's throughput relative to ``default`` (decode every epoch) with
+    the repeats' interval; [] when no configuration ran under more than one pipeline."""
+    ok = summary[summary["status"] == "ok"]
+    groups = [g for _, g in ok.groupby(PIPELINE_KEY, sort=True) if g["input_pipeline"].nunique() > 1]
+    if not groups:
+        return []
+    names = sorted({p for g in groups for p in g["input_pipeline"]}, key=lambda p: (p != "default", p))
+    rows = []
+    for g in groups:
+        by = {r["input_pipeline"]: r for _, r in g.iterrows()}
+        first = g.iloc[0]
+        row: dict[str, Any] = {"workload": first["workload"], "data": first["data"], "strategy": first["strategy"],
+                               "global batch": first["global_batch_size"], "spe": first["steps_per_execution"],
+                               "precision": first["precision"]}
+        for p in names:
+            r = by.get(p)
+            bound = " (input-bound)" if r is not None and r["input_bound"] else ""
+            row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}"
+        base = by.get("default")
+        for p in names[1:] if base is not None else []:
+            r = by.get(p)
+            ratio = repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]) if r is not None else None
+            row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
+        rows.append(row)
+    return ["## Input pipelines", "",
+            "The same configuration under each input pipeline: `default` reads, decodes and resizes every image "
+            "every epoch; `cached` decodes once (epoch 1) and caches the decoded images *before* augmentation, "
+            "so augmentation still differs every epoch; `slow_decode` is the default without parallel decoding. "
+            f"A pipeline is input-bound when training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate "
+            "it delivers alone: the device waits for data, and a faster device would not help (seed 001's lesson "
+            "on TPUs). Ratios are examples/s over the default pipeline's, with a 95% interval from 3 or more "
+            "repeats a side.", "",
+            markdown_table(pd.DataFrame(with_backend(rows, show_backend))), ""]
 
 
 def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str]:

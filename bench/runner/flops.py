@@ -53,10 +53,17 @@ def datasheet_peak(device_kind: str, accelerator: str | None, precision: str,
 
 
 def forward_flops_per_example(model: keras.Model) -> int:
-    """Analytic forward FLOPs for one example: Conv1D/Conv2D and Dense layers (2 x multiply-adds + bias)."""
+    """Analytic forward FLOPs for one example: Conv1D/Conv2D, DepthwiseConv2D and Dense layers (2 x
+    multiply-adds + bias), including those of a model nested as a layer (a ``keras.applications`` backbone)."""
     total = 0
     for layer in model.layers:
-        if isinstance(layer, keras.layers.Conv2D):
+        if isinstance(layer, keras.Model):
+            total += forward_flops_per_example(layer)
+        elif isinstance(layer, keras.layers.DepthwiseConv2D):
+            _, h, w, cout = layer.output.shape  # cout = channels in x depth_multiplier, one kernel each
+            kh, kw = layer.kernel_size
+            total += (2 * kh * kw + layer.use_bias) * h * w * cout
+        elif isinstance(layer, keras.layers.Conv2D):
             _, h, w, cout = layer.output.shape
             kh, kw = layer.kernel_size
             total += (2 * kh * kw * layer.input.shape[-1] + layer.use_bias) * h * w * cout

@@ -1,7 +1,7 @@
 """Suite -> ordered points, grouped by strategy, and the job a worker gets. Pure Python (no framework).
 
-A *point* is one resolved configuration (workload x strategy x batch x steps_per_execution x
-precision x repeat). Points that share a strategy form a *strategy group* and run in one worker
+A *point* is one resolved configuration (workload x strategy x input pipeline x batch x
+steps_per_execution x precision x repeat). Points that share a strategy form a *strategy group* and run in one worker
 process, as one :class:`WorkerJob`. Within a group, repeats are interleaved (every point's repeat 0,
 then every repeat 1 ...) so slow drift of a shared machine spreads over all points instead of landing
 on one.
@@ -57,12 +57,14 @@ class Point:
     @property
     def point_id(self) -> str:
         """File-name-safe id, e.g. ``fashion_cnn-cpu_x2-b128-spe8-fp32-r0`` (``pr32``: per-replica 32;
-        ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend)."""
+        ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend; ``…-fp32-cached-r0`` with an input pipeline other
+        than the default)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
         backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
         name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
+        pipeline = "" if self.input_pipeline == "default" else f"-{self.input_pipeline}"
         return (f"{name}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
-                f"{PRECISION_TAGS[self.precision]}-r{self.repeat}")
+                f"{PRECISION_TAGS[self.precision]}{pipeline}-r{self.repeat}")
 
     def global_batch(self, replicas: int) -> int:
         """Examples per step across all ``replicas``."""
@@ -143,7 +145,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
             for workload in cfg.workloads:
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
                 axes = axes_for(cfg, workload)
-                for batch in axes["batch_sizes"]:
+                for pipeline, batch in ((p, b) for p in cfg.input_pipelines for b in axes["batch_sizes"]):
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
                     for spe in axes["steps_per_execution"]:
                         for precision in cfg.precisions:
@@ -151,7 +153,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                             points.append(Point(
                                 workload=workload, strategy=strategy, steps_per_execution=spe, precision=precision,
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
-                                data_scale=cfg.data_scale, **listed, input_pipeline=cfg.input_pipeline,
+                                data_scale=cfg.data_scale, **listed, input_pipeline=pipeline,
                                 all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data))
     return points
 

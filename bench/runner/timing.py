@@ -51,11 +51,12 @@ class EpochTimer(keras.callbacks.Callback):
         self._t_val: float | None = None
         self._it0 = 0
         self._fit_start: float | None = None
-        self._setup_s = 0.0
+        self._setup_s: float | None = None  # set for the first epoch of a fit that fit_started() announced
+        self.stage: str | None = None  # a transfer-learning point's stage, recorded in each row when set
         self.ended_at: float | None = None  # clock at the end of the last epoch (fit's teardown follows)
 
     def fit_started(self) -> None:
-        """Call right before ``model.fit``: epoch 1 then includes fit's set-up before its first epoch."""
+        """Call right before each ``model.fit``: the fit's first epoch then includes its set-up."""
         self._fit_start = self.clock()
 
     def _iterations(self) -> int:
@@ -65,9 +66,10 @@ class EpochTimer(keras.callbacks.Callback):
         self._it0 = self._iterations()  # read before the clock starts: not part of the epoch
         self._t_val = None
         self._t0 = self.clock()
-        if epoch == 0 and self._fit_start is not None:
+        self._setup_s = None
+        if self._fit_start is not None:
             self._setup_s = self._t0 - self._fit_start
-            self._t0 = self._fit_start
+            self._t0, self._fit_start = self._fit_start, None
 
     def on_test_begin(self, logs: dict | None = None) -> None:
         if self._t_val is None:  # validation inside fit() starts here
@@ -87,8 +89,10 @@ class EpochTimer(keras.callbacks.Callback):
             "steps": steps,
             "examples": steps * self.global_batch_size,
         }
-        if epoch == 0 and self._fit_start is not None:
+        if self._setup_s is not None:
             row["setup_s"] = self._setup_s  # part of epoch_s and train_s spent before Keras' first epoch
+        if self.stage is not None:
+            row["stage"] = self.stage
         for k, v in sorted((logs or {}).items()):
             row[k] = float(v)
         self.rows.append(row)

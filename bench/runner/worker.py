@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import statistics
 import sys
@@ -27,13 +28,13 @@ from typing import Any, TextIO
 
 from bench.config import effective_steps_per_execution
 from bench.engines import StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
-from bench.records import write_record
+from bench.records import steady_epochs, write_record
 from bench.runner.env import host_env
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, utc_now
 from bench.runner.probes import Peaks, input_only_rate, measure_peaks, memory_record, reset_peak_rss
-from bench.workloads import get_workload
+from bench.workloads import get_workload, stage_epochs
 
 TPU_AUGMENTATION_NOTE = (
     "the model holds Keras augmentation layers; seed 001: under TensorFlow a TPU cannot compile them "
@@ -205,12 +206,26 @@ class Worker:
             rec["notes"].append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
                                 f"divisor of the epoch's {pipes.steps_per_epoch} steps not above it (Keras would "
                                 "run whole executions past the end of the epoch)")
-        with self.strategy.scope() if self.strategy is not None else contextlib.nullcontext():
-            model = workload.build_model()
-            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
+        stages = stage_epochs(workload, point.epochs)
+
+        def scope() -> Any:
+            return self.strategy.scope() if self.strategy is not None else contextlib.nullcontext()
+
+        def compile_for(stage: str) -> None:
             kwargs = workload.compile_settings()
             kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
+            if stage == "fine_tune":  # the same optimizer, fresh, at the fine-tuning learning rate
+                kwargs["optimizer"] = keras.optimizers.get(kwargs["optimizer"])
+                kwargs["optimizer"].learning_rate = workload.fine_tune_learning_rate
             model.compile(**kwargs, steps_per_execution=spe)
+
+        with scope():
+            model = workload.build_model()
+            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
+            frozen = [model.get_layer(name) for name in workload.frozen]
+            for layer in frozen:
+                layer.trainable = False
+            compile_for(stages[0][0])
         from bench.workloads.models import augmentation_layers
 
         in_model = augmentation_layers(model)
@@ -227,11 +242,30 @@ class Worker:
 
         timer = EpochTimer(gb, on_epoch=on_epoch)
         t0 = time.perf_counter()
-        timer.fit_started()
-        model.fit(pipes.train, epochs=point.epochs, steps_per_epoch=pipes.steps_per_epoch,
-                  validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                  callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
-        # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
+        train, done = pipes.train, 0
+        for i, (stage, n) in enumerate(stages):
+            if i:  # the next stage: unfreeze, recompile, and fit again, as Keras' transfer-learning guide does
+                with scope():
+                    for layer in frozen:
+                        layer.trainable = True
+                    compile_for(stage)
+                train = pipes.rewind()
+            if len(stages) > 1:
+                timer.stage = stage
+                rec.setdefault("stages", []).append({
+                    "name": stage, "epochs": n, "trainable_params": int(sum(math.prod(w.shape)
+                                                                            for w in model.trainable_weights)),
+                    "learning_rate": float(keras.ops.convert_to_numpy(model.optimizer.learning_rate))})
+            timer.fit_started()
+            model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
+                      validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
+                      callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
+            # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
+            done += n
+            if timer.diverged:
+                break
+        if workload.frozen:
+            rec["pretrained_weights"] = getattr(model, "bench_pretrained", None)
         t1 = time.perf_counter()
         rec["fit_wall_s"] = t1 - t0  # outside wall clock around the whole fit
         rec["teardown_s"] = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
@@ -240,7 +274,7 @@ class Worker:
             rec["status"] = "diverged"
             rec["error"] = {"type": "NonFiniteLoss",
                             "message": f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}"}
-        steady = [r["epoch_s"] for r in timer.rows[1:]]
+        steady = [r["epoch_s"] for r in steady_epochs(rec)]
         rec["warmup_overhead_s"] = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
         if self.job.measure_input:
             t = time.perf_counter()

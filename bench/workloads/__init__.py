@@ -60,6 +60,11 @@ class Workload:
     binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
     source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
     vocab: int = 0  # token inputs: ids are < vocab (Embedding input_dim); 0: not token input
+    # transfer learning in two stages, one point: the layers named here are frozen for the first half of the
+    # epochs (stage "frozen": the new head learns), then trainable, the model recompiled with its optimizer at
+    # fine_tune_learning_rate, for the rest (stage "fine_tune"); () trains in one stage
+    frozen: tuple[str, ...] = ()
+    fine_tune_learning_rate: float = 1e-5
 
     @property
     def modality(self) -> str:
@@ -73,6 +78,19 @@ class Workload:
         if self.compile_kwargs is None:
             raise ValueError(f"workload {self.name!r} has no compile settings (a built-in: see models.runnable)")
         return dict(self.compile_kwargs() if callable(self.compile_kwargs) else self.compile_kwargs)
+
+
+STAGES = ("frozen", "fine_tune")
+MIN_STAGED_EPOCHS = 4  # each stage needs a warm-up epoch (tracing) and the last one a steady epoch after it
+
+
+def stage_epochs(workload: Workload, epochs: int) -> list[tuple[str, int]]:
+    """The stages a point of ``workload`` trains in, as (name, epochs): one ``("train", epochs)`` stage, or
+    for a transfer-learning workload (``frozen`` layers) ``epochs // 2`` frozen epochs then the rest
+    fine-tuning."""
+    if not workload.frozen:
+        return [("train", epochs)]
+    return [(STAGES[0], epochs // 2), (STAGES[1], epochs - epochs // 2)]
 
 
 def _builtin(name: str, **fields: Any) -> Callable[[], Workload]:
@@ -109,6 +127,13 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
         "layers inside the model (RandomFlip/RandomRotation/RandomContrast), as seed 001 first tried: a test case "
         "(a TPU cannot compile it under TensorFlow)", shape=(64, 64, 3), classes=4, full=plants.sizes("full"),
         reduced=plants.sizes("reduced"), variant="augmentation layers in the model"),
+    "plant_transfer": _builtin(
+        "plant_transfer", dataset="plants", seed="001", description="seed 001's transfer-learning stage: a "
+        "keras.applications MobileNetV2 (alpha 0.35, 96 x 96, ImageNet weights when the Keras cache has them, "
+        "else random) + global average pool, Dropout 0.2, Dense 4 softmax; backbone frozen for half the epochs "
+        "(Adam 1e-3), then fine-tuned (Adam 1e-5); pipeline augmentation as plant_cnn", shape=(96, 96, 3),
+        classes=4, full=plants.sizes("full"), reduced=plants.sizes("reduced"),
+        augment=("crop", "flip", "rot90", "brightness", "contrast"), frozen=("backbone",)),
 }
 
 

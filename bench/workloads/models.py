@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+from pathlib import Path
 from typing import Any
 
 import keras
@@ -109,6 +111,50 @@ def build_plant_cnn(wl: Workload) -> keras.Model:
     )
 
 
+MOBILENET_ALPHA = 0.35
+
+
+def imagenet_weights_file(wl: Workload) -> Path | None:
+    """The Keras cache's ImageNet weights for :func:`build_plant_transfer`'s backbone (``$KERAS_HOME/models``,
+    default ``~/.keras/models``, where ``keras.applications`` stores them), None when absent: bench never
+    downloads them (an offline box would fail, and a benchmark must not depend on the network)."""
+    rows = wl.shape[0] if wl.shape[0] in (96, 128, 160, 192, 224) else 224  # what keras.applications loads
+    name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(MOBILENET_ALPHA)}_{rows}_no_top.h5"
+    home = Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras")
+    path = home / "models" / name
+    return path if path.is_file() else None
+
+
+class ToSigned(keras.layers.Layer):
+    """[0, 1] -> [-1, 1], what ``keras.applications.mobilenet_v2.preprocess_input`` does to [0, 255]
+    (``keras.layers.Rescaling`` would do, but under the JAX backend Keras 3.15 wants TensorFlow for it)."""
+
+    def call(self, x: Any) -> Any:
+        return x * 2.0 - 1.0
+
+
+def build_plant_transfer(wl: Workload) -> keras.Model:
+    """Seed 001's transfer-learning stage: ``keras.applications.MobileNetV2`` (alpha 0.35, no top) as a layer
+    named ``backbone``, on inputs rescaled from [0, 1] to its [-1, 1], then global average pooling, Dropout
+    0.2 and Dense(classes) softmax. ImageNet weights when the Keras cache has them, random weights otherwise
+    (recorded as ``pretrained_weights``). As Keras' transfer-learning guide does, the backbone runs in
+    inference mode, also once unfrozen, so its BatchNorm layers keep their statistics (MobileNetV2's
+    momentum of 0.999 would leave random ones unusable for validation in a short run). The worker freezes
+    ``backbone`` for the first stage and unfreezes it for the second (:func:`bench.workloads.stage_epochs`)."""
+    weights = imagenet_weights_file(wl)
+    backbone = keras.applications.MobileNetV2(input_shape=wl.shape, alpha=MOBILENET_ALPHA, include_top=False,
+                                              weights=str(weights) if weights else None)
+    backbone.name = "backbone"
+    inputs = keras.Input(wl.shape)
+    x = backbone(ToSigned()(inputs), training=False)
+    x = layers.GlobalAveragePooling2D()(x)
+    x = layers.Dropout(0.2)(x)
+    outputs = layers.Dense(wl.classes, activation="softmax", dtype="float32")(x)
+    model = keras.Model(inputs, outputs, name="plant_transfer")
+    model.bench_pretrained = "imagenet" if weights else None  # recorded as pretrained_weights
+    return model
+
+
 AUGMENTATION_LAYERS = ("RandomFlip", "RandomRotation", "RandomContrast", "RandomBrightness", "RandomCrop",
                        "RandomZoom", "RandomTranslation", "RandomWidth", "RandomHeight")
 
@@ -167,6 +213,7 @@ BUILDERS = {
     "reuters_textcnn_logits_bug": build_reuters_textcnn,
     "plant_cnn": build_plant_cnn,
     "plant_cnn_layer_aug": build_plant_cnn_layer_aug,
+    "plant_transfer": build_plant_transfer,
 }
 
 
@@ -188,7 +235,8 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
     """
     wl = _resolve(workload)
     name = wl.name
-    if name in ("fashion_cnn", "plant_cnn", "plant_cnn_layer_aug") or (name == "catsdogs_cnn" and not wl.binary_labels):
+    adam_sparse = ("fashion_cnn", "plant_cnn", "plant_cnn_layer_aug", "plant_transfer")
+    if name in adam_sparse or (name == "catsdogs_cnn" and not wl.binary_labels):
         return {
             "optimizer": keras.optimizers.Adam(learning_rate=1e-3),  # Adam's default: seeds 000 and 002 alike
             "loss": keras.losses.SparseCategoricalCrossentropy(),

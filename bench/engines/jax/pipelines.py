@@ -110,6 +110,11 @@ class Batches:
             y = y.astype(np.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
         return x, y
 
+    def restart(self) -> None:
+        """Back to the first epoch's order and augmentation draws (decoded images stay kept)."""
+        self.epoch = 0
+        self._draw()
+
     def next_epoch(self) -> None:
         """Move on to the next epoch: a fresh order and fresh augmentation draws."""
         self.epoch += 1
@@ -146,6 +151,19 @@ class Pipelines:
     val: Iterator[tuple[np.ndarray, np.ndarray]]  # endless; ``validation_steps`` batches in order, repeated
     steps_per_epoch: int
     validation_steps: int
+    batches: Batches | None = None  # what ``train`` iterates
+
+    def rewind(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The training data for another ``fit`` (a transfer-learning point's second stage) from its first
+        epoch again, as ``fit`` iterates a ``tf.data`` dataset anew under TensorFlow (images decoded and kept
+        in the first stage stay kept)."""
+        if self.batches is not None:
+            close = getattr(self.train, "close", None)
+            if close is not None:
+                close()  # stops the batches being prepared ahead
+            self.batches.restart()
+            self.train = iter(self.batches)
+        return self.train
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
@@ -161,4 +179,4 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     train = Batches(workload, x_train, arrays.y_train, global_batch_size, seed, workload.augment,
                     workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached)
     val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded))
-    return Pipelines(iter(train), iter(val), len(train), len(val))
+    return Pipelines(iter(train), iter(val), len(train), len(val), train)

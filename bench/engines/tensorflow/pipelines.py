@@ -40,6 +40,11 @@ class Pipelines:
     steps_per_epoch: int
     validation_steps: int
 
+    def rewind(self) -> tf.data.Dataset:
+        """The training data for another ``fit`` (a transfer-learning point's second stage): the same dataset,
+        which ``fit`` iterates from its first epoch again (a cache filled in the first stage is kept)."""
+        return self.train
+
 
 def augment(x: tf.Tensor, p: dict[str, tf.Tensor]) -> tf.Tensor:
     """One batch's augmentation, as :func:`bench.data.augment.apply` computes it (float (b, h, w, c))."""
