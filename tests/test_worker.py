@@ -29,3 +29,20 @@ def test_per_replica_batch_larger_than_the_data_fails_its_point_with_the_reason(
     assert rec["global_batch_size"] == 1024 and rec["per_replica_batch_size"] == 128
     events = [json.loads(line) for line in worker.events.getvalue().splitlines()]
     assert [e["event"] for e in events] == ["start", "done"]
+
+
+def test_a_failure_with_augmentation_layers_is_classified_for_the_tpu_and_for_jax() -> None:
+    """Seed 001 on a TPU: a model holding Keras augmentation layers fails to compile there under TensorFlow;
+    the record names that (kind and advice) instead of a bare XLA error. No TPU here: the classification
+    the worker applies to the error is checked with the device kind a TPU worker reports."""
+    from bench.runner.worker import failure_kind
+
+    xla = RuntimeError("Detected unsupported operations when trying to compile graph ... ImageProjectiveTransformV3")
+    layers = ["RandomFlip", "RandomRotation", "RandomContrast"]
+    tpu = failure_kind(xla, False, layers, "tpu")
+    assert tpu["kind"] == "augmentation_layers_on_tpu" and "augment in the input pipeline" in tpu["hint"]
+    assert failure_kind(xla, False, None, "tpu") == {}  # no augmentation layers: not this failure
+    assert failure_kind(xla, False, layers, "cpu") == {}
+    jax = failure_kind(ImportError("This requires the tensorflow module."), False, layers, "cpu")
+    assert jax["kind"] == "augmentation_layers_need_tensorflow"
+    assert failure_kind(xla, True, layers, "tpu") == {"kind": "out_of_memory"}

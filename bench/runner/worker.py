@@ -65,6 +65,22 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     return cache[key]
 
 
+def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers: list[str] | None,
+                 device_kind: str) -> dict[str, str]:
+    """The ``kind`` (and ``hint``) a failed point's error gets, {} for none: ``out_of_memory``;
+    ``augmentation_layers_on_tpu`` (seed 001: a model with Keras augmentation layers on a TPU);
+    ``augmentation_layers_need_tensorflow`` (Keras 3.15's augmentation layers under the JAX backend)."""
+    if out_of_memory:
+        return {"kind": "out_of_memory"}
+    if augmentation_layers and device_kind == "tpu":
+        return {"kind": "augmentation_layers_on_tpu", "hint": TPU_AUGMENTATION_NOTE}
+    if augmentation_layers and "requires the tensorflow module" in str(error):
+        return {"kind": "augmentation_layers_need_tensorflow",
+                "hint": ("Keras' augmentation layers need TensorFlow even under the JAX backend (a JAX-only TPU "
+                         "image has none): augment in the input pipeline")}
+    return {}
+
+
 class Worker:
     """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
 
@@ -152,16 +168,8 @@ class Worker:
                 rec["memory"] = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.info))
         except Exception as e:
             rec["status"] = "failed"
-            rec["error"] = error_info(e)
-            if self.engine.is_out_of_memory(e):
-                rec["error"]["kind"] = "out_of_memory"
-            elif rec.get("augmentation_layers") and self.info.device_kind == "tpu":
-                rec["error"]["kind"] = "augmentation_layers_on_tpu"
-                rec["error"]["hint"] = TPU_AUGMENTATION_NOTE
-            elif rec.get("augmentation_layers") and "requires the tensorflow module" in str(e):
-                rec["error"]["kind"] = "augmentation_layers_need_tensorflow"  # Keras 3.15's, under jax
-                rec["error"]["hint"] = ("Keras' augmentation layers need TensorFlow even under the JAX backend "
-                                        "(a JAX-only TPU image has none): augment in the input pipeline")
+            rec["error"] = {**error_info(e), **failure_kind(e, self.engine.is_out_of_memory(e),
+                                                            rec.get("augmentation_layers"), self.info.device_kind)}
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
