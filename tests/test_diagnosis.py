@@ -36,7 +36,8 @@ def default_run(tmp_path_factory) -> list[dict]:
 def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, default_run) -> None:
     # progress=on forces the live display (points done/total, current point, epoch, elapsed, ETA)
     slow = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
-               "input_pipeline=slow_decode", "progress=on", progress="[1/1] fashion_cnn-cpu-b32-spe4-fp32-r0")
+               "input_pipeline=slow_decode", "progress=on",
+               progress="[1/1] fashion_cnn-cpu-b32-spe4-fp32-slow_decode-r0")
     s = summarize(slow)
     assert s["input_bound"].tolist() == [True]
     assert slow[0]["dataset"]["pipeline"] == "slow_decode"
