@@ -361,22 +361,27 @@ def effective_steps_per_execution(requested: int, steps: int) -> int:
 
 def clamp_warnings(cfg: SuiteConfig) -> list[str]:
     """Points whose steps_per_execution does not divide the steps of an epoch: they run with a smaller one
-    (:func:`effective_steps_per_execution`), with a warning.
+    (:func:`effective_steps_per_execution`), with a warning; a request that then runs the same configuration
+    as another is run once.
 
     Run, not refused: a sweep over several workloads and batch sizes would otherwise be refused as a whole for
-    one small combination. The record keeps the requested value plus ``effective_steps_per_execution``.
+    one small combination. The plan names the point by what runs (``spe3``) and keeps the request as
+    ``requested_steps_per_execution``.
     """
     out = []
     for w, s, gb, n_train, _ in batch_combinations(cfg):
         steps = n_train // gb
-        for spe in axes_for(cfg, w)["steps_per_execution"]:
+        spes = axes_for(cfg, w)["steps_per_execution"]
+        for spe in spes:
             eff = effective_steps_per_execution(spe, steps)
             if eff == spe:
                 continue
             why = (f"exceeds the {steps} steps" if spe > steps else
                    f"does not divide the {steps} steps")  # Keras would run whole executions past the epoch
+            same = [o for o in spes if o != spe and effective_steps_per_execution(o, steps) == eff]
+            once = f"; the same configuration as steps_per_execution={same[0]}, run once" if same else ""
             out.append(f"steps_per_execution={spe} {why} of one {w} epoch at global batch {gb} ({s}): runs "
-                       f"with {eff} (recorded as effective_steps_per_execution)")
+                       f"with {eff} (points and reports name spe{eff}{once})")
     return out
 
 

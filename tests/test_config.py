@@ -96,7 +96,7 @@ def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> No
                         "steps_per_execution=[16,64]"])
     assert clamp_warnings(cfg) == [
         "steps_per_execution=64 exceeds the 32 steps of one fashion_cnn epoch at global batch 128 (cpu): runs "
-        "with 32 (recorded as effective_steps_per_execution)"]
+        "with 32 (points and reports name spe32)"]
 
 
 def test_steps_per_execution_that_does_not_divide_the_epoch_runs_as_a_divisor() -> None:
@@ -110,7 +110,7 @@ def test_steps_per_execution_that_does_not_divide_the_epoch_runs_as_a_divisor() 
                         "n_train=4608", "steps_per_execution=[1,12,32]"])  # 36 steps
     assert clamp_warnings(cfg) == [
         "steps_per_execution=32 does not divide the 36 steps of one fashion_cnn epoch at global batch 128 (cpu): "
-        "runs with 18 (recorded as effective_steps_per_execution)"]
+        "runs with 18 (points and reports name spe18)"]
 
 
 def test_an_axis_typed_on_the_command_line_applies_to_every_workload() -> None:

@@ -29,6 +29,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bench.reporting": ("bench.runner", "bench.engines", "bench.cli", "bench.config", *FRAMEWORKS),
     "bench.records": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", "bench.config",
                       "bench.workloads", "bench.data", *FRAMEWORKS),
+    "bench.predictions": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", "bench.config",
+                          "bench.workloads", "bench.data", *FRAMEWORKS),
     "bench.config": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
     "bench.workloads": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli"),
     "bench.data": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),

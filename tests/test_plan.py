@@ -6,19 +6,49 @@ from bench.cli import parse_config
 from bench.runner.plan import Point, groups, plan
 
 
-def test_plan_covers_the_product_grouped_by_strategy_with_repeats_interleaved() -> None:
+def test_plan_covers_the_product_one_process_per_repeat_interleaved_across_strategies() -> None:
+    """Every (backend, strategy, repeat) is its own worker process, and the groups run repeat-major: all
+    strategies' repeat 0, then all strategies' repeat 1 (asv's processes + interleave-processes)."""
     cfg = parse_config(["suite=cnn", "strategies=[cpu,cpu_x2]", "batch_sizes=[32,128]",
                         "steps_per_execution=[1,4]", "repeats=2", "~workload_axes"])
     points = plan(cfg)
     assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
     assert len({p.point_id for p in points}) == len(points)
     g = groups(points)
-    assert list(g) == [("tensorflow", "cpu"), ("tensorflow", "cpu_x2")]
-    cpu = g[("tensorflow", "cpu")]
-    # repeats interleaved: every point's repeat 0 before any repeat 1
-    assert [p.repeat for p in cpu] == [0] * 8 + [1] * 8
-    assert cpu[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
-    assert cpu[-1].point_id == "catsdogs_cnn-cpu-b128-spe4-fp32-r1"
+    assert list(g) == [("tensorflow", "cpu", 0), ("tensorflow", "cpu_x2", 0), ("tensorflow", "cpu", 1),
+                       ("tensorflow", "cpu_x2", 1)]
+    assert all({p.repeat for p in pts} == {key[2]} and {p.strategy for p in pts} == {key[1]}
+               for key, pts in g.items())
+    assert [p.repeat for p in points] == [0] * 16 + [1] * 16
+    cpu0 = g[("tensorflow", "cpu", 0)]
+    assert cpu0[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
+    # catsdogs_cnn has 256 training images: 2 steps at b128, so spe 4 runs (and is named) as spe 2
+    assert g[("tensorflow", "cpu_x2", 1)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
+
+
+def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:
+    """fashion_cnn at global batch 104 has 4096 // 104 = 39 steps per epoch: spe 8 runs as 3, spe 4 also as 3
+    (one point, not two), spe 13 as itself. The point id and the record say spe3; the request is kept."""
+    cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[104]",
+                        "steps_per_execution=[8,13,4]"])
+    points = plan(cfg)
+    assert [(p.point_id, p.requested_steps_per_execution) for p in points] == [
+        ("fashion_cnn-cpu-b104-spe3-fp32-r0", 8), ("fashion_cnn-cpu-b104-spe13-fp32-r0", None)]
+    assert points[0].to_record()["requested_steps_per_execution"] == 8
+    assert "requested_steps_per_execution" not in points[1].to_record()  # as asked: the form of every old point
+    assert Point.from_record(points[0].to_record()) == points[0]
+    # asked exactly as it runs as well: that request names the point
+    both = plan(parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[104]",
+                              "steps_per_execution=[8,3]"]))
+    assert [(p.point_id, p.requested_steps_per_execution) for p in both] == [("fashion_cnn-cpu-b104-spe3-fp32-r0",
+                                                                               None)]
+    # a per-replica batch on a strategy whose replicas only the hardware knows: resolved by the worker instead
+    tpu = plan(parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[tpu]", "batch_scaling=per_replica",
+                             "batch_sizes=[13]", "steps_per_execution=[8]"]))
+    assert [(p.steps_per_execution, p.requested_steps_per_execution) for p in tpu] == [(8, None)]
+    cpu2 = plan(parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu_x2]",
+                              "batch_scaling=per_replica", "batch_sizes=[52]", "steps_per_execution=[8]"]))
+    assert [(p.steps_per_execution, p.requested_steps_per_execution) for p in cpu2] == [(3, 8)]
 
 
 def test_point_ids_name_scaling_and_precision() -> None:
@@ -59,7 +89,7 @@ def test_workload_axes_give_a_heavy_model_fewer_points() -> None:
     assert len([i for i in ids if i.startswith("fashion")]) == 4
     cfg = parse_config(["suite=cnn", "strategies=[cpu]", "workload_axes.catsdogs_cnn.batch_sizes=[32,64]"])
     assert [p.point_id for p in plan(cfg) if p.workload == "catsdogs_cnn"] == [
-        "catsdogs_cnn-cpu-b32-spe8-fp32-r0", "catsdogs_cnn-cpu-b64-spe8-fp32-r0"]
+        "catsdogs_cnn-cpu-b32-spe8-fp32-r0", "catsdogs_cnn-cpu-b64-spe4-fp32-r0"]  # 4 steps at b64: spe 8 runs as 4
     cfg = parse_config(["suite=cnn", "strategies=[cpu]", "+workload_axes.fashion_cnn.batch_sizes=[64]"])
     assert [p.point_id for p in plan(cfg) if p.workload == "fashion_cnn"] == [
         "fashion_cnn-cpu-b64-spe1-fp32-r0", "fashion_cnn-cpu-b64-spe8-fp32-r0"]

@@ -14,7 +14,14 @@ has started, and that provides:
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
   ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
   ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
-  where the framework does not report device memory, e.g. on CPU).
+  where the framework does not report device memory, e.g. on CPU);
+- ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
+  ``bf16``), so MFU is held against that mode's peak;
+- ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
+  observed on the per-device pipelines built since the mark (None where the engine has none);
+- ``Pipelines`` with ``train``, ``val``, ``steps_per_epoch``, ``validation_steps``, ``rewind()`` (a second
+  stage), ``val_pass()`` (one ordered pass of NumPy validation batches) and ``fresh_train()`` (the training
+  data with nothing prepared ahead, for the input-only probe).
 
 This module imports no framework: the run side's orchestration and the report side never need one.
 """

@@ -1,4 +1,4 @@
-"""Runs a planned suite: one worker process per strategy group, with a per-point time limit.
+"""Runs a planned suite: one worker process per group (backend, strategy, repeat), with a per-point time limit.
 
 A worker that dies (segfault, ``os._exit``, SIGKILL) or runs past ``point_timeout_s`` costs exactly the
 point it was running: that point gets a ``failed`` record naming the cause, and a fresh worker takes the
@@ -28,7 +28,7 @@ from bench.engines import process_env, unresolved_strategy
 from bench.records import write_record
 from bench.runner.env import host_env
 from bench.runner.plan import Point, WorkerJob, groups
-from bench.runner.point_record import base_record, utc_now
+from bench.runner.point_record import base_record, process_record, utc_now
 from bench.runner.progress import Progress
 from bench.runner.rundir import is_recorded, sweep_tmp
 
@@ -53,6 +53,7 @@ class Attempt:
     proc: subprocess.Popen
     log: Path
     group: tuple[str, str]  # (backend, strategy)
+    worker: int = 0  # the worker's index in the run (records name it, with its pid)
     in_flight: Point | None = None
     cause: dict[str, Any] | None = None
     started: float = field(default_factory=time.monotonic)  # of the current point (start-up counts too)
@@ -78,6 +79,8 @@ class Launcher:
         self.interrupted = False
         self.signum: int = signal.SIGINT
         self.resolved: dict[tuple[str, str], dict[str, Any]] = {}  # (backend, strategy) -> its "ready" record
+        # worker indices go on from a resumed run's: one log per worker process ever started in this folder
+        self.next_worker = len(list(self.log_dir.glob("*.log"))) if self.log_dir.is_dir() else 0
 
     def interrupt(self, signum: int = signal.SIGINT, *_: Any) -> None:
         """SIGINT/SIGTERM handler: stop the worker now; :meth:`run_group` records the point and raises
@@ -127,8 +130,10 @@ class Launcher:
     def _spawn(self, pts: list[Point]) -> Attempt:
         """Start a worker for ``pts`` (its environment set for the backend and strategy before Keras is
         imported there) and send it its job."""
-        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts)
-        log = self._new_log(job.backend, job.strategy)
+        log = self._new_log(pts[0].backend, pts[0].strategy)
+        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts, self.next_worker,
+                                  str(log.relative_to(self.run_dir)), time.time())
+        self.next_worker += 1
         env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
                "PYTHONUNBUFFERED": "1", **process_env(job.backend, job.strategy, os.environ)}
         with log.open("w") as err:
@@ -143,7 +148,7 @@ class Launcher:
             proc.stdin.flush()
         except OSError:
             pass  # the worker died before reading its job: its exit status is recorded below
-        return Attempt(proc, log, (job.backend, job.strategy))
+        return Attempt(proc, log, (job.backend, job.strategy), job.worker)
 
     def _watch(self, attempt: Attempt, remaining: list[Point]) -> None:
         """Follow the worker's events until it exits, is interrupted, or runs past the time limit (then
@@ -194,14 +199,14 @@ class Launcher:
         point = attempt.in_flight
         if point is not None and not is_recorded(self.run_dir, point):
             how = "Ctrl-C (SIGINT)" if self.signum == signal.SIGINT else signal.Signals(self.signum).name
-            self._fail(point, {"type": "Interrupted", "message": f"stopped by {how}"}, attempt.log)
+            self._fail(point, {"type": "Interrupted", "message": f"stopped by {how}"}, attempt)
 
     def _record_lost_point(self, attempt: Attempt, remaining: list[Point]) -> None:
         """A worker ended with points left: the one it was running (or, if it died before starting one, the
         next) is recorded as failed and leaves ``remaining``; a fresh worker takes the rest."""
         point = attempt.in_flight or remaining[0]
         if not is_recorded(self.run_dir, point):  # (a worker killed between its record and its "done" event)
-            self._fail(point, attempt.cause or _exit_cause(attempt.proc.returncode), attempt.log)
+            self._fail(point, attempt.cause or _exit_cause(attempt.proc.returncode), attempt)
         remaining.remove(point)
         self.progress.done += 1
 
@@ -219,13 +224,15 @@ class Launcher:
                 continue
         raise RuntimeError(f"too many worker logs in {self.log_dir}")
 
-    def _fail(self, point: Point, cause: dict[str, Any], log: Path) -> None:
-        """Write the ``failed`` record of a point whose worker died or was stopped."""
+    def _fail(self, point: Point, cause: dict[str, Any], attempt: Attempt) -> None:
+        """Write the ``failed`` record of a point whose worker died or was stopped (naming that worker)."""
+        log = attempt.log
         # the strategy as its worker resolved it, if it got that far (so `auto` reads `auto (cpu)` here too)
         strategy = self.resolved.get((point.backend, point.strategy)) or unresolved_strategy(point.strategy)
         replicas = strategy.get("num_replicas")
         gb = point.global_batch(replicas) if replicas else None
         rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)
+        rec["process"] = process_record(attempt.worker, attempt.proc.pid, log.relative_to(self.run_dir))
         rec.update(status="failed", error={**cause, "stderr_tail": _tail(log, STDERR_TAIL_LINES), "log": str(log)},
                    finished_at=utc_now())
         write_record(self.run_dir, rec)

@@ -1,10 +1,19 @@
-"""Suite -> ordered points, grouped by strategy, and the job a worker gets. Pure Python (no framework).
+"""Suite -> ordered points, grouped into worker processes, and the job a worker gets. Pure Python (no framework).
 
 A *point* is one resolved configuration (workload x strategy x input pipeline x batch x
-steps_per_execution x precision x repeat). Points that share a strategy form a *strategy group* and run in one worker
-process, as one :class:`WorkerJob`. Within a group, repeats are interleaved (every point's repeat 0,
-then every repeat 1 ...) so slow drift of a shared machine spreads over all points instead of landing
-on one.
+steps_per_execution x precision x repeat). The points of one (backend, strategy, repeat) form a *group* and run
+in one worker process, as one :class:`WorkerJob`: **every repeat is its own process**, because the process is
+the unit that differs between runs (measured: steady epoch time spread 5.5 % across repeats inside one process,
+16 % across five processes; thread placement, allocator state and the probed matmul peak vary per process).
+Groups run repeat-major (every strategy's repeat 0, then every strategy's repeat 1, ...), so slow drift of a
+shared machine spreads evenly over the strategies instead of landing on one (asv's ``processes`` and
+``--interleave-processes`` do the same).
+
+``steps_per_execution`` is resolved here where an epoch's steps are known (a global batch, or a per-replica batch
+on a strategy whose replicas its name gives): a value that does not divide the epoch runs as the largest divisor
+that does (:func:`bench.config.effective_steps_per_execution`), so the point, its id and its record name what
+will run (``requested_steps_per_execution`` keeps the request), and two requests that would run the same
+configuration are planned once.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench.config import PRECISION_TAGS, SuiteConfig, axes_for
+from bench.config import PRECISION_TAGS, SuiteConfig, axes_for, effective_steps_per_execution, strategy_replicas
 from bench.workloads import dataset_size, get_workload, is_import_path
 
 
@@ -44,6 +53,8 @@ class Point:
     tpu: str = ""
     backend: str = "tensorflow"  # the Keras backend (its worker process sets KERAS_BACKEND)
     data: str = "synthetic"  # the data source (bench.data.sources); synthetic: the workload's own data
+    # the steps_per_execution the suite asked for, when the plan resolved it to another (None: it runs as asked)
+    requested_steps_per_execution: int | None = None
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -83,6 +94,8 @@ class Point:
             del d["backend"]
         if d["data"] == "synthetic":  # as for backend: the hash of a point on synthetic data is unchanged
             del d["data"]
+        if d["requested_steps_per_execution"] is None:  # ran as asked: the form bench always wrote
+            del d["requested_steps_per_execution"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -119,12 +132,16 @@ class WorkerJob:
     tpu_connect_timeout_s: float = 60.0
     measure_peak: bool = True  # measure the device's matmul peak once (MFU)
     measure_input: bool = True  # time the input pipeline alone after each point (input-bound diagnosis)
+    worker: int = 0  # this worker process's index in the run (0, 1, ... in start order; records name it)
+    log: str = ""  # its log file, relative to the run folder
+    spawned_at: float = 0.0  # time.time() when the launcher started the process (its start-up is recorded)
 
     @classmethod
-    def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point]) -> WorkerJob:
-        """The job of one group (one backend and strategy) of a run of ``cfg``."""
+    def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
+                  log: str = "", spawned_at: float = 0.0) -> WorkerJob:
+        """The job of one group (one backend, strategy and repeat) of a run of ``cfg``, for worker ``worker``."""
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
-                   cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input)
+                   cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input, worker, log, spawned_at)
 
     def to_json(self) -> str:
         """One line of JSON."""
@@ -137,30 +154,59 @@ class WorkerJob:
         return cls(**{**d, "points": tuple(Point.from_record(p) for p in d["points"])})
 
 
+def epoch_steps(cfg: SuiteConfig, strategy: str, n_train: int, batch: int) -> int | None:
+    """Training steps of one epoch of a point, when the plan can know them: ``n_train // global batch``; None for
+    a per-replica batch on a strategy whose replicas only the hardware tells (tpu, gpus, auto)."""
+    if cfg.batch_scaling == "global":
+        return n_train // batch if batch else None
+    replicas = strategy_replicas(strategy)
+    return n_train // (batch * replicas) if replicas else None
+
+
+def resolved_spe(cfg: SuiteConfig, strategy: str, n_train: int, batch: int, spe: int) -> tuple[int, int | None]:
+    """(steps_per_execution the point runs, the requested value when that differs else None)."""
+    steps = epoch_steps(cfg, strategy, n_train, batch)
+    if not steps:
+        return spe, None
+    eff = effective_steps_per_execution(spe, steps)
+    return (eff, None) if eff == spe else (eff, spe)
+
+
 def plan(cfg: SuiteConfig) -> list[Point]:
-    """Every point of the suite, in run order: grouped by strategy, repeats interleaved."""
-    points = []
-    for backend, strategy in ((b, s) for b in cfg.backends for s in cfg.strategies):
-        for repeat in range(cfg.repeats):
+    """Every point of the suite, in run order: repeat-major (all strategies' repeat 0, then repeat 1, ...), then
+    backend and strategy; a request that resolves to a configuration already planned is planned once."""
+    points: list[Point] = []
+    seen: dict[str, int] = {}  # point id -> index in points
+    for repeat in range(cfg.repeats):
+        for backend, strategy in ((b, s) for b in cfg.backends for s in cfg.strategies):
             for workload in cfg.workloads:
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
                 axes = axes_for(cfg, workload)
                 for pipeline, batch in ((p, b) for p in cfg.input_pipelines for b in axes["batch_sizes"]):
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
-                    for spe in axes["steps_per_execution"]:
+                    for requested in axes["steps_per_execution"]:
+                        spe, asked = resolved_spe(cfg, strategy, n_train, batch, requested)
                         for precision in cfg.precisions:
                             seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
-                            points.append(Point(
+                            point = Point(
                                 workload=workload, strategy=strategy, steps_per_execution=spe, precision=precision,
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=pipeline,
-                                all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data))
+                                all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data,
+                                requested_steps_per_execution=asked)
+                            at = seen.get(point.point_id)
+                            if at is None:
+                                seen[point.point_id] = len(points)
+                                points.append(point)
+                            elif asked is None:  # the same configuration, asked for as it runs: name that
+                                points[at] = point
     return points
 
 
-def groups(points: list[Point]) -> dict[tuple[str, str], list[Point]]:
-    """Points by (backend, strategy name), in first-appearance order: one worker process per group."""
-    out: dict[tuple[str, str], list[Point]] = {}
+def groups(points: list[Point]) -> dict[tuple[str, str, int], list[Point]]:
+    """Points by (backend, strategy name, repeat), in first-appearance order: one worker process per group, so
+    every repeat runs in a process of its own and :func:`plan`'s order interleaves them across strategies."""
+    out: dict[tuple[str, str, int], list[Point]] = {}
     for p in points:
-        out.setdefault((p.backend, p.strategy), []).append(p)
+        out.setdefault((p.backend, p.strategy, p.repeat), []).append(p)
     return out

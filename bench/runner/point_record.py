@@ -30,6 +30,16 @@ def error_info(exc: BaseException) -> dict[str, Any]:
             "traceback": "\n".join(lines[-TRACEBACK_LINES:])}
 
 
+def process_record(worker: int, pid: int, log: Any = None) -> dict[str, Any]:
+    """The record's ``process``: which worker process ran the point (its index in the run, in start order, and
+    its operating-system pid) and its log file relative to the run folder. One repeat = one worker process, so
+    repeats of a configuration are independent samples of the machine."""
+    out: dict[str, Any] = {"worker": int(worker), "pid": int(pid)}
+    if log is not None:
+        out["log"] = str(log)
+    return out
+
+
 def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     """The record's ``dataset``: what the point trained on. ``name`` is ``synthetic`` (bench's embedded data,
     ``source`` naming which), ``arrays`` (a user workload's own arrays) or a data source's spec
@@ -81,6 +91,8 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "per_replica_batch_size": global_batch // replicas if global_batch and replicas else None,
         "batch_scaling": point.batch_scaling,
         "steps_per_execution": point.steps_per_execution,
+        **({"requested_steps_per_execution": point.requested_steps_per_execution}
+           if point.requested_steps_per_execution is not None else {}),
         "precision": point.precision,
         "repeat": point.repeat,
         "seed": point.seed,

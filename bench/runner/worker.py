@@ -32,7 +32,7 @@ from bench.records import steady_epochs, write_record
 from bench.runner.env import host_env
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
-from bench.runner.point_record import base_record, error_info, utc_now
+from bench.runner.point_record import base_record, error_info, process_record, utc_now
 from bench.runner.probes import Peaks, input_only_rate, measure_peaks, memory_record, reset_peak_rss
 from bench.workloads import get_workload, stage_epochs
 
@@ -81,6 +81,30 @@ def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers:
     return {}
 
 
+def val_predictions(model: Any, pipes: Any) -> dict[str, Any]:
+    """The final model's predicted class for every validation example it was evaluated on, with the labels, in
+    the split's order (:mod:`bench.predictions`): what a paired test between two configurations needs. Outside
+    every timed region. A one-unit output is a binary classifier (threshold 0.5 on probabilities, 0 on logits).
+    The test suite checks that their accuracy is the epoch's ``val_accuracy``."""
+    import numpy as np
+
+    from bench.predictions import encode
+
+    loss = getattr(model, "loss", None)
+    config = loss.get_config() if hasattr(loss, "get_config") else {}
+    threshold = 0.0 if isinstance(config, dict) and config.get("from_logits") else 0.5
+    predicted, labels = [], []
+    import keras
+
+    for x, y in pipes.val_pass():
+        # a plain forward call: predict_on_batch under MirroredStrategy returned every replica's copy of the batch
+        out = np.asarray(keras.ops.convert_to_numpy(model(x, training=False)), dtype=np.float64)
+        out = out.reshape(len(out), -1)
+        predicted.append((out[:, 0] > threshold).astype(np.int64) if out.shape[1] == 1 else out.argmax(axis=1))
+        labels.append(np.asarray(y).reshape(len(out), -1)[:, 0].astype(np.int64))
+    return encode(np.concatenate(predicted), np.concatenate(labels))
+
+
 class Worker:
     """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
 
@@ -98,6 +122,7 @@ class Worker:
         self.env: dict[str, Any] = {}
         self._data: dict[tuple, Any] = {}
         self.peaks = Peaks()
+        self.process = process_record(job.worker, os.getpid(), job.log or None)
 
     @property
     def engine(self) -> ModuleType:
@@ -123,6 +148,7 @@ class Worker:
             self.emit("start", point_id=p.point_id)
             rec = base_record(self.job.run_id, self.job.suite, p, unresolved_strategy(p.strategy), host_env(),
                               None, None)
+            rec["process"] = self.process
             rec["status"] = "skipped"
             rec["error"] = {"type": exc_type, "message": reason}
             self.finish(rec)
@@ -155,7 +181,9 @@ class Worker:
         replicas = self.info.num_replicas
         gb = point.global_batch(replicas)
         rec = base_record(self.job.run_id, self.job.suite, point, self.info.as_record(), self.env, gb, replicas)
+        rec["process"] = self.process
         self.emit("start", point_id=point.point_id)
+        t_point = time.perf_counter()
         try:
             self._check_batch(point, rec, gb, replicas)
             arrays = self.arrays(point)
@@ -173,6 +201,7 @@ class Worker:
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
+        rec["point_wall_s"] = time.perf_counter() - t_point  # data, build, compile, fit, probes: all of the point
         self.finish(rec)
 
     def _check_batch(self, point: Point, rec: dict[str, Any], gb: int, replicas: int) -> None:
@@ -196,7 +225,7 @@ class Worker:
         """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured."""
         import keras
 
-        from bench.runner.flops import datasheet_peak, train_flops_per_example
+        from bench.runner.flops import FLOP_COUNT, datasheet_peak, forward_flops_per_example, train_flops_per_example
         from bench.runner.init_weights import apply_shared_weights
         from bench.runner.timing import EpochTimer
 
@@ -241,8 +270,12 @@ class Worker:
             rec["augmentation_layers"] = in_model
             if self.info.device_kind == "tpu":
                 rec["notes"].append(TPU_AUGMENTATION_NOTE)
-        rec["flops_per_example"] = train_flops_per_example(model)
+        rec["flops_per_example"] = train_flops_per_example(model)  # the stage now compiled; the last stage's below
+        rec["forward_flops_per_example"] = forward_flops_per_example(model)
+        rec["flop_count"] = FLOP_COUNT
         rec["params"] = int(model.count_params())
+        rec["math_mode"] = self.engine.math_mode(self.info, point.precision)
+        autotune_mark = self.engine.autotune_mark()
 
         def on_epoch(row: dict[str, Any]) -> None:
             self.emit("epoch", point_id=point.point_id, epoch=row["epoch"], epoch_s=row["epoch_s"],
@@ -260,10 +293,12 @@ class Worker:
                 train = pipes.rewind()
             if len(stages) > 1:
                 timer.stage = stage
+                rec["flops_per_example"] = train_flops_per_example(model)  # fewer gradients while frozen
                 rec.setdefault("stages", []).append({
                     "name": stage, "epochs": n, "trainable_params": int(sum(math.prod(w.shape)
                                                                             for w in model.trainable_weights)),
-                    "learning_rate": float(keras.ops.convert_to_numpy(model.optimizer.learning_rate))})
+                    "learning_rate": float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
+                    "flops_per_example": rec["flops_per_example"]})
             timer.fit_started()
             model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
                       validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
@@ -284,21 +319,34 @@ class Worker:
                             "message": f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}"}
         steady = [r["epoch_s"] for r in steady_epochs(rec)]
         rec["warmup_overhead_s"] = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
+        for st in rec.get("stages", []):  # each stage's first epoch traces its (re)compiled model: its own warm-up
+            rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st["name"]]
+            st["warmup_overhead_s"] = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
+        observed = self.engine.device_pipeline_autotune(autotune_mark)
+        if observed is not None and rec["strategy"].get("scope", True) is not False:
+            rec["strategy"] = {**rec["strategy"], "device_pipeline_autotune": observed}  # seen, not requested
+        if not timer.diverged:
+            t = time.perf_counter()
+            rec["val_predictions"] = val_predictions(model, pipes)
+            rec["predict_measure_s"] = time.perf_counter() - t
         if self.job.measure_input:
             t = time.perf_counter()
-            rec["input_examples_per_s"] = input_only_rate(pipes.train, pipes.steps_per_epoch, gb)
+            rec["input_examples_per_s"] = input_only_rate(pipes.fresh_train(), pipes.steps_per_epoch, gb)
             rec["input_measure_s"] = time.perf_counter() - t
         if self.peaks.flops_per_s:
             rec["peak_flops_per_s"] = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
             rec["peak_scope"] = self.peaks.scope
             rec["peak_measure_s"] = self.peaks.measure_s  # once per worker, before its first point
         rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
-                                                           point.precision, self.info.num_replicas)
+                                                           point.precision, self.info.num_replicas, rec["math_mode"])
 
     def run(self) -> None:
         """Set up the strategy, then run every point of the job in order."""
         points = list(self.job.points)
-        if not self.setup(points):
+        ready = self.setup(points)
+        if self.job.spawned_at:  # interpreter start, imports, strategy, peak probe: before the first point
+            self.process["startup_s"] = time.time() - self.job.spawned_at
+        if not ready:
             return
         for p in points:
             self.run_point(p)

@@ -46,6 +46,33 @@ def framework_env(info: StrategyInfo) -> dict[str, Any]:
             "keras": keras.__version__, "accelerator": accelerator}
 
 
+def math_mode(info: StrategyInfo, precision: str) -> str:
+    """The arithmetic the matrix units ran: ``fp16``/``bf16`` under a mixed policy; on a TPU ``bf16`` (XLA's
+    default precision multiplies float32 in bfloat16 passes there); on an NVIDIA GPU of compute capability 8.0 or
+    newer ``tf32`` unless ``jax_default_matmul_precision`` asks for full float32 (XLA's default uses
+    TensorFloat-32); else ``fp32``. MFU is measured against this mode's peak."""
+    if precision != "float32":
+        return {"mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
+    asked = str(jax.config.jax_default_matmul_precision or "default").lower()
+    if info.device_kind == "tpu":
+        return "fp32" if asked in ("highest", "float32") else "bf16"
+    if info.device_kind == "gpu" and asked not in ("highest", "float32"):
+        capability = getattr(_device(info.devices[0]), "compute_capability", "0")
+        if float(capability or 0) >= 8.0:
+            return "tf32"
+    return "fp32"
+
+
+def autotune_mark() -> int:
+    """tf.data is not used under JAX: no per-device pipelines to observe."""
+    return 0
+
+
+def device_pipeline_autotune(mark: int) -> None:
+    """None: the JAX engine has no tf.data per-device pipelines."""
+    return None
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """JAX cannot reset its peak-memory counters: always False (the peak read afterwards covers the worker
     process so far, recorded as such)."""

@@ -152,6 +152,14 @@ class Pipelines:
     steps_per_epoch: int
     validation_steps: int
     batches: Batches | None = None  # what ``train`` iterates
+    val_batches: Batches | None = None  # what ``val`` iterates
+
+    def val_pass(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """One pass over the validation batches, in the split's order (per-example predictions)."""
+        if self.val_batches is None:
+            raise ValueError("no validation batches")
+        for i in range(len(self.val_batches)):
+            yield self.val_batches[i]
 
     def rewind(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The training data for another ``fit`` (a transfer-learning point's second stage) from its first
@@ -163,6 +171,18 @@ class Pipelines:
                 close()  # stops the batches being prepared ahead
             self.batches.restart()
             self.train = iter(self.batches)
+        return self.train
+
+    def fresh_train(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The training data for the input-only probe, from an empty queue: the iterator ``fit`` used has its
+        threads' batches prepared ahead while the model was idle, which would make a slow pipeline look fast.
+        It is stopped, and a new one starts with nothing in hand, as TensorFlow's new iterator does."""
+        if self.batches is None:
+            return self.train
+        close = getattr(self.train, "close", None)
+        if close is not None:
+            close()
+        self.train = iter(self.batches)
         return self.train
 
 
@@ -179,4 +199,4 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     train = Batches(workload, x_train, arrays.y_train, global_batch_size, seed, workload.augment,
                     workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached)
     val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded))
-    return Pipelines(iter(train), iter(val), len(train), len(val), train)
+    return Pipelines(iter(train), iter(val), len(train), len(val), train, val)

@@ -35,6 +35,36 @@ def framework_env(info: StrategyInfo) -> dict[str, Any]:
     return {"tensorflow": tf.__version__, "keras": keras.__version__, "accelerator": accelerator}
 
 
+def math_mode(info: StrategyInfo, precision: str) -> str:
+    """The arithmetic the matrix units ran: ``fp16``/``bf16`` under a mixed policy; on a TPU ``bf16`` (its matrix
+    units multiply in bfloat16); on an NVIDIA GPU of compute capability 8.0 or newer ``tf32`` when TensorFlow's
+    TensorFloat-32 execution is enabled (its default); else ``fp32``. MFU is measured against this mode's peak."""
+    if precision != "float32":
+        return {"mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
+    if info.device_kind == "tpu":
+        return "bf16"
+    if info.device_kind == "gpu" and tf.config.experimental.tensor_float_32_execution_enabled():
+        gpus = tf.config.list_physical_devices("GPU")
+        details = tf.config.experimental.get_device_details(gpus[0]) if gpus else {}
+        if tuple(details.get("compute_capability") or (0, 0)) >= (8, 0):
+            return "tf32"
+    return "fp32"
+
+
+def autotune_mark() -> int:
+    """A mark before a point: :func:`device_pipeline_autotune` then reports the per-device pipelines built after it."""
+    from bench.engines.tensorflow.strategies import OBSERVED_DEVICE_AUTOTUNE
+
+    return len(OBSERVED_DEVICE_AUTOTUNE)
+
+
+def device_pipeline_autotune(mark: int) -> str:
+    """The observed autotune state of the strategy's per-device pipelines built since ``mark``."""
+    from bench.engines.tensorflow.strategies import observed_device_autotune
+
+    return observed_device_autotune(mark)
+
+
 def _memory_name(device: str) -> str:
     """``GPU:0`` from ``/job:localhost/replica:0/task:0/device:GPU:0`` (what ``get_memory_info`` takes)."""
     return device.rsplit("device:", 1)[-1].lstrip("/").upper()

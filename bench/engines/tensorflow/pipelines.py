@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
@@ -43,6 +45,16 @@ class Pipelines:
     def rewind(self) -> tf.data.Dataset:
         """The training data for another ``fit`` (a transfer-learning point's second stage): the same dataset,
         which ``fit`` iterates from its first epoch again (a cache filled in the first stage is kept)."""
+        return self.train
+
+    def val_pass(self) -> Iterator[tuple[Any, Any]]:
+        """One pass over the validation batches, in the split's order, as NumPy arrays (per-example predictions)."""
+        for x, y in self.val.take(self.validation_steps):
+            yield x.numpy(), y.numpy()
+
+    def fresh_train(self) -> tf.data.Dataset:
+        """The training data for the input-only probe: iterating the dataset starts a new iterator, with no
+        batch prepared yet (the JAX engine's :meth:`~bench.engines.jax.pipelines.Pipelines.fresh_train` matches)."""
         return self.train
 
 

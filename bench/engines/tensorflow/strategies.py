@@ -115,6 +115,19 @@ def hide_gpus() -> None:
         tf.config.set_visible_devices([], "GPU")
 
 
+OBSERVED_DEVICE_AUTOTUNE: list[bool] = []  # autotune.enabled of every per-device pipeline the hook saw built
+
+
+def observed_device_autotune(since: int) -> str:
+    """The autotune state of the per-device pipelines built after the first ``since`` the hook saw: ``off`` when
+    every one had it off, ``on`` when any had it on, ``not observed`` when the hook saw none built (TensorFlow
+    built them some other way: their state is unknown, never assumed off)."""
+    seen = OBSERVED_DEVICE_AUTOTUNE[since:]
+    if not seen:
+        return "not observed"
+    return "on" if any(seen) else "off"
+
+
 def device_pipelines_without_autotune() -> bool:
     """Switch tf.data autotune off in the per-device pipelines a strategy builds; True when applied.
 
@@ -138,7 +151,9 @@ def device_pipelines_without_autotune() -> bool:
     from bench.engines.tensorflow.pipelines import no_autotune
 
     def create_device_dataset(*args: Any, **kwargs: Any) -> tf.data.Dataset:
-        return original(*args, **kwargs).with_options(no_autotune())
+        ds = original(*args, **kwargs).with_options(no_autotune())
+        OBSERVED_DEVICE_AUTOTUNE.append(bool(ds.options().autotune.enabled))  # what the pipeline really got
+        return ds
 
     create_device_dataset._bench_no_autotune = True  # type: ignore[attr-defined]
     mdi._create_device_dataset = create_device_dataset
@@ -146,8 +161,9 @@ def device_pipelines_without_autotune() -> bool:
 
 
 def _scoped(strategy: tf.distribute.Strategy, info: StrategyInfo) -> tuple[tf.distribute.Strategy, StrategyInfo]:
-    """A strategy with a scope: its per-device pipelines get autotune off too (recorded)."""
-    info.extra["device_pipeline_autotune"] = "off" if device_pipelines_without_autotune() else "on"
+    """A strategy with a scope: its per-device pipelines get autotune off too. Whether the hook could be installed
+    is recorded here; each point's record then says what its per-device pipelines were observed to get."""
+    info.extra["device_pipeline_autotune_hook"] = "installed" if device_pipelines_without_autotune() else "unavailable"
     return strategy, info
 
 
