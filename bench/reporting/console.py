@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from bench.reporting.accuracy import add_learning
 from bench.reporting.format import number, speedup_cell
-from bench.reporting.frame import shows_backends, split_label, summarize
-from bench.reporting.verdicts import add_learning
+from bench.reporting.frame import points_frame, shows_backends, split_label, summarize
 
 
 def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
@@ -17,16 +18,19 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
 
     examples/s = training throughput of the steady epochs (the report's one ranking measure, geometric
     mean over repeats); train s = median steady ``train_s``; speedup vs ``baseline`` formatted as in the
-    report (an interval and ``~`` only with >= 3 repeats a side); flags: not learning, below the best
-    accuracy, input-bound. A strategy whose every point was skipped (absent hardware) gets one line with
-    the reason instead of a row per point.
+    report (an interval and ``~`` only with >= 3 repeats a side); spe = what ran (the request beside it when it
+    differs); s to target = training seconds until the target accuracy (when the workload has one); flags: not
+    learning, target not reached or below the baseline (paired test), input-bound. A strategy whose every point
+    was skipped (absent hardware) gets one line with the reason instead of a row per point.
     """
-    summary = summarize(records, baseline=baseline)
+    points = points_frame(records)
+    summary = summarize(points, baseline=baseline)
     if summary.empty:
         return "no records"
-    summary = add_learning(summary)
+    summary = add_learning(summary, points, baseline)
     backends = shows_backends(summary)  # a backend column when not every record is TensorFlow's
     pipelines = set(summary["input_pipeline"]) != {"default"}  # a pipeline column when one is not the default
+    targets = bool(np.isfinite(summary["target_accuracy"]).any())  # a time-to-target column
     all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
     lines = []
     rows = []
@@ -36,23 +40,28 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
             continue
         ok = r["status"] == "ok"
         flags = [f for f, on in (("not learning", r["not_learning"]),
-                                 ("below best accuracy", r["below_best"] and not r["not_learning"]),
+                                 (r["accuracy_flag"], r["accuracy_flag"] and not r["not_learning"]),
                                  ("input-bound", r["input_bound"])) if on]
         status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
         speedup = "-"
         if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
             speedup = speedup_cell(r)
         name = list(split_label(r["strategy"])) if backends else [r["strategy"]]
-        rows.append([r["workload"], *name, int(r["global_batch_size"]), int(r["steps_per_execution"]),
+        spe = str(int(r["steps_per_execution"]))
+        if r["spe_requested"] != spe:
+            spe += f" (asked {r['spe_requested']})"  # what ran, and the request behind it
+        ttt = number(r["time_to_target_s"] if ok else None, ".1f", dash="-")
+        rows.append([r["workload"], *name, int(r["global_batch_size"]), spe,
                      *([r["input_pipeline"]] if pipelines else []),
                      number(r["examples_per_s"] if ok else None, ",.0f", dash="-"),
                      number(r["train_s_median"] if ok else None, ".3f", dash="-"),
-                     number(r["final_val_accuracy"] if ok else None, ".3f", dash="-"), speedup,
+                     number(r["final_val_accuracy"] if ok else None, ".3f", dash="-"),
+                     *([ttt] if targets else []), speedup,
                      ", ".join([status, *flags])])
     if rows:
         headers = ["workload", *(["backend"] if backends else []), "strategy", "batch", "spe",
                    *(["pipeline"] if pipelines else []), "examples/s",
-                   "train s/epoch", "val acc", f"vs {baseline}", "status"]
+                   "train s/epoch", "val acc", *(["s to target"] if targets else []), f"vs {baseline}", "status"]
         lines.append(tabulate(rows, headers=headers, disable_numparse=True))
     for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
         first = summary[summary["strategy"] == strategy].iloc[0]

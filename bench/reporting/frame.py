@@ -25,8 +25,13 @@ Definitions (the report repeats them):
   against chance and the loss curve (the ``not_learning`` reason), and against the best final val
   accuracy any configuration of the same workload and dataset reached, within the accuracy tolerance.
   Only configurations that learn by both (``learns``) are ranked (best per strategy, winner, break-even).
-* ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the
-  measured ``peak_flops_per_s[precision]``; ``mfu_datasheet_pct`` the same over the vendor peak.
+* ``steps_per_execution`` is what ran (``effective_steps_per_execution`` where a record has it);
+  ``spe_requested`` the request(s) behind it. Configurations that ran the same are one configuration.
+* ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the run's
+  measured peak on that machine (:func:`bench.reporting.runs.with_run_peaks`: the highest of its worker
+  processes' matmul probes), no figure when achieved exceeds it; ``mfu_datasheet_pct`` the same over the
+  vendor peak of the math mode that ran.
+* Targets and time to target: :mod:`bench.reporting.targets`; accuracy verdicts: :mod:`bench.reporting.accuracy`.
 """
 
 from __future__ import annotations
@@ -37,10 +42,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.predictions import decode
 from bench.records import steady_epochs
 from bench.reporting import stats
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
+from bench.reporting.runs import with_run_peaks
 from bench.reporting.stats import as_float, finite_median, last_finite
+from bench.reporting.targets import target_columns, time_to_target
 
 DEFAULT_BASELINE = "cpu"
 INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
@@ -171,6 +179,9 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             n = as_float(e.get("examples")) if e.get("examples") is not None else as_float(e.get("steps")) * gb
             rates.append(n / t if t > 0 else math.nan)
         first = [e for e in epochs if e.get("epoch") == 1]
+        target = as_float(r.get("target_accuracy"))
+        ttt, ttt_epoch = time_to_target(epochs, target) if r["status"] == "ok" else (math.nan, None)
+        process = r.get("process") or {}
         val_steps = as_float(r.get("validation_steps"))
         n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.get("n_val"))
         workload = str(r["workload"]) + (f"/{r['workload_variant']}" if r.get("workload_variant") else "")
@@ -186,7 +197,10 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             "device_kind": s.get("device_kind") if "device_kind" in s else env.get("device_kind"),
             "num_replicas": s.get("num_replicas"), "global_batch_size": gb,
             "per_replica_batch_size": r.get("per_replica_batch_size"),
-            "steps_per_execution": int(r["steps_per_execution"]), "precision": precision,
+            # what ran (records keep the request: steps_per_execution before the plan resolved it)
+            "steps_per_execution": int(r.get("effective_steps_per_execution") or r["steps_per_execution"]),
+            "spe_requested": int(r.get("requested_steps_per_execution") or r["steps_per_execution"]),
+            "steps_per_epoch": r.get("steps_per_epoch"), "precision": precision,
             "repeat": r.get("repeat"), "seed": r.get("seed"), "status": r["status"],
             "error": error_text(r.get("error")), "n_epochs": len(epochs),
             "epoch1_s": as_float(first[0].get("epoch_s")) if first else math.nan,
@@ -194,6 +208,15 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
             "steady_examples_per_s": tuple(rates),
             "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
             "final_val_accuracy": last_finite(e.get("val_accuracy") for e in epochs),
+            "target_accuracy": target, "time_to_target_s": ttt,
+            "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
+            "predictions": decode(r.get("val_predictions")),
+            "process": f"{r['run_id']}/{process['worker']}" if "worker" in process else
+            f"{r['run_id']}/{label}",  # records from before one process per repeat: one process per strategy
+            "pid": process.get("pid"), "startup_s": as_float(process.get("startup_s")),
+            "point_wall_s": as_float(r.get("point_wall_s")), "fit_wall_s": as_float(r.get("fit_wall_s")),
+            "teardown_s": as_float(r.get("teardown_s")), "stage_warmup_s": _later_stage_warmups(r),
+            "math_mode": r.get("math_mode") or "", "flop_count": r.get("flop_count") or "3x forward",
             "val_accuracy_curve": tuple((int(e.get("epoch", i + 1)), as_float(e.get("val_accuracy")))
                                         for i, e in enumerate(epochs)),
             "chance_accuracy": as_float(ds.get("chance_accuracy")) if ds.get("chance_accuracy") is not None
@@ -211,8 +234,17 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
+    frame = with_run_peaks(frame)
     return frame.sort_values([*CONFIG_KEY, "repeat", "run_id", "point_id"], kind="mergesort",
                              ignore_index=True)
+
+
+def _later_stage_warmups(record: dict[str, Any]) -> float:
+    """Warm-up of a staged point's later stages (their first epoch traces the recompiled model), seconds; 0 for
+    a point trained in one stage."""
+    later = (record.get("stages") or [])[1:]
+    return float(sum(as_float(st.get("warmup_overhead_s")) for st in later
+                     if math.isfinite(as_float(st.get("warmup_overhead_s")))))
 
 
 def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, Any]:
@@ -226,7 +258,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     train = stats.summarize_sample([v for t in ok["steady_train_s"] for v in t])
     ex_s = stats.geometric_mean(repeat_rates)
     inp = finite_median(ok["input_examples_per_s"])
-    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["peak_flops_per_s"])
+    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
     sheet = finite_median(ok["datasheet_peak_flops_per_s"])
     gflops = flops * ex_s / 1e9
     notes = sorted({n for n in ok["not_learning"] if n})
@@ -245,13 +277,18 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "train_s_median": train.median, "train_s_iqr": train.iqr,
         "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         "n_val_eval": finite_median(ok["n_val_eval"]),
-        "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median,
+        "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),
+        "spe_requested": ", ".join(str(v) for v in sorted(set(g["spe_requested"]))),
+        "steps_per_epoch": finite_median(as_float(v) for v in g["steps_per_epoch"]),
         "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
+        **target_columns(ok),
         "chance_accuracy": finite_median(g["chance_accuracy"]),
         "not_learning": "; ".join(notes), "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "flops_per_example": flops, "gflops_per_s": gflops,
-        "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 else math.nan,
+        # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %
+        "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak else math.nan,
+        "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
         "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
         "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
     }

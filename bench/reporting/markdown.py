@@ -6,6 +6,7 @@ fixed number formats, no generation time, no absolute paths), so it can be golde
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,9 +15,10 @@ import pandas as pd
 from bench.records import LoadResult, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
-from bench.reporting.format import config_label
+from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import DEFAULT_BASELINE, INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.runs import spe_notes, time_budget
 from bench.reporting.tables import (
     break_even_section,
     environment_table,
@@ -34,22 +36,26 @@ HOW_TO_READ = (
     "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n. **examples/s** is the "
     "one measure that ranks configurations and gives speedups: training examples per second of the steady "
     "epochs (validation excluded), the median over a repeat's steady epochs, then the geometric mean over "
-    "repeats (one repeat = one worker process). Training s/epoch is shown as median [IQR] over all steady "
-    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation). **Speedup** "
-    "is examples/s over the baseline's at equal workload, dataset, global batch, steps_per_execution "
-    "(spe) and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
+    "repeats. **One repeat = one worker process** (the process is what varies between runs), and the repeats "
+    "of all strategies are interleaved. Training s/epoch is shown as median [IQR] over all steady "
+    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation), plus a later "
+    "training stage's own warm-up. **spe** is the steps_per_execution that ran. **Speedup** "
+    "is examples/s over the baseline's at equal workload, dataset, global batch, spe "
+    "and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
     "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
     "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat), `1.11x [1.02, 1.23]`, "
     "and a leading `~` when the interval contains 1 (not significant). A configuration **learns** when it is "
-    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its final val accuracy is "
-    "within the accuracy tolerance of the best any configuration of the workload reached (the parity "
-    "tolerance or the validation set's 95% sampling error, whichever is larger); only those are ranked. "
-    "**GFLOP/s** = analytic training FLOPs per example (3 x forward) x examples/s; **MFU** = GFLOP/s over "
-    "the peak in *Peaks used for MFU* (a matmul probe on the device; the datasheet column uses the "
-    "vendor's peak). Failed, skipped and diverged points are listed, never dropped."
+    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its accuracy holds: it reaches "
+    "the workload's **target** validation accuracy in at least half its repeats (**s to target** = training "
+    "seconds, warm-up included, until the first epoch at or above it), or, where there is no target, it is not "
+    "significantly less accurate than the baseline at the same configuration by McNemar's paired test on the "
+    "same validation examples (Holm-corrected); only those are ranked. **GFLOP/s** = analytic training FLOPs "
+    "per example (forward + weight gradients + input gradients only where a gradient flows) x examples/s; "
+    "**MFU** = GFLOP/s over the run's peak on that machine in *Peaks used for MFU* (the highest matmul probe of "
+    "its worker processes; none shown when a model ran faster than the probe); the datasheet column uses the "
+    "vendor's peak for the math mode that ran (TF32 on a recent GPU). Failed, skipped and diverged points are "
+    "listed, never dropped."
 )
-DASH = "—"
-
 
 class ReportError(ValueError):
     """Bad input for a report (no folder, a missing folder, no records at all)."""
@@ -70,23 +76,47 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     if not learn.empty:
         items = [f"{config_label(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
         out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
-    below = summary[summary["below_best"] & (summary["not_learning"] == "")]
-    if not below.empty:
-        first = below.iloc[0]
-        items = [f"{config_label(r)} ({r['final_val_accuracy']:.3f}, {r['accuracy_gap_pp']:.1f} pp below)"
-                 for _, r in below.iterrows()]
-        out.append(f"**Below the best accuracy** (more than {first['accuracy_tolerance_pp']:.1f} pp under the best "
-                   f"final val accuracy of this workload, {first['best_val_accuracy']:.3f}; not ranked): "
-                   f"{'; '.join(items)}.")
+    held = summary[(summary["accuracy_flag"] != "") & (summary["not_learning"] == "")]
+    if not held.empty:
+        items = [f"{config_label(r)} ({r['accuracy_flag']})" for _, r in held.iterrows()]
+        out.append(f"**Accuracy not held** (not ranked): {'; '.join(items)}.")
+    ran = spe_notes(summary)
+    if ran:
+        out.append(f"**steps_per_execution that ran** differs from the request: {'; '.join(ran)}.")
     if not parity.empty and parity["flag"].any():
         items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} "
-                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, tolerance "
-                 f"{r['tolerance_pp']:.1f} pp)"
+                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, "
+                 + (f"McNemar p={r['p']:.2g})" if r["test"] == "McNemar" else
+                    f"unpaired, tolerance {r['tolerance_pp']:.1f} pp)")
                  for _, r in parity[parity["flag"]].iterrows()]
-        out.append(f"**Accuracy parity** broken (final val accuracy further from the baseline's than the "
-                   f"tolerance): {'; '.join(items)}.")
+        out.append(f"**Accuracy parity** broken (a significant paired difference from the baseline or the other "
+                   f"backend, or an unpaired one beyond the tolerance): {'; '.join(items)}.")
     return out
 
+
+
+def time_section(points: pd.DataFrame) -> list[str]:
+    """Where each run's wall time went (:func:`bench.reporting.runs.time_budget`); [] for records that predate
+    the fields."""
+    budget = time_budget(points)
+    if budget.empty:
+        return []
+    rows = []
+    for _, b in budget.iterrows():
+        total = b["total_s"]
+
+        def share(v: float, total: float = total) -> str:
+            return f"{seconds(v)} ({100 * v / total:.0f}%)" if math.isfinite(v) and total > 0 else DASH
+
+        rows.append({"run": b["run_id"], "host": b["host"], "worker processes": b["processes"],
+                     "process start-up s": share(b["startup_s"]), "in fit s": share(b["fit_s"]),
+                     "of which teardown s": seconds(b["teardown_s"]),
+                     "points outside fit s": share(b["outside_fit_s"]), "total s": seconds(total)})
+    return ["### Where the time went", "",
+            "Worker wall time per run: process start-up (interpreter, imports, strategy, peak probe), the epochs "
+            "inside `fit` (teardown = what `fit` did after its last epoch), and each point's own work outside "
+            "`fit` (data, model build, compile, validation predictions, input-only probe). Only the epochs are "
+            "measured figures; the rest is what a sweep costs around them.", "", markdown_table(rows), ""]
 
 
 def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
@@ -106,6 +136,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
+    lines += time_section(a.points)
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
         lines += [f"## {workload} on {dataset}", "", "### Results", "",

@@ -182,3 +182,52 @@ def repeat_ratio_ci(numerator: Sequence[float] | np.ndarray, denominator: Sequen
     df = (vn + vd) ** 2 / (vn ** 2 / (num.size - 1) + vd ** 2 / (den.size - 1))
     half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
     return RatioCI(ratio, math.exp(d - half), math.exp(d + half), int(num.size), int(den.size), confidence)
+
+
+ALPHA = 0.05  # family-wise error rate of the accuracy tests (Holm-corrected)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """McNemar's exact test of two classifiers on the same ``n`` examples.
+
+    ``only_a``/``only_b``: examples only ``a`` / only ``b`` got right (the discordant pairs, the only ones that
+    carry information about a difference); ``agreement``: fraction of examples both got right or both wrong;
+    ``diff_pp``: accuracy of ``a`` minus ``b`` in percentage points; ``p``: two-sided exact p-value
+    (binomial test of ``only_a`` among the discordant pairs at 1/2).
+    """
+
+    n: int
+    only_a: int
+    only_b: int
+    diff_pp: float
+    agreement: float
+    p: float
+
+
+def mcnemar(correct_a: Sequence[bool] | np.ndarray, correct_b: Sequence[bool] | np.ndarray) -> Paired:
+    """McNemar's exact test on per-example correctness of two models on identical examples (equal length).
+
+    Exact (binomial) rather than the chi-square approximation: a small validation set has few discordant
+    pairs. Conservative: at alpha = 0.05 it rejects a true null less than 5 % of the time (tested by simulation).
+    """
+    a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape:
+        raise ValueError(f"{len(a)} vs {len(b)} examples: McNemar needs the same examples on both sides")
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    n = len(a)
+    p = 1.0 if only_a + only_b == 0 else float(sps.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    diff = 100.0 * (only_a - only_b) / n if n else math.nan
+    return Paired(n, only_a, only_b, diff, 1.0 - (only_a + only_b) / n if n else math.nan, min(1.0, p))
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (same order as given; NaN stays NaN): reject where adjusted < alpha.
+    Controls the family-wise error rate at alpha for any dependence between the tests."""
+    finite = [(p, i) for i, p in enumerate(pvalues) if math.isfinite(p)]
+    out = [math.nan] * len(pvalues)
+    running, m = 0.0, len(finite)
+    for rank, (p, i) in enumerate(sorted(finite)):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out

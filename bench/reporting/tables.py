@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bench.records import LoadResult
@@ -18,7 +19,7 @@ from bench.reporting.format import (
     shorten,
     speedup_cell,
 )
-from bench.reporting.frame import INPUT_BOUND_FRACTION, MATCH_KEY, split_label
+from bench.reporting.frame import INPUT_BOUND_FRACTION, split_label
 from bench.reporting.stats import finite_median, repeat_ratio_ci
 
 
@@ -48,12 +49,14 @@ def _flags(row: pd.Series) -> str:
         flags.append(f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok")
     if row["not_learning"]:
         flags.append("not learning")
-    elif row.get("below_best", False):
-        flags.append(f"below best accuracy ({row['accuracy_gap_pp']:.1f} pp)")
+    elif row.get("accuracy_flag", ""):
+        flags.append(row["accuracy_flag"])
     if row["input_bound"]:
         flags.append("input-bound")
     if row.get("parity_flag", False):
         flags.append("parity")
+    if row.get("mfu_over_peak", False):
+        flags.append("above the probed peak (MFU not shown)")
     return "; ".join(flags)
 
 
@@ -81,22 +84,27 @@ def environment_table(records: list[dict[str, Any]]) -> str:
 
 
 def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
-    """The peak FLOP/s behind every MFU figure: per host and strategy, the measured matmul peak (and what
-    it covered) and the datasheet peak, per precision."""
+    """The peak FLOP/s behind every MFU figure: per run, host, device and precision, the highest matmul probe
+    of the run's worker processes (:func:`bench.reporting.runs.with_run_peaks`) with the lowest, the median and
+    the number of probes, the math mode that ran, and the datasheet peak of that mode."""
     ok = points[points["status"] == "ok"] if not points.empty else points
     rows = []
-    for (host, strategy, precision), g in ok.groupby(["host", "strategy", "precision"], sort=True):
-        peak, sheet = finite_median(g["peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
+    for (run, host, kind, precision), g in ok.groupby(["run_id", "host", "device_kind", "precision"], sort=True):
+        peak, sheet = finite_median(g["run_peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
         if not (math.isfinite(peak) or math.isfinite(sheet)):
             continue
-        scopes = sorted({str(v) for v in g["peak_scope"] if isinstance(v, str) and v})
-        rows.append({"host": host, "strategy": strategy, "precision": precision,
-                     "measured peak GFLOP/s": number(peak / 1e9, ",.1f"),
-                     "probe": ", ".join(scopes) or "matmul probe",
+        n = finite_median(g["run_peak_n"])
+        spread = (f"{number(finite_median(g['run_peak_low']) / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
+                  f"(median {number(finite_median(g['run_peak_median']) / 1e9, ',.1f')}, {int(n)} probes)"
+                  if math.isfinite(n) and n > 1 else "one probe")
+        modes = sorted({str(m) for m in g["math_mode"] if m})
+        rows.append({"run": run, "host": host, "device": kind, "precision": precision,
+                     "math mode": ", ".join(modes) or DASH, "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"),
+                     "probes: lowest-highest": spread,
                      "datasheet peak GFLOP/s": number(sheet / 1e9, ",.0f")})
     if not rows:
         return "No point recorded a peak (MFU is not shown)."
-    return markdown_table(with_backend(rows, show_backend))
+    return markdown_table(rows)
 
 
 def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
@@ -116,6 +124,7 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
     has_rss = "peak_rss_mib" in summary and summary["peak_rss_mib"].notna().any()
     has_device_mem = "device_peak_mib" in summary and summary["device_peak_mib"].notna().any()
     has_sheet = summary["mfu_datasheet_pct"].notna().any()
+    has_target = bool(np.isfinite(summary["target_accuracy"]).any())
     absent = absent_strategies(summary)
     rows = []
     for _, r in summary.iterrows():
@@ -136,6 +145,11 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
             "warm-up s": seconds(r["warmup_overhead_s"]),
             "final val acc": number(r["final_val_accuracy"], ".3f"),
         }
+        if has_target:
+            targeted = ok and math.isfinite(r["target_accuracy"])
+            reached = f" ({r['n_reached']}/{r['n_ok']})" if targeted and r["n_reached"] < r["n_ok"] else ""
+            row["target"] = number(r["target_accuracy"], ".2f")
+            row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
         if has_flops:
             row["GFLOP/s"] = number(r["gflops_per_s"], ".1f")
             row["MFU %"] = number(r["mfu_pct"], ".1f")
@@ -213,47 +227,36 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
             markdown_table(with_backend(rows, show_backend)), ""]
 
 
-def _backend_gap_pp(vals: pd.Series) -> str:
-    """Largest accuracy difference (pp) between two backends for the same strategy name; dash when no
-    strategy ran under two backends."""
-    by_name: dict[str, list[float]] = {}
-    for label, v in vals.items():
-        if pd.notna(v):
-            by_name.setdefault(split_label(str(label))[1], []).append(float(v))
-    gaps = [100 * (max(v) - min(v)) for v in by_name.values() if len(v) > 1]
-    return f"{max(gaps):.1f}" if gaps else DASH
-
-
 def parity_section(parity: pd.DataFrame, tolerance: float, show_backend: bool = False) -> list[str]:
+    """One row per comparison of :func:`bench.reporting.accuracy.accuracy_parity`: a strategy against its
+    baseline, or a backend against TensorFlow on the same strategy, at identical batches and initial weights."""
     lines = ["## Accuracy parity", "",
-             "Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and "
-             "seed (median over repeats). spread = max - min over strategies, in percentage points (pp); a "
-             "strategy further from its baseline than the tolerance is flagged. The tolerance is the larger "
-             f"of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies on the "
-             "validation set (1.96 x sqrt(2 p (1 - p) / n)): a small validation set cannot resolve 1 pp.", ""]
-    if show_backend:
-        lines += [
-            "Columns are backend/strategy. Every point of a run starts from the same initial weights and sees "
-            "the same batches under both backends, so backends should agree closely; backend gap = the "
-            "largest difference between two backends running the same strategy name, in pp.", ""]
+             "Each strategy against the baseline, and each backend against TensorFlow on the same strategy, at "
+             "equal workload, dataset, global batch, spe, precision and seed: the same initial weights and the "
+             "same batches, so the final models are compared **paired**, example by example on the same "
+             "validation examples: diff = accuracy difference in percentage points (pp), agreement = share of "
+             "examples both got right or both got wrong, p = McNemar's exact test, Holm-corrected over the "
+             "workload's comparisons; flagged when p < 0.05. Records without per-example predictions (written "
+             "before bench stored them) fall back to an unpaired rule: flagged when the difference exceeds the "
+             f"larger of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies "
+             "(1.96 x sqrt(2 p (1 - p) / n)).", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
     for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
-        wide = g.pivot_table(index=[*MATCH_KEY[2:], "seed"], columns="strategy", values="val_accuracy",
-                             aggfunc="first")
-        if show_backend:
-            wide = wide.rename(columns=lambda c: "/".join(split_label(str(c))))
         rows = []
-        for key, vals in wide.iterrows():
-            sub = g[(g["global_batch_size"] == key[0]) & (g["steps_per_execution"] == key[1])
-                    & (g["precision"] == key[2]) & (g["seed"] == key[3])]
-            flagged = [f"{r['strategy']} {r['diff_pp']:+.1f} pp" for _, r in sub[sub["flag"]].iterrows()]
-            rows.append({"global batch": key[0], "spe": key[1], "precision": key[2], "seed": key[3],
-                         **{s: number(v, ".3f") for s, v in vals.items()},
-                         "spread pp": f"{sub['spread_pp'].iloc[0]:.1f}",
-                         **({"backend gap pp": _backend_gap_pp(vals)} if show_backend else {}),
-                         "tolerance pp": f"{sub['tolerance_pp'].max():.1f}", "flag": ", ".join(flagged)})
-        lines += [f"### {workload} on {dataset}", "", markdown_table(rows), ""]
+        for _, r in g.iterrows():
+            paired = r["test"] == "McNemar"
+            rows.append({"global batch": r["global_batch_size"], "spe": r["steps_per_execution"],
+                         "precision": r["precision"], "seed": r["seed"], "strategy": r["strategy"],
+                         "vs": ("/".join(split_label(r["baseline"])) if show_backend else r["baseline"])
+                         + (" (other backend)" if r["kind"] == "backend" else ""),
+                         "val acc": number(r["val_accuracy"], ".3f"),
+                         "diff pp": number(r["diff_pp"], "+.1f"), "examples": number(r["n"], ",.0f"),
+                         "agreement %": number(100 * r["agreement"], ".1f") if paired else DASH,
+                         "test": "McNemar" if paired else f"unpaired (tolerance {r['tolerance_pp']:.1f} pp)",
+                         "p (Holm)": number(r["p"], ".2g") if paired else DASH,
+                         "flag": ("**backend gap**" if r["kind"] == "backend" else "**flag**") if r["flag"] else ""})
+        lines += [f"### {workload} on {dataset}", "", markdown_table(with_backend(rows, show_backend)), ""]
     return lines
 
 

@@ -1,8 +1,8 @@
 """Verdicts on a summary: who learns, accuracy parity, best per strategy, winner, break-even, wrapper
 costs; and :func:`analyze`, which derives all of them from records. Never imports TensorFlow.
 
-Only configurations that learn (:func:`add_learning`: not flagged *not learning* and within the accuracy
-tolerance of the workload's best) are ranked.
+Only configurations that learn (:func:`bench.reporting.accuracy.add_learning`: not flagged *not learning*, and
+reached their target, or, without one, not significantly worse than their baseline in a paired test) are ranked.
 """
 
 from __future__ import annotations
@@ -15,86 +15,26 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting import stats
+from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
 from bench.reporting.frame import (
     CONFIG_KEY,
     DEFAULT_BASELINE,
     MATCH_KEY,
-    baseline_rows,
-    pick_baseline,
     points_frame,
     shows_backends,
     summarize,
 )
-from bench.reporting.learning import PARITY_TOLERANCE_PP, accuracy_tolerance_pp
-
-
-def add_learning(summary: pd.DataFrame, tolerance_pp: float = PARITY_TOLERANCE_PP) -> pd.DataFrame:
-    """Add the relative learning judgement to a :func:`summarize` frame.
-
-    Per (workload, dataset): ``best_val_accuracy`` (highest final val accuracy of any ok configuration),
-    ``accuracy_tolerance_pp`` (:func:`accuracy_tolerance_pp` at that accuracy and the validation size),
-    ``accuracy_gap_pp`` (best - this, pp), ``below_best`` (gap > tolerance) and ``learns`` (ok, not
-    flagged ``not_learning``, not ``below_best``): only those are ranked.
-    """
-    summary = summary.copy()
-    ok = summary["status"] == "ok"
-    best = summary[ok].groupby(["workload", "dataset"])["final_val_accuracy"].max()
-    n_val = summary[ok].groupby(["workload", "dataset"])["n_val_eval"].median()
-    keys = list(zip(summary["workload"], summary["dataset"], strict=True))
-    summary["best_val_accuracy"] = [best.get(k, math.nan) for k in keys]
-    summary["accuracy_tolerance_pp"] = [accuracy_tolerance_pp(best.get(k, math.nan), n_val.get(k, math.nan),
-                                                              tolerance_pp) for k in keys]
-    summary["accuracy_gap_pp"] = 100 * (summary["best_val_accuracy"] - summary["final_val_accuracy"])
-    summary["below_best"] = ok & (summary["accuracy_gap_pp"] > summary["accuracy_tolerance_pp"])
-    summary["learns"] = ok & (summary["not_learning"] == "") & ~summary["below_best"] & np.isfinite(
-        summary["examples_per_s"])
-    return summary
-
-
-def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
-                    tolerance_pp: float = PARITY_TOLERANCE_PP) -> pd.DataFrame:
-    """Final val accuracy per strategy at equal workload, dataset, global batch, spe, precision and seed.
-
-    One row per (match key, seed, strategy), ok points only (repeats sharing a seed: median).
-    ``diff_pp`` is this strategy minus its baseline (picked as for speedups) in percentage points;
-    ``spread_pp`` is max - min over all strategies at that key and seed; ``tolerance_pp`` is
-    :func:`accuracy_tolerance_pp` at the baseline's accuracy; ``flag`` = |diff_pp| > tolerance_pp.
-    """
-    cols = [*MATCH_KEY, "seed", "strategy", "val_accuracy", "baseline", "diff_pp", "spread_pp", "tolerance_pp",
-            "flag"]
-    ok = points[points["status"] == "ok"] if not points.empty else points
-    if ok.empty:
-        return pd.DataFrame(columns=cols)
-    acc = (ok.groupby([*MATCH_KEY, "seed", "strategy"], sort=True, dropna=False)
-           .agg(val_accuracy=("final_val_accuracy", "median"), n_val=("n_val_eval", "median")).reset_index())
-    acc = acc[np.isfinite(acc["val_accuracy"])]
-    hosts = summary.set_index(CONFIG_KEY)["host"]
-    rows = []
-    for key, g in acc.groupby([*MATCH_KEY, "seed"], sort=True, dropna=False):
-        spread = 100 * (g["val_accuracy"].max() - g["val_accuracy"].min())
-        for _, r in g.iterrows():
-            host = hosts.get(tuple(r[k] for k in CONFIG_KEY), "")
-            cands = summary[(summary["strategy"].isin(g["strategy"])) & (summary["status"] == "ok")]
-            base = pick_baseline(pd.Series({**r.to_dict(), "host": host}), baseline_rows(cands, baseline))
-            diff, tol = math.nan, tolerance_pp
-            if base is not None:
-                b = g.loc[g["strategy"] == base["strategy"]].iloc[0]
-                diff = 100 * (r["val_accuracy"] - float(b["val_accuracy"]))
-                tol = accuracy_tolerance_pp(float(b["val_accuracy"]), float(b["n_val"]), tolerance_pp)
-            rows.append({**dict(zip([*MATCH_KEY, "seed"], key, strict=True)), "strategy": r["strategy"],
-                         "val_accuracy": r["val_accuracy"],
-                         "baseline": "" if base is None else base["strategy"],
-                         "diff_pp": diff, "spread_pp": spread, "tolerance_pp": tol,
-                         "flag": bool(math.isfinite(diff) and abs(diff) > tol)})
-    return pd.DataFrame(rows, columns=cols)
+from bench.reporting.learning import PARITY_TOLERANCE_PP
 
 
 def _learners(summary: pd.DataFrame) -> pd.DataFrame:
-    """The configurations that may be ranked: ok, learning, with a throughput."""
-    if "learns" not in summary:
-        summary = add_learning(summary)
-    return summary[summary["learns"]]
+    """The configurations that may be ranked: ``learns`` (:func:`add_learning`); a frame it did not judge: ok, not
+    *not learning*, with a throughput."""
+    if "learns" in summary:
+        return summary[summary["learns"]]
+    return summary[(summary["status"] == "ok") & (summary["not_learning"] == "")
+                   & np.isfinite(summary["examples_per_s"])]
 
 
 def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:
@@ -206,7 +146,7 @@ def analyze(records: list[dict[str, Any]], baseline: str = DEFAULT_BASELINE,
     if summary.empty:
         empty = pd.DataFrame()
         return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp)
-    summary = add_learning(summary, parity_tolerance_pp)
+    summary = add_learning(summary, points, baseline, parity_tolerance_pp)
     parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp)
     flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
     summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]

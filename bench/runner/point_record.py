@@ -12,7 +12,7 @@ from typing import Any
 from bench.data.sources import describe
 from bench.records import SCHEMA_VERSION
 from bench.runner.plan import Point
-from bench.workloads import Workload, get_workload, source_of, uses_source
+from bench.workloads import Workload, get_workload, source_of, target_for, uses_source
 
 TRACEBACK_LINES = 12
 
@@ -62,6 +62,13 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     return out
 
 
+def target_record(wl: Workload, point: Point) -> dict[str, Any]:
+    """``target_accuracy`` and ``target_source`` when the workload has a target for this point's data and sizes
+    (:func:`bench.workloads.target_for`); {} otherwise."""
+    found = target_for(wl, point.data, point.data_scale, point.n_train, point.n_val)
+    return {} if found is None else {"target_accuracy": found[0], "target_source": found[1]}
+
+
 def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any], env: dict[str, Any],
                 global_batch: int | None, replicas: int | None) -> dict[str, Any]:
     """The fields every record of this point carries, whatever its status (``status`` starts as ok).
@@ -98,6 +105,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "seed": point.seed,
         "steps_per_epoch": point.n_train // global_batch if global_batch else None,
         "validation_steps": point.n_val // global_batch if global_batch else None,
+        **target_record(wl, point),
         "epochs": [],
         "notes": [],
         "env": env,

@@ -323,8 +323,9 @@ class Worker:
             rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st["name"]]
             st["warmup_overhead_s"] = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
         observed = self.engine.device_pipeline_autotune(autotune_mark)
-        if observed is not None and rec["strategy"].get("scope", True) is not False:
-            rec["strategy"] = {**rec["strategy"], "device_pipeline_autotune": observed}  # seen, not requested
+        strategy = rec.get("strategy") or {}
+        if observed is not None and strategy.get("scope", True) is not False:
+            rec["strategy"] = {**strategy, "device_pipeline_autotune": observed}  # seen, not requested
         if not timer.diverged:
             t = time.perf_counter()
             rec["val_predictions"] = val_predictions(model, pipes)

@@ -8,15 +8,19 @@ then regenerate the golden report (``BENCH_REGEN_GOLDEN=1 python -m pytest tests
 
 ``records/``: two machines, shaped like real runs of the ``cnn`` and ``text`` suites (TensorFlow only):
 
-* ``hostA`` (2-core CPU box): fashion_cnn on ``cpu`` (no strategy scope) and ``cpu_x2`` at global batch
-  64/256 x spe 1/8, three repeats; ``cpu_onedevice`` (the OneDeviceStrategy wrapper, 0.6x the throughput)
-  at b256; ``gpu`` skipped (no GPU); ``cpu_x2`` b256 spe8 is its fastest configuration but lands 2.6 pp
-  below ``cpu`` (parity flag, below the best accuracy: not ranked); imdb_lstm on ``cpu`` does not learn;
-  a truncated (corrupt) JSON file.
-* ``hostB`` (TPU VM, 8 replicas): fashion_cnn on ``tpu`` at 256/1024 x spe 1/32 (two repeats), ``cpu``
-  on the same host (one repeat); the spe32 points (and the bf16 one) are input-bound; b1024 reaches only
-  ~0.79 in the same epochs (below the best accuracy: faster, but not ranked); a mixed_bfloat16 point, a
-  diverged one at b2048, an out-of-memory failure at b4096, and a record of a newer schema version.
+* ``hostA`` (2-core CPU box), records as bench wrote them before targets, predictions and one process per repeat
+  (no ``target_accuracy``, ``val_predictions`` or ``process``): fashion_cnn on ``cpu`` (no strategy scope) and
+  ``cpu_x2`` at global batch 64/256 x spe 1/8, three repeats; ``cpu_onedevice`` (the OneDeviceStrategy wrapper,
+  0.6x the throughput) at b256; ``gpu`` skipped (no GPU); ``cpu_x2`` b256 spe8 is its fastest configuration but
+  lands 2.6 pp below ``cpu`` (parity flag and below the baseline by the unpaired rule: not ranked); imdb_lstm on
+  ``cpu`` does not learn; reuters_textcnn at b104 has 37 steps per epoch (a prime): its spe8 point ran as spe1
+  (``effective_steps_per_execution``), the same configuration as its spe1 point; a truncated (corrupt) file.
+* ``hostB`` (TPU VM, 8 replicas), records as bench writes them now: a target (0.85), per-example validation
+  predictions, one worker process per repeat with its start-up and wall times: fashion_cnn on ``tpu`` at
+  256/1024 x spe 1/32 (two repeats), ``cpu`` on the same host (one repeat); the spe32 points (and the bf16 one)
+  are input-bound; b1024 reaches only ~0.79 in the same epochs (target not reached: faster, but not ranked); a
+  mixed_bfloat16 point, a diverged one at b2048, an out-of-memory failure at b4096, and a record of a newer
+  schema version.
 
 ``records_backends/``: both Keras backends from three machines (:func:`backend_records`).
 
@@ -45,6 +49,8 @@ CNN_DATA = {"name": "synthetic", "scale": "reduced", "n_train": 12288, "n_val": 
             "classes": 10, "chance_accuracy": 0.1}
 TEXT_DATA = {"name": "imdb", "scale": "reduced", "n_train": 4096, "n_val": 1024, "shape": [200],
              "classes": 2, "chance_accuracy": 0.5}
+REUTERS_DATA = {"name": "synthetic", "scale": "reduced", "n_train": 3848, "n_val": 1024, "shape": [300],
+                "classes": 46, "chance_accuracy": 0.349}
 CNN_FLOPS = 15_780_000  # 3 x analytic forward FLOPs of the small CNN (research/exp/mfu.py)
 ENV_A = {"hostname": "hostA", "platform": "Linux-6.8.0-x86_64-with-glibc2.39", "python": "3.11.7",
          "tensorflow": "2.21.0", "keras": "3.15.1", "cpu": "Intel Xeon Platinum 8370C", "cpu_count": 2,
@@ -132,6 +138,38 @@ def make_record(*, run_id: str, suite: str, env: dict[str, Any], workload: str, 
     return rec
 
 
+def with_predictions(rec: dict[str, Any], rng: random.Random, classes: int = 10) -> dict[str, Any]:
+    """``rec`` with per-example validation predictions whose accuracy is its final ``val_accuracy`` (rewritten to
+    the exact fraction). Every record shares each example's difficulty (``EXAMPLE_U``: common random numbers), so
+    two records agree on most examples, as models trained on identical batches do; 3 % are drawn afresh."""
+    from bench.predictions import encode
+
+    if rec["status"] != "ok":
+        return rec
+    n = rec["validation_steps"] * rec["global_batch_size"]
+    acc = rec["epochs"][-1]["val_accuracy"]
+    labels = [(7 * i) % classes for i in range(n)]
+    correct = [(rng.random() if rng.random() < 0.03 else EXAMPLE_U[i]) < acc for i in range(n)]
+    predicted = [y if ok else (y + 1) % classes for y, ok in zip(labels, correct, strict=True)]
+    rec["val_predictions"] = encode(predicted, labels)
+    rec["epochs"][-1]["val_accuracy"] = sum(correct) / n
+    return rec
+
+
+_EXAMPLES = random.Random(7)
+EXAMPLE_U = [_EXAMPLES.random() for _ in range(1 << 14)]
+
+
+def with_process(rec: dict[str, Any], worker: int, startup_s: float) -> dict[str, Any]:
+    """``rec`` as written by one worker process per repeat: its process and where its wall time went."""
+    fit = rec.get("fit_wall_s") or 0.0
+    rec["process"] = {"worker": worker, "pid": 4000 + worker, "log": f"logs/worker{worker}.log",
+                      "startup_s": startup_s}
+    rec["point_wall_s"] = _r(fit + 1.9) if rec["status"] != "skipped" else 0.0
+    rec["teardown_s"] = 0.004 if fit else None
+    return rec
+
+
 def host_a(rng: random.Random) -> list[dict[str, Any]]:
     run, out = "20261121T101500Z-cnn-3f2a9c1", []
     perf = {("cpu", 64): 4300.0, ("cpu", 256): 5200.0, ("cpu_x2", 64): 3500.0, ("cpu_x2", 256): 5400.0,
@@ -164,10 +202,28 @@ def host_a(rng: random.Random) -> list[dict[str, Any]]:
             run_id=text, suite="text", env=ENV_A, workload="imdb_lstm", dataset=TEXT_DATA, strategy="cpu",
             gb=64, spe=spe, repeat=0, rng=rng, epochs=4, rate=900.0, warmup_s=4.1, final_acc=0.503,
             start_acc=0.499, loss_start=0.6932, loss_end=0.6921, noise=0.02))
+    for spe in (1, 8):  # 37 steps per epoch (prime): spe 8 ran as 1, the configuration of the spe 1 point
+        out.append(make_record(
+            run_id=text, suite="text", env=ENV_A, workload="reuters_textcnn", dataset=REUTERS_DATA, strategy="cpu",
+            gb=104, spe=spe, repeat=0, rng=rng, epochs=4, rate=2600.0, warmup_s=2.5, final_acc=0.55, start_acc=0.38,
+            loss_start=3.1, loss_end=1.9, extra={"effective_steps_per_execution": 1}))
     return out
 
 
 def host_b(rng: random.Random) -> list[dict[str, Any]]:
+    out = host_b_points(rng)
+    workers: dict[tuple[str, int], int] = {}  # one worker process per (strategy, repeat), in run order
+    for rec in out:
+        key = (rec["strategy"]["name"], rec["repeat"])
+        workers.setdefault(key, len(workers))
+        with_process(rec, workers[key], 11.0 if key[0] == "cpu" else 38.0)
+        rec.update(target_accuracy=0.85, target_source="workload", math_mode="bf16" if key[0] == "tpu" else "fp32",
+                   flop_count="forward+weight_grads+input_grads_where_needed")
+        with_predictions(rec, rng)
+    return out
+
+
+def host_b_points(rng: random.Random) -> list[dict[str, Any]]:
     run, out = "20261122T080000Z-cnn-9b1e0d2", []
     peaks = {"peak_flops_per_s": {"float32": 3.1e13, "bfloat16": 1.0e14},
              "datasheet_peak_flops_per_s": {"bfloat16": 4.2e14}, "input_examples_per_s": 62000.0,
@@ -252,6 +308,7 @@ def backend_records(rng: random.Random) -> list[dict[str, Any]]:
                         final_acc=(0.880 if gb == 128 else 0.861) + 0.0005 * strategy.startswith("jax/"),
                         extra={**common, "peak_flops_per_s": {"float32": 2.1e11 if "jax" in strategy else 3.0e11},
                                "memory": _mem(640.0 if "jax" in strategy else 910.0)}))
+                    with_predictions(out[-1], rng)
     for gb in (128, 512):
         for spe in (1, 8):
             for repeat in (0, 1, 2):
