@@ -360,3 +360,21 @@ def test_auto_resolving_to_the_baseline_never_replaces_the_baseline(loaded):
     assert not auto_rows.empty
     assert set(s["baseline"]) == {"cpu"}
     assert (auto_rows["speedup"] < 0.75).all()  # compared with cpu, not with itself
+
+
+def test_one_peak_per_machine_and_run_and_no_mfu_above_100_percent(loaded):
+    """Each process probes; MFU divides by the run's highest probe on that machine; a point that ran faster than
+    that shows no MFU (and a flag), never more than 100 %."""
+    recs = copy.deepcopy([r for r in loaded.records if r["env"]["hostname"] == "hostB" and r["status"] == "ok"
+                          and r["strategy"]["name"] == "tpu" and r["precision"] == "float32"])
+    for r in recs:  # the two repeats' processes probed differently
+        r["peak_flops_per_s"] = {"float32": 2.0e13 if r["repeat"] == 0 else 3.0e13}
+    p = points_frame(recs)
+    assert set(p["run_peak_flops_per_s"]) == {3.0e13} and set(p["run_peak_low"]) == {2.0e13}
+    assert set(p["run_peak_n"]) == {2}
+    fast = copy.deepcopy(recs)
+    for r in fast:
+        r["flops_per_example"] = 2e9  # 2 GFLOP per example at 30,000-60,000 examples/s: above any probe
+    s = summarize(fast)
+    assert s["mfu_pct"].isna().all() and s["mfu_over_peak"].all()
+    assert (summarize(recs)["mfu_pct"] < 100).all()

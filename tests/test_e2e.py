@@ -82,3 +82,36 @@ def test_console_table_run_folder_and_report(smoke_run) -> None:
     text = report.read_text()
     assert "fashion_cnn" in text and "reuters_textcnn" in text and "skipped" in text
     assert not list(run_dir.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+def test_every_repeat_is_its_own_process_interleaved_across_strategies(tmp_path) -> None:
+    """repeats=3 under cpu and cpu_x2: six worker processes, three per strategy, started repeat-major (cpu r0,
+    cpu_x2 r0, cpu r1, ...); each record names its process and the peak its process probed. 256 examples at
+    batch 32 are 8 steps: steps_per_execution=3 runs (and is named) as 2. The stored per-example predictions
+    reproduce Keras' own final val_accuracy."""
+    from bench.predictions import decode
+
+    proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu,cpu_x2]", "batch_sizes=[32]",
+                     "steps_per_execution=[3]", "repeats=3", "epochs=2", "n_train=256", "n_val=128",
+                     "measure_input=false", "report=false", f"results_dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "steps_per_execution=3 does not divide the 8 steps" in proc.stderr
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    records = load_records([run_dir]).records
+    assert len(records) == 6 and all(r["status"] == "ok" for r in records)
+    by_worker = sorted(records, key=lambda r: r["process"]["worker"])
+    assert [(r["strategy"]["name"], r["repeat"]) for r in by_worker] == [
+        ("cpu", 0), ("cpu_x2", 0), ("cpu", 1), ("cpu_x2", 1), ("cpu", 2), ("cpu_x2", 2)]
+    assert len({r["process"]["pid"] for r in records}) == 6  # six processes, none reused
+    for r in records:
+        assert r["point_id"].endswith(f"-b32-spe2-fp32-r{r['repeat']}")
+        assert r["steps_per_execution"] == r["effective_steps_per_execution"] == 2
+        assert r["requested_steps_per_execution"] == 3
+        assert (run_dir / r["process"]["log"]).is_file() and r["process"]["startup_s"] > 0
+        assert r["point_wall_s"] >= r["fit_wall_s"] > 0
+        assert r["peak_flops_per_s"]["float32"] > 0  # its own process's probe
+        assert "target_accuracy" not in r  # 256 examples are not the reduced sizes the target was set for
+        predictions = decode(r["val_predictions"])
+        assert predictions.n == 128 and predictions.accuracy == pytest.approx(r["epochs"][-1]["val_accuracy"],
+                                                                              abs=1e-6)

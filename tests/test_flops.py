@@ -110,3 +110,9 @@ def test_datasheet_lookup() -> None:
     assert datasheet_peak("gpu", "NVIDIA L40S", "float32") is None  # not the L4's peak
     assert datasheet_peak("cpu", None, "float32") is None
     assert datasheet_peak("gpu", "Unknown X", "float32") is None
+    # float32 on an A100/H100 with TensorFloat-32 (TensorFlow's and XLA's default there) runs on the tensor cores:
+    # MFU is held against the TF32 peak, so it cannot exceed 100 % of an fp32 figure the GPU never ran at
+    assert datasheet_peak("gpu", "NVIDIA A100-SXM4-40GB", "float32", math_mode="tf32") == 156e12
+    assert datasheet_peak("gpu", "NVIDIA H100 80GB HBM3", "float32", math_mode="tf32") == 495e12
+    assert datasheet_peak("gpu", "NVIDIA H100 80GB HBM3", "float32", math_mode="fp32") == 67e12
+    assert datasheet_peak("gpu", "Tesla T4", "float32", math_mode="tf32") is None  # Turing has no TF32

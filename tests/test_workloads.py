@@ -119,3 +119,20 @@ def test_plant_transfer_uses_imagenet_weights_only_when_the_keras_cache_has_them
     assert model.bench_pretrained == "imagenet"
     loaded = model.get_layer("backbone").get_weights()
     assert all(np.array_equal(a, b) for a, b in zip(loaded, source.get_weights(), strict=True))
+
+
+def test_targets_apply_to_the_data_and_sizes_they_were_set_on() -> None:
+    """A built-in's target holds on its embedded data at the scale and sizes of the reference runs only; a user's
+    workload carries its own."""
+    import dataclasses
+
+    from bench.workloads import TARGET_SOURCE, get_workload, target_for
+
+    fashion = get_workload("fashion_cnn")
+    assert target_for(fashion, "synthetic", "reduced", 4096, 1024) == (0.85, TARGET_SOURCE)
+    assert target_for(fashion, "synthetic", "reduced", 512, 128) is None  # another data set size
+    assert target_for(fashion, "synthetic", "full", 60000, 10000) is None  # no reference run at full scale
+    assert target_for(fashion, "keras:fashion_mnist", "reduced", 4096, 1024) is None  # real data: not ours
+    assert target_for(get_workload("plant_transfer"), "synthetic", "reduced", 512, 128) is None
+    mine = dataclasses.replace(fashion, target_accuracy=0.6)
+    assert target_for(mine, "synthetic", "full", 10, 10) == (0.6, "workload")
