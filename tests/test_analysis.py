@@ -378,3 +378,13 @@ def test_one_peak_per_machine_and_run_and_no_mfu_above_100_percent(loaded):
     s = summarize(fast)
     assert s["mfu_pct"].isna().all() and s["mfu_over_peak"].all()
     assert (summarize(recs)["mfu_pct"] < 100).all()
+
+
+def test_a_second_stage_warm_up_counts_like_the_first(loaded):
+    """A transfer-learning point recompiles for its fine-tuning stage: that stage's first epoch is a warm-up of its
+    own (``stages[i].warmup_overhead_s``), added to the configuration's warm-up, never to its steady state."""
+    rec = copy.deepcopy(next(r for r in loaded.records if r["status"] == "ok" and r["env"]["hostname"] == "hostB"))
+    plain = summarize([rec]).iloc[0]["warmup_overhead_s"]
+    rec["stages"] = [{"name": "frozen", "epochs": 3, "warmup_overhead_s": 7.0},
+                     {"name": "fine_tune", "epochs": 3, "warmup_overhead_s": 4.5}]
+    assert summarize([rec]).iloc[0]["warmup_overhead_s"] == pytest.approx(plain + 4.5)

@@ -62,7 +62,22 @@ def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
         print(json.dumps({**info.as_record(), "scope": s is not None}))
     """)
     assert out["class"] == "OneDeviceStrategy" and out["scope"] and out["devices"] == ["/cpu:0"]
-    assert out["device_pipeline_autotune"] == "off"  # the teardown race is closed inside the strategy too
+    assert out["device_pipeline_autotune_hook"] == "installed"  # each record then says what its pipelines got
+
+
+def test_the_autotune_state_recorded_is_the_one_observed() -> None:
+    """The record's ``device_pipeline_autotune`` is read off the per-device pipelines the hook saw built during
+    the point, never assumed from the hook's installation: none seen is ``not observed``, one left on is ``on``."""
+    from bench.engines.tensorflow import strategies
+
+    seen = strategies.OBSERVED_DEVICE_AUTOTUNE
+    mark = len(seen)
+    assert strategies.observed_device_autotune(mark) == "not observed"
+    seen.extend([False, False])
+    assert strategies.observed_device_autotune(mark) == "off"
+    seen.append(True)
+    assert strategies.observed_device_autotune(mark) == "on"
+    del seen[mark:]
 
 
 def test_default_and_auto() -> None:
