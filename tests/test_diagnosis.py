@@ -73,15 +73,19 @@ def test_warm_up_is_recorded_and_separate(default_run) -> None:
 
 def test_a_steps_per_execution_that_does_not_divide_the_epoch_keeps_epochs_exact(tmp_path) -> None:
     """192 examples at batch 32 are 6 steps; steps_per_execution=4 would make Keras run 8 steps per epoch
-    (two whole executions, taking the next epoch's batches), so the point runs with 3, and every epoch
-    trains exactly its 6 steps (counted from the optimizer), under each installed backend."""
+    (two whole executions, taking the next epoch's batches), so the point runs with 3, is named by it, and
+    every epoch trains exactly its 6 steps (counted from the optimizer), under each installed backend."""
     import importlib.util
 
     backends = ["tensorflow"] + (["jax"] if importlib.util.find_spec("jax") else [])
-    records = run(tmp_path, "workloads=[fashion_cnn]", "n_train=192", "n_val=64", "epochs=2",
-                  f"backends=[{','.join(backends)}]", "measure_input=false")
+    proc = run_bench(*COMMON, f"results_dir={tmp_path}", "workloads=[fashion_cnn]", "n_train=192", "n_val=64",
+                     "epochs=2", f"backends=[{','.join(backends)}]", "measure_input=false")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "steps_per_execution=4 does not divide the 6 steps of one fashion_cnn epoch" in proc.stderr
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    records = load_records([run_dir]).records
     assert sorted(r["backend"] for r in records) == sorted(backends)
     for r in records:
-        assert r["point"]["steps_per_execution"] == 4 and r["effective_steps_per_execution"] == 3
+        assert "-b32-spe3-fp32-r0" in r["point_id"] and r["point"]["requested_steps_per_execution"] == 4
+        assert r["steps_per_execution"] == r["effective_steps_per_execution"] == 3
         assert [e["steps"] for e in r["epochs"]] == [6, 6]
-        assert any("ran as 3" in n for n in r["notes"]), r["notes"]
