@@ -96,7 +96,9 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
                          f"to it: {'; '.join(items)}.")
         lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
         quickest = _fastest_to_target(summary)
-        if quickest is not None and config_label(quickest) != config_label(win):
+        win_time = win["time_to_target_s"]
+        if quickest is not None and config_label(quickest) != config_label(win) and not (
+                math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
             lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
                          f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
                          "reach an accuracy first: a larger batch takes fewer, bigger steps).")
