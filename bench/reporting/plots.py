@@ -186,7 +186,8 @@ def throughput_figure(points: pd.DataFrame, title: str) -> Figure | None:
 
 def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
     """Validation accuracy per epoch, one line per strategy (band = range over spe and repeats), one panel
-    per global batch; dashed line = chance accuracy. Diverged points are drawn too."""
+    per global batch; dashed line = chance accuracy, dotted line = the workload's target accuracy (when it has
+    one). Diverged points are drawn too."""
     pts = points[points["status"].isin(["ok", "diverged"])].copy()
     if pts.empty:
         return None
@@ -200,14 +201,18 @@ def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
     fig, axes = _grid(len(batches), f"{title}: validation accuracy per epoch")
     pal, mk = _palette(data["series"].tolist()), _markers(data["series"].tolist())
     chance = pts["chance_accuracy"].dropna()
+    target = pts["target_accuracy"].dropna() if "target_accuracy" in pts else pd.Series(dtype=float)
     for ax, gb in zip(axes, batches, strict=True):
         d = data[data["global_batch_size"] == gb]
         _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk)
         if len(chance):
             ax.axhline(float(chance.iloc[0]), color="0.4", linestyle="--", linewidth=1, label="chance")
+        if len(target):
+            ax.axhline(float(target.iloc[0]), color="0.2", linestyle=":", linewidth=1.2, label="target")
         ax.xaxis.set_major_locator(FixedLocator(sorted(d["epoch"].unique())))
         # Span at least 0.2 and include chance, so a flat line at chance looks flat, not like learning.
-        top = max(float(data["val_accuracy"].max()), float(chance.max()) + 0.2 if len(chance) else 0.0)
+        top = max(float(data["val_accuracy"].max()), float(chance.max()) + 0.2 if len(chance) else 0.0,
+                  float(target.max()) if len(target) else 0.0)
         bottom = min(float(data["val_accuracy"].min()), float(chance.min()) if len(chance) else 1.0)
         ax.set_ylim(max(0.0, bottom - 0.02), min(1.0, top + 0.02))
         ax.set(title=f"global batch = {gb}", xlabel="epoch (1 = warm-up)", ylabel="validation accuracy")
