@@ -17,6 +17,8 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from bench.records import BACKENDS
+
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
 PRECISION_TAGS = {"float32": "fp32", "mixed_float16": "mp16", "mixed_bfloat16": "bf16"}
 BATCH_SCALINGS = ("global", "per_replica")
@@ -26,7 +28,6 @@ PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "cached", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
-BACKENDS = ("tensorflow", "jax")
 # strategies that are tf.distribute wrappers and mean nothing under the JAX backend
 TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"

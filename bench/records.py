@@ -22,6 +22,9 @@ from typing import Any
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "failed", "skipped", "diverged")
+# The Keras backends bench runs, each by the engine of that name (bench.engines.<name>): the one definition the
+# config, the engines and the report read. A record without ``backend`` is tensorflow's (the only one before).
+BACKENDS = ("tensorflow", "jax")
 # Fields every record must carry (DESIGN.md, "The record contract").
 REQUIRED_FIELDS = (
     "schema_version", "run_id", "point_id", "suite", "status", "error", "workload", "dataset",

@@ -40,5 +40,6 @@ def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool |
     (training), else None (no augmentation; validation). ``height``: the images' (for ``crop``)."""
     idx = epoch_batches(n, batch, seed, epoch)
     which = kinds(augment)
-    params = draw(seed, epoch, *idx.shape, which, height) if which and seed is not None else None
+    steps, size = idx.shape
+    params = draw(seed, epoch, steps, size, which, height) if which and seed is not None else None
     return idx, params

@@ -145,7 +145,8 @@ def load(spec: str, n_train: int, n_val: int, seq_len: int = 0) -> Arrays | Enco
     if kind == "tfrecord":
         return _tfrecord_load(spec, arg, n_train, n_val, seq_len)
     listing = _listing(spec, kind, arg)
-    return Encoded(listing.train[:n_train], listing.y_train[:n_train], listing.val[:n_val], listing.y_val[:n_val])
+    return Encoded(list(listing.train[:n_train]), listing.y_train[:n_train], list(listing.val[:n_val]),
+                   listing.y_val[:n_val])
 
 
 def clear_caches() -> None:
@@ -183,7 +184,7 @@ def _hash_files(paths: list[Path] | list[str], extra: bytes = b"") -> str:
     h = hashlib.sha256(extra)
     for p in paths:
         with tfrecord.open_file(str(p)) as f:
-            for chunk in iter(lambda f=f: f.read(1 << 20), b""):
+            while chunk := f.read(1 << 20):
                 h.update(chunk)
     return h.hexdigest()
 
@@ -511,6 +512,7 @@ def _tfrecord_describe(spec: str, pattern: str) -> Source:
     if not files[0].startswith("gs://") and manifest.is_file():
         names = tuple(json.loads(manifest.read_text()).get("class_names", ()))
     classes = int(max(ytr.max(), yva.max())) + 1
+    shape: tuple[int, ...]
     if modality == "image":
         shape = images.image_size(tr[0])
         vocab = 0

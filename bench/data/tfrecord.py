@@ -93,6 +93,7 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
     while pos < len(buf):
         key, pos = _read_varint(buf, pos)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, pos = _read_varint(buf, pos)
         elif wire == 2:

@@ -3,7 +3,11 @@
 ``keras.distribution.DataParallel`` and NumPy input pipelines; it imports no TensorFlow).
 
 An engine is a module (``bench.engines.<name>``) that a worker loads with :func:`load` after its process
-has started, and that provides:
+has started. **The contract is** :class:`Engine` (a ``typing.Protocol`` the engine modules satisfy; the type
+checker and ``tests/test_engine_contract.py`` hold both engines to it), with :class:`Pipelines` for what
+``make_pipelines`` returns. Adding an engine: write the module, and add its name to
+:data:`bench.records.BACKENDS` (the one list of backends the config, the engines and the reports read).
+In short:
 
 - ``make_strategy(name, all_reduce, tpu, tpu_connect_timeout_s) -> (strategy or None, StrategyInfo)``,
   first thing in the process; raises :class:`StrategyUnavailable` when the hardware is absent;
@@ -18,10 +22,7 @@ has started, and that provides:
 - ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
   ``bf16``), so MFU is held against that mode's peak;
 - ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
-  observed on the per-device pipelines built since the mark (None where the engine has none);
-- ``Pipelines`` with ``train``, ``val``, ``steps_per_epoch``, ``validation_steps``, ``rewind()`` (a second
-  stage), ``val_pass()`` (one ordered pass of NumPy validation batches) and ``fresh_train()`` (the training
-  data with nothing prepared ahead, for the input-only probe).
+  observed on the per-device pipelines built since the mark (None where the engine has none).
 
 This module imports no framework: the run side's orchestration and the report side never need one.
 """
@@ -31,14 +32,17 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bench.config import logical_cpus
+from bench.records import BACKENDS
 
-ENGINES = ("tensorflow", "jax")  # engine = the Keras backend it runs (config key ``backends``)
+if TYPE_CHECKING:
+    from bench.workloads import Workload
+
+ENGINES = BACKENDS  # an engine per Keras backend, of the same name (config key ``backends``)
 
 
 class StrategyUnavailable(RuntimeError):
@@ -64,6 +68,57 @@ class StrategyInfo:
                 "device_kind": self.device_kind, **self.extra}
 
 
+@runtime_checkable
+class Pipelines(Protocol):
+    """A point's input pipelines, as an engine builds them (units: batches of ``global_batch_size`` examples)."""
+
+    train: Any  # repeats; an epoch is ``steps_per_epoch`` batches
+    val: Any  # ``validation_steps`` batches per evaluation, in the split's order
+    steps_per_epoch: int
+    validation_steps: int
+
+    def rewind(self) -> Any:
+        """The training data for a second ``fit`` (a later stage), from its first epoch again."""
+
+    def val_pass(self) -> Iterator[tuple[Any, Any]]:
+        """One ordered pass over the validation batches as NumPy arrays."""
+
+    def fresh_train(self) -> Any:
+        """The training data with nothing prepared ahead (the input-only probe)."""
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the run side may ask of an engine module (module docstring). Functions, not methods: a module
+    satisfies this protocol when it defines them with these signatures."""
+
+    NAME: str
+
+    def make_strategy(self, requested: str, all_reduce: str = "auto", tpu: str = "",
+                      tpu_connect_timeout_s: float = 60.0) -> tuple[Any, StrategyInfo]: ...
+
+    def make_pipelines(self, workload: Workload, arrays: Any, global_batch_size: int, seed: int,
+                       slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines: ...
+
+    def matmul_peak_flops(self, device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float: ...
+
+    def framework_env(self, info: StrategyInfo) -> dict[str, Any]: ...
+
+    def is_out_of_memory(self, exc: BaseException) -> bool: ...
+
+    def out_of_memory_error(self, message: str) -> Exception: ...
+
+    def reset_peak_memory(self, info: StrategyInfo) -> bool: ...
+
+    def peak_memory_bytes(self, info: StrategyInfo) -> list[int] | None: ...
+
+    def math_mode(self, info: StrategyInfo, precision: str) -> str: ...
+
+    def autotune_mark(self) -> int: ...
+
+    def device_pipeline_autotune(self, mark: int) -> str | None: ...
+
+
 def unresolved_strategy(requested: str) -> dict[str, Any]:
     """The record's ``strategy`` object of a point whose worker never resolved its strategy (skipped, or
     killed before it got that far): only the requested name is known."""
@@ -71,11 +126,21 @@ def unresolved_strategy(requested: str) -> dict[str, Any]:
             "device_kind": None}
 
 
-def load(name: str) -> ModuleType:
-    """The engine module ``bench.engines.<name>`` (imports its framework); ValueError for an unknown one."""
+def load(name: str) -> Engine:
+    """The engine module ``bench.engines.<name>`` (imports its framework), as an :class:`Engine`; ValueError for
+    an unknown one, TypeError for a module that does not provide the contract's names."""
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; allowed: {', '.join(ENGINES)}")
-    return importlib.import_module(f"bench.engines.{name}")
+    module = importlib.import_module(f"bench.engines.{name}")
+    if not isinstance(module, Engine):
+        missing = [m for m in contract_names() if not hasattr(module, m)]
+        raise TypeError(f"engine {name!r} does not implement bench.engines.Engine: missing {', '.join(missing)}")
+    return module
+
+
+def contract_names() -> list[str]:
+    """The names an engine module must define (:class:`Engine`'s members)."""
+    return sorted(n for n in (*Engine.__annotations__, *vars(Engine)) if not n.startswith("_"))
 
 
 def process_env(backend: str, strategy: str, environ: Mapping[str, str]) -> dict[str, str]:

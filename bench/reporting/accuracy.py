@@ -172,7 +172,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     return out.drop(columns=["worse_unpaired"])
 
 
-def _config(conf: pd.DataFrame, key: tuple, strategy: str) -> pd.Series | None:
+def _config(conf: pd.DataFrame, key: tuple[Any, ...], strategy: str) -> pd.Series | None:
     """The summary row of ``strategy`` at the match key (the first MATCH_KEY values of ``key``)."""
     match = dict(zip(MATCH_KEY, key, strict=False))
     sel = np.logical_and.reduce([conf[k] == v for k, v in match.items()]) & (conf["strategy"] == strategy)

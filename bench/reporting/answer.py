@@ -37,6 +37,8 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for _, r in best.iterrows()]
     win = _winner(a, workload, dataset)
+    if win is None:  # best configurations exist only where a winner does
+        return [markdown_table(with_backend(rows, a.show_backend)), ""]
     return [markdown_table(with_backend(rows, a.show_backend)), "",
             f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]

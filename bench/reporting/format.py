@@ -26,7 +26,7 @@ def markdown_table(rows: list[dict[str, Any]] | pd.DataFrame) -> str:
     """A markdown (pipe) table of ``rows``, every cell through :func:`cell`, numbers left as written."""
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
     frame = frame.map(cell)
-    return frame.to_markdown(index=False, disable_numparse=True)
+    return str(frame.to_markdown(index=False, disable_numparse=True))
 
 
 def shorten(text: str, limit: int = 90) -> str:

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from bench.predictions import decode
-from bench.records import steady_epochs
+from bench.records import BACKENDS, steady_epochs
 from bench.reporting import stats
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.runs import with_run_peaks
@@ -109,7 +109,6 @@ def strategy_name(strategy: dict[str, Any]) -> str:
     return name
 
 
-BACKENDS = ("tensorflow", "jax")  # Keras backends; records written before the key existed are tensorflow
 
 
 def backend_of(record: dict[str, Any]) -> str:

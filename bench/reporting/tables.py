@@ -195,7 +195,8 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
         base = by.get("default")
         for p in names[1:] if base is not None else []:
             r = by.get(p)
-            ratio = repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]) if r is not None else None
+            ratio = repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]) if r is not None and base is not None \
+                else None
             row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
         rows.append(row)
     return ["## Input pipelines", "",

@@ -144,6 +144,7 @@ class Launcher:
         self.proc = proc
         try:
             # One line; stdin then stays open: its end-of-file (our exit, even by SIGKILL) stops the worker.
+            assert proc.stdin is not None  # Popen(stdin=PIPE)
             proc.stdin.write(job.to_json() + "\n")
             proc.stdin.flush()
         except OSError:
@@ -184,7 +185,7 @@ class Launcher:
         elif kind == "epoch":
             self.progress.epoch = f"epoch {ev['epoch']}/{ev['epochs']}"
         elif kind == "ready":
-            self.resolved[attempt.group] = ev.get("strategy")  # what auto resolved to, replicas …
+            self.resolved[attempt.group] = ev.get("strategy") or {}  # what auto resolved to, replicas …
         elif kind == "done":
             point = by_id.get(ev["point_id"])
             if point in remaining:
@@ -243,6 +244,7 @@ _EOF = object()  # the reader's last item: the worker's event stream is closed
 
 def _read_events(proc: subprocess.Popen, events: queue.Queue) -> None:
     try:
+        assert proc.stdout is not None  # Popen(stdout=PIPE)
         for line in proc.stdout:
             try:
                 events.put(json.loads(line))
@@ -261,14 +263,16 @@ def _reap(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         pass
     with contextlib.suppress(OSError):
-        proc.stdin.close()
+        if proc.stdin is not None:
+            proc.stdin.close()
     try:
         proc.wait(timeout=REAP_GRACE_S)
     except subprocess.TimeoutExpired:
         _kill(proc)
         proc.wait()
     with contextlib.suppress(OSError):
-        proc.stdout.close()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -81,6 +81,7 @@ class Point:
         """Examples per step across all ``replicas``."""
         if self.global_batch_size is not None:
             return self.global_batch_size
+        assert self.per_replica_batch_size is not None  # __post_init__: exactly one of the two
         return self.per_replica_batch_size * replicas
 
     def to_record(self) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def problems(workload: str, data: str, backend: str) -> str:
     pipes = load(backend).make_pipelines(wl, point_data(point, {}), n, 0)
     x, y = next(iter(pipes.train))
     try:
-        model = wl.build_model()
+        model = wl.new_model()
     except Exception as e:
         return f"build_model() raised {type(e).__name__}: {_first_line(e)}"
     try:

@@ -9,10 +9,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from bench.engines import StrategyInfo
+from bench.engines import Engine, StrategyInfo
 
 PEAK_DTYPES = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 
@@ -26,7 +25,7 @@ class Peaks:
     measure_s: float = 0.0
 
 
-def measure_peaks(engine: ModuleType, info: StrategyInfo, precisions: list[str]) -> Peaks:
+def measure_peaks(engine: Engine, info: StrategyInfo, precisions: list[str]) -> Peaks:
     """Matmul peak FLOP/s of the strategy's devices, once per worker, before any point's clock starts.
 
     Logical CPUs share the host's cores: the probe on one of them is the whole host's peak. GPUs are

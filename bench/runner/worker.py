@@ -22,12 +22,12 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TextIO
 
 from bench.config import effective_steps_per_execution
-from bench.engines import StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
+from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.records import steady_epochs, write_record
 from bench.runner.env import host_env
 from bench.runner.faults import Faults
@@ -50,6 +50,7 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
 
     wl = get_workload(point.workload, point.data)
     spec = source_of(wl, point.data_scale)
+    loader: Callable[..., Any]
     if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline
         key = (spec, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
         loader = sources.load
@@ -91,7 +92,7 @@ def val_predictions(model: Any, pipes: Any) -> dict[str, Any]:
     from bench.predictions import encode
 
     loss = getattr(model, "loss", None)
-    config = loss.get_config() if hasattr(loss, "get_config") else {}
+    config = loss.get_config() if loss is not None and hasattr(loss, "get_config") else {}
     threshold = 0.0 if isinstance(config, dict) and config.get("from_logits") else 0.5
     predicted, labels = [], []
     import keras
@@ -116,7 +117,7 @@ class Worker:
         self.events = events
         self.faults = faults or Faults()
         self.run_dir = Path(job.run_dir)
-        self._engine: ModuleType | None = None
+        self._engine: Engine | None = None
         self.strategy: Any = None
         self.info: StrategyInfo | None = None
         self.env: dict[str, Any] = {}
@@ -125,7 +126,14 @@ class Worker:
         self.process = process_record(job.worker, os.getpid(), job.log or None)
 
     @property
-    def engine(self) -> ModuleType:
+    def resolved(self) -> StrategyInfo:
+        """The strategy this worker resolved in :meth:`setup` (RuntimeError before it)."""
+        if self.info is None:
+            raise RuntimeError("the worker's strategy is not set up yet")
+        return self.info
+
+    @property
+    def engine(self) -> Engine:
         """The engine module (:mod:`bench.engines`), loaded (with its framework) on first use."""
         if self._engine is None:
             self._engine = load(self.job.backend)
@@ -163,11 +171,11 @@ class Worker:
         except StrategyUnavailable as e:
             self.skip_all(points, str(e), "StrategyUnavailable")
             return False
-        self.env = {**host_env(), **self.engine.framework_env(self.info), "device_kind": self.info.device_kind,
-                    "device_count": self.info.num_replicas}
+        self.env = {**host_env(), **self.engine.framework_env(self.resolved), "device_kind": self.resolved.device_kind,
+                    "device_count": self.resolved.num_replicas}
         if job.measure_peak:
-            self.peaks = measure_peaks(self.engine, self.info, sorted({"float32", *(p.precision for p in points)}))
-        self.emit("ready", strategy=self.info.as_record())
+            self.peaks = measure_peaks(self.engine, self.resolved, sorted({"float32", *(p.precision for p in points)}))
+        self.emit("ready", strategy=self.resolved.as_record())
         return True
 
     def arrays(self, point: Point) -> Any:
@@ -178,9 +186,9 @@ class Worker:
         """Run one point and write its record, whatever happens inside."""
         import keras
 
-        replicas = self.info.num_replicas
+        replicas = self.resolved.num_replicas
         gb = point.global_batch(replicas)
-        rec = base_record(self.job.run_id, self.job.suite, point, self.info.as_record(), self.env, gb, replicas)
+        rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas)
         rec["process"] = self.process
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
@@ -189,15 +197,15 @@ class Worker:
             arrays = self.arrays(point)
             rec["dataset"]["chance_accuracy"] = arrays.chance_accuracy
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
-            rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.info)
+            rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.resolved)
             try:
                 self.fit(point, rec, arrays, gb)
             finally:  # a point that ran out of memory has a peak worth seeing too
-                rec["memory"] = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.info))
+                rec["memory"] = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved))
         except Exception as e:
             rec["status"] = "failed"
             rec["error"] = {**error_info(e), **failure_kind(e, self.engine.is_out_of_memory(e),
-                                                            rec.get("augmentation_layers"), self.info.device_kind)}
+                                                            rec.get("augmentation_layers"), self.resolved.device_kind)}
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
@@ -206,11 +214,11 @@ class Worker:
 
     def _check_batch(self, point: Point, rec: dict[str, Any], gb: int, replicas: int) -> None:
         """Refuse a global batch the replicas cannot share or the data cannot fill; note TPU padding."""
-        name = self.info.name
+        name = self.resolved.name
         if gb % replicas:
             raise ValueError(f"global batch {gb} is not divisible by the {replicas} replicas of {name}; "
                              f"use a multiple of {replicas}")
-        if self.info.device_kind == "tpu" and (gb // replicas) % 8:
+        if self.resolved.device_kind == "tpu" and (gb // replicas) % 8:
             rec["notes"].append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
                                 "pad it (seeds 000/001: use 8 x replicas multiples)")
         if point.n_train // gb < 1 or point.n_val // gb < 1:
@@ -257,7 +265,7 @@ class Worker:
             model.compile(**kwargs, steps_per_execution=spe)
 
         with scope():
-            model = workload.build_model()
+            model = workload.new_model()
             rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
             frozen = [model.get_layer(name) for name in workload.frozen]
             for layer in frozen:
@@ -268,13 +276,13 @@ class Worker:
         in_model = augmentation_layers(model)
         if in_model:
             rec["augmentation_layers"] = in_model
-            if self.info.device_kind == "tpu":
+            if self.resolved.device_kind == "tpu":
                 rec["notes"].append(TPU_AUGMENTATION_NOTE)
         rec["flops_per_example"] = train_flops_per_example(model)  # the stage now compiled; the last stage's below
         rec["forward_flops_per_example"] = forward_flops_per_example(model)
         rec["flop_count"] = FLOP_COUNT
         rec["params"] = int(model.count_params())
-        rec["math_mode"] = self.engine.math_mode(self.info, point.precision)
+        rec["math_mode"] = self.engine.math_mode(self.resolved, point.precision)
         autotune_mark = self.engine.autotune_mark()
 
         def on_epoch(row: dict[str, Any]) -> None:
@@ -338,8 +346,9 @@ class Worker:
             rec["peak_flops_per_s"] = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
             rec["peak_scope"] = self.peaks.scope
             rec["peak_measure_s"] = self.peaks.measure_s  # once per worker, before its first point
-        rec["datasheet_peak_flops_per_s"] = datasheet_peak(self.info.device_kind, self.env.get("accelerator"),
-                                                           point.precision, self.info.num_replicas, rec["math_mode"])
+        info = self.resolved
+        rec["datasheet_peak_flops_per_s"] = datasheet_peak(info.device_kind, self.env.get("accelerator"),
+                                                           point.precision, info.num_replicas, rec["math_mode"])
 
     def run(self) -> None:
         """Set up the strategy, then run every point of the job in order."""

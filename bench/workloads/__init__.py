@@ -77,6 +77,12 @@ class Workload:
             return "image"
         return "tokens" if self.vocab or self.dataset == "reuters" else "features"
 
+    def new_model(self) -> Any:
+        """A fresh, uncompiled model from ``build_model`` (ValueError for a built-in's metadata alone)."""
+        if self.build_model is None:
+            raise ValueError(f"workload {self.name!r} has no model builder (a built-in: see models.runnable)")
+        return self.build_model()
+
     def compile_settings(self) -> dict[str, Any]:
         """The keyword arguments for ``model.compile`` (a fresh dict; the callable's fresh objects)."""
         if self.compile_kwargs is None:

@@ -74,8 +74,8 @@ def _make_tpu(tpu: str, connect_timeout_s: float) -> tuple[tf.distribute.Strateg
             raise StrategyUnavailable(
                 f"connecting to TPU {target} did not finish within tpu_connect_timeout_s={connect_timeout_s:g}")
         if errors:
-            e = errors[0]
-            raise StrategyUnavailable(f"connecting to TPU {target} failed: {type(e).__name__}: {e}") from e
+            first = errors[0]
+            raise StrategyUnavailable(f"connecting to TPU {target} failed: {type(first).__name__}: {first}") from first
     else:
         tf.config.experimental_connect_to_cluster(resolver)  # a no-op for tpu='local'
     try:

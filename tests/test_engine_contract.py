@@ -1,0 +1,56 @@
+"""Both engines implement bench.engines.Engine: every member, with the contract's parameters, and nothing else
+decides which backends exist but bench.records.BACKENDS."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+from bench import config, engines, records
+from bench.engines import Engine, contract_names, load
+
+pytest.importorskip("tensorflow")
+pytest.importorskip("jax")
+
+
+def _parameters(fn) -> list[tuple[str, object]]:
+    return [(p.name, p.default) for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+
+
+@pytest.mark.parametrize("name", records.BACKENDS)
+def test_each_engine_satisfies_the_contract(name: str) -> None:
+    """Checked in a fresh interpreter per backend would be stricter; here both load in one process, which the
+    worker never does, but the contract only needs names and signatures."""
+    if name == "jax":
+        import os
+
+        os.environ.setdefault("KERAS_BACKEND", "tensorflow")  # importing keras here must not switch the suite's
+    engine = load(name)
+    assert isinstance(engine, Engine) and engine.NAME == name
+    for member in contract_names():
+        if member == "NAME":
+            continue
+        impl, spec = getattr(engine, member), getattr(Engine, member)
+        assert _parameters(impl)[: len(_parameters(spec))] == _parameters(spec), (name, member)
+
+
+def test_backends_are_defined_once() -> None:
+    assert config.BACKENDS is records.BACKENDS and engines.ENGINES is records.BACKENDS
+    frame = importlib.import_module("bench.reporting.frame")
+    assert frame.BACKENDS is records.BACKENDS
+
+
+def test_a_module_that_lacks_a_member_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    fake = types.ModuleType("bench.engines.fake")
+    fake.NAME = "fake"  # type: ignore[attr-defined]
+    monkeypatch.setitem(__import__("sys").modules, "bench.engines.fake", fake)
+    monkeypatch.setattr(engines, "ENGINES", (*records.BACKENDS, "fake"))
+    with pytest.raises(TypeError, match=re.escape("does not implement bench.engines.Engine: missing autotune_mark")):
+        load("fake")
+    with pytest.raises(ValueError, match=re.escape("unknown engine 'torch'; allowed: tensorflow, jax")):
+        load("torch")
