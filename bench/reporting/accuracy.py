@@ -139,7 +139,6 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     rows = []
     conf = summary[summary["status"] == "ok"].set_index(CONFIG_KEY, drop=False)
     for key, g in ok.groupby([*MATCH_KEY, "seed"], sort=True, dropna=False):
-        seed_points = g
         strategies = sorted(set(g["strategy"]))
         cands = baseline_rows(conf[conf["strategy"].isin(strategies)].reset_index(drop=True), baseline)
         for s in strategies:
@@ -158,7 +157,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
                 if tf_row is not None:
                     pairs.append(("backend", tf_row))
             for kind, ref in pairs:
-                c = compare(seed_points, row, ref, tolerance_pp)
+                c = compare(g, row, ref, tolerance_pp)
                 rows.append({**dict(zip([*MATCH_KEY, "seed"], key, strict=True)), "strategy": s, "kind": kind,
                              "val_accuracy": row["final_val_accuracy"], "baseline": ref["strategy"], **c})
     out = pd.DataFrame(rows, columns=[*PARITY_COLUMNS, "worse_unpaired"])

@@ -48,8 +48,8 @@ def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
             speedup = speedup_cell(r)
         name = list(split_label(r["strategy"])) if backends else [r["strategy"]]
         spe = str(int(r["steps_per_execution"]))
-        if r["spe_requested"] != spe:
-            spe += f" (asked {r['spe_requested']})"  # what ran, and the request behind it
+        if r["spe_requested"] != (int(r["steps_per_execution"]),):  # what ran, and the request behind it
+            spe += f" (asked {', '.join(str(a) for a in r['spe_requested'])})"
         ttt = number(r["time_to_target_s"] if ok else None, ".1f", dash="-")
         rows.append([r["workload"], *name, int(r["global_batch_size"]), spe,
                      *([r["input_pipeline"]] if pipelines else []),

@@ -277,7 +277,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         "n_val_eval": finite_median(ok["n_val_eval"]),
         "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),
-        "spe_requested": ", ".join(str(v) for v in sorted(set(g["spe_requested"]))),
+        "spe_requested": tuple(sorted({int(v) for v in g["spe_requested"]})),  # the requests behind what ran
         "steps_per_epoch": finite_median(as_float(v) for v in g["steps_per_epoch"]),
         "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
         **target_columns(ok),

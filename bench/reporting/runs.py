@@ -69,9 +69,8 @@ def spe_notes(summary: pd.DataFrame) -> list[str]:
     """One sentence per configuration whose steps_per_execution ran other than asked, with the reason."""
     out = []
     for _, r in summary.iterrows():
-        asked = [int(v) for v in str(r.get("spe_requested") or "").split(", ") if v.strip().isdigit()]
         ran = int(r["steps_per_execution"])
-        other = [a for a in asked if a != ran]
+        other = [a for a in r.get("spe_requested") or () if a != ran]
         if not other:
             continue
         steps = as_float(r.get("steps_per_epoch"))
