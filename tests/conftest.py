@@ -28,6 +28,20 @@ def run_bench(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
                           cwd=cwd or REPO, env=full_env, timeout=timeout)
 
 
+def make_record(**kw):
+    """A minimal valid stored record (a dict, as on disk) with ``kw`` replacing or adding fields."""
+    from bench.records import REQUIRED_FIELDS
+
+    r = {k: None for k in REQUIRED_FIELDS}
+    r.update(schema_version=1, run_id="run", point_id="p-cpu-b8-spe1-fp32-r0", suite="smoke", status="ok",
+             workload="fashion_cnn", dataset={"name": "synthetic"}, strategy={"name": "cpu"}, global_batch_size=8,
+             per_replica_batch_size=8, steps_per_execution=1, precision="float32", repeat=0, seed=0,
+             steps_per_epoch=4, env={}, started_at="t0", finished_at="t1",
+             epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}, {"epoch": 2, "epoch_s": 1.0, "loss": float("nan")}])
+    r.update(kw)
+    return r
+
+
 def _has_gpu() -> bool:
     import tensorflow as tf
 

@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.records import load_records
+from bench.records import load_records, upgrade
 from bench.reporting.format import config_name
 from bench.reporting.frame import points_frame, strategy_labels, summarize
 from bench.reporting.learning import accuracy_tolerance_pp, learning_verdict
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
+from tests.conftest import make_record
 
 RECORDS = Path(__file__).parent / "data" / "records"
 CNN = "synthetic (reduced, n_train=12288)"
@@ -302,8 +303,8 @@ def _rec(losses, accs, classes=10, chance=None):
     ds = {"name": "x", "classes": classes}
     if chance is not None:
         ds["chance_accuracy"] = chance
-    return {"dataset": ds, "epochs": [{"epoch": i + 1, "loss": lo, "val_accuracy": a}
-                                      for i, (lo, a) in enumerate(zip(losses, accs, strict=True))]}
+    return upgrade(make_record(dataset=ds, epochs=[{"epoch": i + 1, "loss": lo, "val_accuracy": a}
+                                                   for i, (lo, a) in enumerate(zip(losses, accs, strict=True))]))
 
 
 def test_learning_verdict():

@@ -12,7 +12,9 @@ import pytest
 
 from bench.data import augment, sources
 from bench.data.order import epoch_plan
+from bench.records import parse
 from tests import sourcedata
+from tests.test_record_schema import undeclared
 
 ALL = augment.KINDS
 
@@ -112,6 +114,7 @@ def test_augmentation_layers_in_the_model_are_reported_as_such_under_jax(tmp_pat
     run_dir = next((tmp_path / "r").iterdir())
     recs = {r["backend"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json")) if "point_id" in r}
     assert recs["tensorflow"]["status"] == "ok"
+    assert [undeclared(parse(r)) for r in recs.values()] == [[], []]  # a failure's error fields are declared too
     assert recs["tensorflow"]["augmentation_layers"] == ["RandomFlip", "RandomRotation", "RandomContrast"]
     assert recs["jax"]["status"] == "failed" and recs["jax"]["error"]["kind"] == "augmentation_layers_need_tensorflow"
     assert "augment in the input pipeline" in recs["jax"]["error"]["hint"]
@@ -151,7 +154,6 @@ def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(tm
     import importlib.util
     import json
 
-    from bench.records import steady_epochs
     from tests.conftest import run_bench
 
     backends = ["tensorflow"] + (["jax"] if importlib.util.find_spec("jax") else [])
@@ -170,7 +172,7 @@ def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(tm
         assert [s["learning_rate"] for s in r["stages"]] == pytest.approx([1e-3, 1e-5])
         assert [(e["epoch"], e["stage"], e["steps"]) for e in r["epochs"]] == [
             (1, "frozen", 4), (2, "frozen", 4), (3, "fine_tune", 4), (4, "fine_tune", 4), (5, "fine_tune", 4)]
-        assert [e["epoch"] for e in steady_epochs(r)] == [4, 5]
+        assert [e.epoch for e in parse(r).steady_epochs()] == [4, 5]
         assert r["pretrained_weights"] is None  # no ImageNet weights in this box's Keras cache
         assert "setup_s" in r["epochs"][0] and "setup_s" in r["epochs"][2]  # each fit's set-up, in its first epoch
     if len(recs) == 2:

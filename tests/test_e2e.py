@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from bench.records import load_records
+from bench.records import load_records, parse
 from tests.conftest import run_bench
+from tests.test_record_schema import undeclared
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +35,8 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     assert set(by_status) == {"ok", "skipped"}
     assert {r["strategy"]["requested"] for r in by_status["skipped"]} == {"gpu"}
     assert all("no GPU visible" in r["error"]["message"] for r in by_status["skipped"])
+    for r in loaded.records:  # the worker writes only what the typed record declares
+        assert undeclared(parse(r)) == [], r["point_id"]
     for r in by_status["ok"]:
         assert r["run_id"] == run_dir.name and r["suite"] == "smoke"
         assert [e["epoch"] for e in r["epochs"]] == [1, 2]

@@ -193,3 +193,35 @@ def test_the_facade_is_lazy() -> None:
             "print(bad(before), bad(mid), w.__module__, r.__module__, p.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["[]", "[]", "bench.workloads", "bench.notebook", "bench.notebook"]
+
+
+RECORD_PARAMS = {"record", "records", "rec", "records_or_points"}  # (``r`` is a frame row on the report side)
+
+
+def record_reads(path: Path) -> list[str]:
+    """Places in a report-side module where a record is read other than through the typed model: a parameter
+    named like a record but not annotated ``Record``/``RecordLike``, or such a parameter subscripted or ``.get``."""
+    problems = []
+    for fn in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            if arg.arg not in RECORD_PARAMS:
+                continue
+            note = ast.unparse(arg.annotation) if arg.annotation else ""
+            if "Record" not in note:
+                problems.append(f"{path.name}:{fn.lineno} {fn.name}({arg.arg}: {note or 'unannotated'})")
+            for node in ast.walk(fn):
+                on_it = isinstance(getattr(node, "value", None), ast.Name) and node.value.id == arg.arg  # type: ignore
+                as_dict = isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr == "get")
+                if on_it and as_dict:
+                    problems.append(f"{path.name}:{node.lineno} {fn.name} reads {arg.arg} as a dict")
+    return problems
+
+
+def test_reporting_reads_only_the_typed_record(tmp_path: Path) -> None:
+    assert [p for f in sorted((BENCH / "reporting").glob("*.py")) for p in record_reads(f)] == []
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(record: dict, n: int):\n    return record['epochs']\n"
+                   "def g(rec: Record):\n    return rec.get('x')\n")
+    assert len(record_reads(bad)) == 3  # the checker itself can fail

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
 from bench.records import (
-    REQUIRED_FIELDS,
     RecordError,
     load_records,
     read_record,
-    steady_epochs,
+    upgrade,
     write_record,
 )
+from tests.conftest import make_record
 
-
-def record(**kw):
-    r = {k: None for k in REQUIRED_FIELDS}
-    r.update(schema_version=1, run_id="run", point_id="p-cpu-b8-spe1-fp32-r0", suite="smoke", status="ok",
-             workload="fashion_cnn", dataset={"name": "synthetic"}, strategy={"name": "cpu"}, global_batch_size=8,
-             per_replica_batch_size=8, steps_per_execution=1, precision="float32", repeat=0, seed=0,
-             steps_per_epoch=4, env={}, started_at="t0", finished_at="t1",
-             epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}, {"epoch": 2, "epoch_s": 1.0, "loss": math.nan}])
-    r.update(kw)
-    return r
+record = make_record
 
 
 def test_round_trip_keeps_fields_and_turns_nan_into_null(tmp_path) -> None:
@@ -33,7 +23,7 @@ def test_round_trip_keeps_fields_and_turns_nan_into_null(tmp_path) -> None:
     back = read_record(path)
     assert back["extra"] == {"a": 1}
     assert back["epochs"][1]["loss"] is None  # strict JSON: NaN stored as null
-    assert [e["epoch"] for e in steady_epochs(back)] == [2]
+    assert [e.epoch for e in upgrade(back).steady_epochs()] == [2]
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
 
 
@@ -69,18 +59,18 @@ def test_bad_status_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("field", "value"), [("steps_per_execution", None), ("epochs", None),
-                                              ("global_batch_size", "8"), ("repeat", True), ("backend", None),
-                                              ("memory", 12)])
+                                              ("global_batch_size", "8"), ("repeat", True), ("backend", 3),
+                                              ("memory", 12), ("strategy", "cpu"), ("process", {"pid": "12"})])
 def test_wrongly_typed_fields_are_refused_not_crashing_a_report(tmp_path, field, value) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(record(**{field: value})))
     out = load_records([tmp_path], warn=False)
-    assert out.records == [] and f"field {field} is" in out.skipped[0][1]
+    assert out.records == [] and f"field {field}" in out.skipped[0][1]
 
 
 def test_epoch_without_its_number_is_refused(tmp_path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(record(epochs=[{"epoch": None, "epoch_s": 1.0}])))
     out = load_records([tmp_path], warn=False)
-    assert out.records == [] and "epochs[0] has no integer 'epoch'" in out.skipped[0][1]
+    assert out.records == [] and "field epochs[0].epoch is None" in out.skipped[0][1]
 
 
 def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorflow(tmp_path) -> None:
@@ -101,9 +91,7 @@ def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorf
 
 
 def test_steady_epochs_of_a_staged_point_are_its_last_stage_after_that_stage_s_first() -> None:
-    from bench.records import steady_epochs
-
-    plain = {"epochs": [{"epoch": i} for i in (1, 2, 3)]}
-    assert [e["epoch"] for e in steady_epochs(plain)] == [2, 3]
-    staged = {"epochs": [{"epoch": i, "stage": "frozen" if i <= 2 else "fine_tune"} for i in range(1, 6)]}
-    assert [e["epoch"] for e in steady_epochs(staged)] == [4, 5]
+    plain = upgrade(record(epochs=[{"epoch": i} for i in (1, 2, 3)]))
+    assert [e.epoch for e in plain.steady_epochs()] == [2, 3]
+    staged = upgrade(record(epochs=[{"epoch": i, "stage": "frozen" if i <= 2 else "fine_tune"} for i in range(1, 6)]))
+    assert [e.epoch for e in staged.steady_epochs()] == [4, 5]

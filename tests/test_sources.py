@@ -13,7 +13,9 @@ import pytest
 
 from bench.data import images, sources, tfrecord
 from bench.data.export import export
+from bench.records import parse
 from tests import sourcedata
+from tests.test_record_schema import undeclared
 
 
 @pytest.fixture(autouse=True)
@@ -299,6 +301,7 @@ def test_adapted_models_build_for_the_source(tmp_path: Path) -> None:
 # --- end to end --------------------------------------------------------------------------------------
 
 def _records(run_root: Path) -> list[dict]:
+    """The stored records of the one run under ``run_root``."""
     run_dir = next(run_root.iterdir())
     return [json.loads(p.read_text()) for p in sorted(run_dir.glob("*.json")) if p.name != "run.json"]
 
@@ -321,6 +324,7 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
     assert len(recs) == 2 * len(backends.strip("[]").split(","))
     for r in recs:
         assert r["status"] == "ok", r["error"]
+        assert undeclared(parse(r)) == []  # a data source's dataset fields are all in the typed record
         ds = r["dataset"]
         assert ds["name"] == f"csv:{path}" and ds["kind"] == "csv" and ds["encoded"] is True
         assert (ds["n_train"], ds["n_val"], ds["source_n_train"], ds["classes"]) == (168, 42, 168, 4)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from bench.records import RecordLike
 from bench.reporting.accuracy import add_learning
 from bench.reporting.format import number, speedup_cell
 from bench.reporting.frame import points_frame, shows_backends, split_label, summarize
 
 
-def summary_table(records: list[dict[str, Any]], baseline: str = "cpu") -> str:
+def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
     """One row per configuration, from :func:`bench.reporting.frame.summarize` (the report's numbers).
 
     examples/s = training throughput of the steady epochs (the report's one ranking measure, geometric

@@ -37,13 +37,14 @@ Definitions (the report repeats them):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from bench.predictions import decode
-from bench.records import BACKENDS, steady_epochs
+from bench.records import BACKENDS, Dataset, ErrorInfo, Record, RecordLike, as_records
 from bench.reporting import stats
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.runs import with_run_peaks
@@ -70,50 +71,27 @@ def _peak_for(peak: Any, precision: str) -> float:
     return as_float(peak)
 
 
-def error_text(error: Any) -> str:
+def error_text(error: ErrorInfo | None) -> str:
     """``"Type: message"`` on one line ("" when there is no error)."""
-    if not error:
+    if error is None:
         return ""
-    if isinstance(error, dict):
-        typ, msg = error.get("type") or "", error.get("message") or ""
-        text = f"{typ}: {msg}" if typ and msg else typ or msg
-    else:
-        text = str(error)
+    typ, msg = error.type or "", error.message or ""
+    text = f"{typ}: {msg}" if typ and msg else typ or msg
     return " ".join(str(text).split())
 
 
-def dataset_label(ds: dict[str, Any]) -> str:
+def dataset_label(ds: Dataset, with_pipeline: bool = True) -> str:
     """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ. Real
     data (a data source, a user's arrays) says how much of it was used: ``"keras:mnist (n_train=4096 of
     60000)"``."""
-    name = ds.get("name") or "?"
-    whole = ds.get("source_n_train")
-    extra = [str(ds["scale"])] if ds.get("scale") and whole is None else []
-    if ds.get("n_train") is not None:
-        extra.append(f"n_train={ds['n_train']}" + (f" of {whole}" if whole is not None else ""))
-    if ds.get("pipeline") not in (None, "default"):
-        extra.append(f"pipeline={ds['pipeline']}")  # a deliberately slow input pipeline is another dataset
+    name = ds.name or "?"
+    whole = ds.source_n_train
+    extra = [str(ds.scale)] if ds.scale and whole is None else []
+    if ds.n_train is not None:
+        extra.append(f"n_train={ds.n_train}" + (f" of {whole}" if whole is not None else ""))
+    if with_pipeline and ds.pipeline not in (None, "default"):
+        extra.append(f"pipeline={ds.pipeline}")  # a deliberately slow input pipeline is another dataset
     return f"{name} ({', '.join(extra)})" if extra else str(name)
-
-
-def strategy_name(strategy: dict[str, Any]) -> str:
-    """The resolved strategy name of a record's ``strategy`` object.
-
-    Records written before the baselines changed (2026-11) called ``OneDeviceStrategy`` on one device
-    ``cpu``/``gpu``; those names now mean Keras with no strategy scope, so old wrapper records read as
-    ``cpu_onedevice``/``gpu_onedevice``.
-    """
-    name = str(strategy.get("name") or strategy.get("requested") or "?")
-    if name in ("cpu", "gpu") and strategy.get("class") == "OneDeviceStrategy":
-        return f"{name}_onedevice"
-    return name
-
-
-
-
-def backend_of(record: dict[str, Any]) -> str:
-    """The Keras backend a record ran on (``tensorflow`` for records from before the field existed)."""
-    return str(record.get("backend") or "tensorflow")
 
 
 def split_label(label: str) -> tuple[str, str]:
@@ -132,104 +110,43 @@ def _mib(value: Any) -> float:
     return as_float(value) / 2**20 if value is not None else math.nan
 
 
-def strategy_labels(records: list[dict[str, Any]]) -> list[str]:
+def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
     The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
     backend when it is not tensorflow (``jax/cpu_x2``). When one resolved name ran on two or more hosts
     for the same workload and dataset, those labels get ``@hostname``.
     """
-    def scope(r: dict[str, Any]) -> tuple[str, str, str, str]:
-        return (str(r.get("workload")), dataset_label(r.get("dataset") or {}), backend_of(r),
-                strategy_name(r.get("strategy") or {}))
+    typed = as_records(records)
+
+    def scope(r: Record) -> tuple[str, str, str, str]:
+        return (r.workload, dataset_label(r.dataset), str(r.backend), str(r.strategy.name or r.strategy.requested))
 
     hosts: dict[tuple[str, str, str, str], set[str]] = {}
-    for r in records:
+    for r in typed:
         hosts.setdefault(scope(r), set()).add(_host(r))
     out = []
-    for r in records:
+    for r in typed:
         backend, name = scope(r)[2:]
-        requested = (r.get("strategy") or {}).get("requested") or name
-        label = name if requested in (name, (r.get("strategy") or {}).get("name")) else f"{requested} ({name})"
+        requested = r.strategy.requested or name
+        label = name if requested == name else f"{requested} ({name})"
         label = label if backend == "tensorflow" else f"{backend}/{label}"
         out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
 
 
-def _host(record: dict[str, Any]) -> str:
-    return str((record.get("env") or {}).get("hostname") or "unknown-host")
+def _host(record: Record) -> str:
+    return str(record.env.get("hostname") or "unknown-host")
 
 
-def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_DROP,
+def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_DROP,
                  chance_margin_pp: float = CHANCE_MARGIN_PP) -> pd.DataFrame:
-    """One row per record, raw steady samples as tuples (seconds, examples_per_s), sorted by point."""
-    labels = strategy_labels(records)
-    rows = []
-    for r, label in zip(records, labels, strict=True):
-        s, ds, env = r.get("strategy") or {}, r.get("dataset") or {}, r.get("env") or {}
-        # A skipped point may not know its global batch (per-replica sizing on absent hardware).
-        gb = int(r.get("global_batch_size") or (r.get("point") or {}).get("batch_size") or 0)
-        epochs = r.get("epochs") or []
-        steady = steady_epochs(r)
-        epoch_s = tuple(as_float(e.get("epoch_s")) for e in steady)
-        rates = []
-        for e in steady:
-            t = as_float(e.get("train_s")) if e.get("train_s") is not None else as_float(e.get("epoch_s"))
-            n = as_float(e.get("examples")) if e.get("examples") is not None else as_float(e.get("steps")) * gb
-            rates.append(n / t if t > 0 else math.nan)
-        first = [e for e in epochs if e.get("epoch") == 1]
-        target = as_float(r.get("target_accuracy"))
-        ttt, ttt_epoch = time_to_target(epochs, target) if r["status"] == "ok" else (math.nan, None)
-        process = r.get("process") or {}
-        val_steps = as_float(r.get("validation_steps"))
-        n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.get("n_val"))
-        workload = str(r["workload"]) + (f"/{r['workload_variant']}" if r.get("workload_variant") else "")
-        precision = str(r["precision"])
-        rows.append({
-            "run_id": r["run_id"], "point_id": r["point_id"], "suite": r["suite"], "host": _host(r),
-            "workload": workload, "dataset": dataset_label(ds), "dataset_name": ds.get("name"),
-            "input_pipeline": ds.get("pipeline") or "default",
-            "data": dataset_label({k: v for k, v in ds.items() if k != "pipeline"}),  # the label, any pipeline
-            "strategy": label, "backend": backend_of(r), "strategy_requested": s.get("requested"),
-            "strategy_name": strategy_name(s),
-            "strategy_class": s.get("class"),
-            "device_kind": s.get("device_kind") if "device_kind" in s else env.get("device_kind"),
-            "num_replicas": s.get("num_replicas"), "global_batch_size": gb,
-            "per_replica_batch_size": r.get("per_replica_batch_size"),
-            # what ran (records keep the request: steps_per_execution before the plan resolved it)
-            "steps_per_execution": int(r.get("effective_steps_per_execution") or r["steps_per_execution"]),
-            "spe_requested": int(r.get("requested_steps_per_execution") or r["steps_per_execution"]),
-            "steps_per_epoch": r.get("steps_per_epoch"), "precision": precision,
-            "repeat": r.get("repeat"), "seed": r.get("seed"), "status": r["status"],
-            "error": error_text(r.get("error")), "n_epochs": len(epochs),
-            "epoch1_s": as_float(first[0].get("epoch_s")) if first else math.nan,
-            "steady_epoch_s": epoch_s, "steady_train_s": tuple(as_float(e.get("train_s")) for e in steady),
-            "steady_examples_per_s": tuple(rates),
-            "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
-            "final_val_accuracy": last_finite(e.get("val_accuracy") for e in epochs),
-            "target_accuracy": target, "time_to_target_s": ttt,
-            "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
-            "predictions": decode(r.get("val_predictions")),
-            "process": f"{r['run_id']}/{process['worker']}" if "worker" in process else
-            f"{r['run_id']}/{label}",  # records from before one process per repeat: one process per strategy
-            "pid": process.get("pid"), "startup_s": as_float(process.get("startup_s")),
-            "point_wall_s": as_float(r.get("point_wall_s")), "fit_wall_s": as_float(r.get("fit_wall_s")),
-            "teardown_s": as_float(r.get("teardown_s")), "stage_warmup_s": _later_stage_warmups(r),
-            "math_mode": r.get("math_mode") or "", "flop_count": r.get("flop_count") or "3x forward",
-            "val_accuracy_curve": tuple((int(e.get("epoch", i + 1)), as_float(e.get("val_accuracy")))
-                                        for i, e in enumerate(epochs)),
-            "chance_accuracy": as_float(ds.get("chance_accuracy")) if ds.get("chance_accuracy") is not None
-            else (1.0 / ds["classes"] if ds.get("classes") else math.nan),
-            "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r["status"] == "ok"
-            else "",
-            "input_examples_per_s": as_float(r.get("input_examples_per_s")),
-            "flops_per_example": as_float(r.get("flops_per_example")),
-            "peak_flops_per_s": _peak_for(r.get("peak_flops_per_s"), precision),
-            "datasheet_peak_flops_per_s": _peak_for(r.get("datasheet_peak_flops_per_s"), precision),
-            "peak_scope": r.get("peak_scope") or "",
-            "peak_rss_mib": _mib((r.get("memory") or {}).get("peak_rss_bytes")),
-            "device_peak_mib": _mib((r.get("memory") or {}).get("device_peak_bytes")),
-        })
+    """One row per record, raw steady samples as tuples (seconds, examples_per_s), sorted by point. Records
+    are read as the current typed model (:func:`bench.records.upgrade`: what an absent field means is settled
+    there)."""
+    typed = as_records(records)
+    rows = [_point_row(r, label, min_loss_drop, chance_margin_pp)
+            for r, label in zip(typed, strategy_labels(typed), strict=True)]
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
@@ -238,12 +155,75 @@ def points_frame(records: list[dict[str, Any]], min_loss_drop: float = MIN_LOSS_
                              ignore_index=True)
 
 
-def _later_stage_warmups(record: dict[str, Any]) -> float:
+def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
+    """One row of :func:`points_frame` (timing, identity, learning)."""
+    s, ds = r.strategy, r.dataset
+    # A skipped point may not know its global batch (per-replica sizing on absent hardware).
+    gb = int(r.global_batch_size or (r.point or {}).get("batch_size") or 0)
+    steady = r.steady_epochs()
+    rates = []
+    for e in steady:
+        t, n = as_float(e.training_s()), as_float(e.examples)
+        rates.append(n / t if t > 0 else math.nan)
+    first = [e for e in r.epochs if e.epoch == 1]
+    target = as_float(r.target_accuracy)
+    ttt, ttt_epoch = time_to_target(r.epochs, target) if r.status == "ok" else (math.nan, None)
+    val_steps = as_float(r.validation_steps)
+    n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.n_val)
+    return {
+        "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": _host(r),
+        "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
+        "dataset": dataset_label(ds), "dataset_name": ds.name, "input_pipeline": ds.pipeline or "default",
+        "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
+        "strategy": label, "backend": r.backend, "strategy_requested": s.requested,
+        "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
+        "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
+        # what ran (records keep the request: steps_per_execution before the plan resolved it)
+        "steps_per_execution": r.effective_spe(),
+        "spe_requested": r.requested_steps_per_execution or r.steps_per_execution,
+        "steps_per_epoch": r.steps_per_epoch, "precision": r.precision,
+        "repeat": r.repeat, "seed": r.seed, "status": r.status,
+        "error": error_text(r.error), "n_epochs": len(r.epochs),
+        "epoch1_s": as_float(first[0].epoch_s) if first else math.nan,
+        "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),
+        "steady_train_s": tuple(as_float(e.train_s) for e in steady),
+        "steady_examples_per_s": tuple(rates),
+        "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
+        "final_val_accuracy": last_finite(e.val_accuracy for e in r.epochs),
+        "target_accuracy": target, "time_to_target_s": ttt,
+        "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
+        "predictions": decode(r.val_predictions),
+        **_process_columns(r, label),
+        "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s),
+        "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
+        "math_mode": r.math_mode or "", "flop_count": r.flop_count or "",
+        "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
+        "chance_accuracy": as_float(ds.chance_accuracy),
+        "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",
+        "input_examples_per_s": as_float(r.input_examples_per_s),
+        "flops_per_example": as_float(r.flops_per_example),
+        "peak_flops_per_s": _peak_for(r.peak_flops_per_s, r.precision),
+        "datasheet_peak_flops_per_s": _peak_for(r.datasheet_peak_flops_per_s, r.precision),
+        "peak_scope": r.peak_scope or "",
+        "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
+        "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
+    }
+
+
+def _process_columns(r: Record, label: str) -> dict[str, Any]:
+    """Which worker process ran the point. Records from before one process per repeat: one per strategy."""
+    p = r.process
+    worker = p.worker if p is not None else None
+    return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/{label}",
+            "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None)}
+
+
+def _later_stage_warmups(record: Record) -> float:
     """Warm-up of a staged point's later stages (their first epoch traces the recompiled model), seconds; 0 for
     a point trained in one stage."""
-    later = (record.get("stages") or [])[1:]
-    return float(sum(as_float(st.get("warmup_overhead_s")) for st in later
-                     if math.isfinite(as_float(st.get("warmup_overhead_s")))))
+    later = (record.stages or [])[1:]
+    return float(sum(as_float(st.warmup_overhead_s) for st in later
+                     if math.isfinite(as_float(st.warmup_overhead_s))))
 
 
 def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, Any]:
@@ -299,7 +279,7 @@ def _max(values: Any) -> float:
     return max(finite) if finite else math.nan
 
 
-def summarize(records_or_points: list[dict[str, Any]] | pd.DataFrame, baseline: str = DEFAULT_BASELINE,
+def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: str = DEFAULT_BASELINE,
               input_bound_fraction: float = INPUT_BOUND_FRACTION) -> pd.DataFrame:
     """One row per configuration, repeats pooled, with speedup vs ``baseline`` (see module docstring).
 

@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from bench.records import Record
 from bench.reporting.stats import as_float, last_finite
 
 MIN_LOSS_DROP = 0.05  # training loss must fall by >= 5 % from epoch 1 to the last epoch
@@ -22,7 +22,7 @@ PARITY_TOLERANCE_PP = 1.0
 Z_95 = 1.959964  # two-sided 95 % normal quantile
 
 
-def learning_verdict(record: dict[str, Any], min_loss_drop: float = MIN_LOSS_DROP,
+def learning_verdict(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
                      chance_margin_pp: float = CHANCE_MARGIN_PP) -> str:
     """Why a record does not learn ("" when it does, or when it cannot be judged).
 
@@ -30,21 +30,18 @@ def learning_verdict(record: dict[str, Any], min_loss_drop: float = MIN_LOSS_DRO
     last epoch, or the final val accuracy is within ``chance_margin_pp`` percentage points of chance
     (``dataset.chance_accuracy``, else ``1 / dataset.classes``).
     """
-    epochs = record.get("epochs") or []
+    epochs = record.epochs
     reasons = []
     if len(epochs) >= 2:
-        first, last = as_float(epochs[0].get("loss")), as_float(epochs[-1].get("loss"))
+        first, last = as_float(epochs[0].loss), as_float(epochs[-1].loss)
         if math.isfinite(first) and math.isfinite(last) and first > 0:
             drop = (first - last) / first
             if drop < min_loss_drop:
                 moved = f"fell only {100 * drop:.1f}%" if drop >= 0 else f"rose {-100 * drop:.1f}%"
                 reasons.append(f"training loss {moved} from epoch 1 to {len(epochs)} "
                                f"(needs a {100 * min_loss_drop:.0f}% drop)")
-    ds = record.get("dataset") or {}
-    chance = as_float(ds.get("chance_accuracy"))
-    if not math.isfinite(chance) and as_float(ds.get("classes")) > 0:
-        chance = 1.0 / as_float(ds["classes"])
-    acc = last_finite(e.get("val_accuracy") for e in epochs)
+    chance = as_float(record.dataset.chance_accuracy)  # 1 / classes for records without it (bench.records.upgrade)
+    acc = last_finite(e.val_accuracy for e in epochs)
     if math.isfinite(chance) and math.isfinite(acc) and acc <= chance + chance_margin_pp / 100:
         reasons.append(f"val accuracy {acc:.3f} within {chance_margin_pp:g} pp of chance {chance:.3f}")
     return "; ".join(reasons)

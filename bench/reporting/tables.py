@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.records import LoadResult
+from bench.records import LoadResult, RecordLike, as_records
 from bench.reporting.format import (
     DASH,
     markdown_table,
@@ -60,24 +60,25 @@ def _flags(row: pd.Series) -> str:
     return "; ".join(flags)
 
 
-def environment_table(records: list[dict[str, Any]]) -> str:
+def environment_table(records: Sequence[RecordLike]) -> str:
     """One row per distinct machine environment, with the runs that used it.
 
     A skipped point's record knows only the host (its worker never got the device), so it adds no row of
     its own when another record of the same host and run describes the full environment.
     """
-    full = {(str((r.get("env") or {}).get("hostname")), r["run_id"]) for r in records if r["status"] != "skipped"}
-    with_jax = any((r.get("env") or {}).get("jax") for r in records)  # a JAX column only where JAX ran
+    typed = as_records(records)
+    full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped"}
+    with_jax = any(r.env.get("jax") for r in typed)  # a JAX column only where JAX ran
     envs: dict[tuple[str, ...], set[str]] = {}
-    for r in records:
-        e = r.get("env") or {}
-        if r["status"] == "skipped" and (str(e.get("hostname")), r["run_id"]) in full:
+    for r in typed:
+        e = r.env
+        if r.status == "skipped" and (str(e.get("hostname")), r.run_id) in full:
             continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
         fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
                   "tensorflow", *(("jax",) if with_jax else ()), "keras", "bench_version")
         key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
-        envs.setdefault(key, set()).add(str(r["run_id"]))
+        envs.setdefault(key, set()).add(r.run_id)
     cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
             *(["JAX"] if with_jax else []), "Keras", "bench", "git commit", "runs"]
     return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])

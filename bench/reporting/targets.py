@@ -10,23 +10,25 @@ that reached it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.records import Epoch
 from bench.reporting.stats import as_float
 
 
-def time_to_target(epochs: list[dict[str, Any]], target: float) -> tuple[float, int | None]:
+def time_to_target(epochs: Sequence[Epoch], target: float) -> tuple[float, int | None]:
     """(training seconds up to and including the first epoch with ``val_accuracy >= target``, that epoch);
     (NaN, None) when no epoch reaches it. ``train_s`` of epoch 1 includes ``fit``'s set-up (warm-up)."""
     total = 0.0
-    for i, e in enumerate(epochs):
-        t = as_float(e.get("train_s")) if e.get("train_s") is not None else as_float(e.get("epoch_s"))
+    for e in epochs:
+        t = as_float(e.training_s())
         total += t if math.isfinite(t) else 0.0
-        if math.isfinite(target) and as_float(e.get("val_accuracy")) >= target:
-            return total, int(e.get("epoch", i + 1))
+        if math.isfinite(target) and as_float(e.val_accuracy) >= target:
+            return total, e.epoch
     return math.nan, None
 
 

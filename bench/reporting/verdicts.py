@@ -8,12 +8,13 @@ reached their target, or, without one, not significantly worse than their baseli
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.records import RecordLike
 from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
@@ -138,7 +139,7 @@ class Analysis:
         return shows_backends(self.points)
 
 
-def analyze(records: list[dict[str, Any]], baseline: str = DEFAULT_BASELINE,
+def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
             parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Analysis:
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
     points = points_frame(records)

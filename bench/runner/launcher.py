@@ -25,7 +25,7 @@ from typing import Any
 
 from bench.config import SuiteConfig
 from bench.engines import process_env, unresolved_strategy
-from bench.records import write_record
+from bench.records import ErrorInfo, write_record
 from bench.runner.env import host_env
 from bench.runner.plan import Point, WorkerJob, groups
 from bench.runner.point_record import base_record, process_record, utc_now
@@ -233,9 +233,10 @@ class Launcher:
         replicas = strategy.get("num_replicas")
         gb = point.global_batch(replicas) if replicas else None
         rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)
-        rec["process"] = process_record(attempt.worker, attempt.proc.pid, log.relative_to(self.run_dir))
-        rec.update(status="failed", error={**cause, "stderr_tail": _tail(log, STDERR_TAIL_LINES), "log": str(log)},
-                   finished_at=utc_now())
+        rec.process = process_record(attempt.worker, attempt.proc.pid, log.relative_to(self.run_dir))
+        rec.status = "failed"
+        rec.error = ErrorInfo.model_validate({**cause, "stderr_tail": _tail(log, STDERR_TAIL_LINES), "log": str(log)})
+        rec.finished_at = utc_now()
         write_record(self.run_dir, rec)
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.data.sources import describe
-from bench.records import SCHEMA_VERSION
+from bench.records import SCHEMA_VERSION, ErrorInfo, Process, Record
 from bench.runner.plan import Point
 from bench.workloads import Workload, get_workload, source_of, target_for, uses_source
 
@@ -22,22 +22,22 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def error_info(exc: BaseException) -> dict[str, Any]:
-    """A record's ``error``: exception type, first lines of its message, last lines of the traceback."""
+def error_info(exc: BaseException, **more: str) -> ErrorInfo:
+    """A record's ``error``: exception type, first lines of its message, last lines of the traceback (``more``:
+    ``kind``, ``hint``)."""
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     lines = "".join(tb).rstrip().splitlines()
-    return {"type": type(exc).__name__, "message": str(exc).strip()[:2000],
-            "traceback": "\n".join(lines[-TRACEBACK_LINES:])}
+    return ErrorInfo(type=type(exc).__name__, message=str(exc).strip()[:2000],
+                     traceback="\n".join(lines[-TRACEBACK_LINES:]), **more)
 
 
-def process_record(worker: int, pid: int, log: Any = None) -> dict[str, Any]:
+def process_record(worker: int, pid: int, log: Any = None) -> Process:
     """The record's ``process``: which worker process ran the point (its index in the run, in start order, and
     its operating-system pid) and its log file relative to the run folder. One repeat = one worker process, so
     repeats of a configuration are independent samples of the machine."""
-    out: dict[str, Any] = {"worker": int(worker), "pid": int(pid)}
-    if log is not None:
-        out["log"] = str(log)
-    return out
+    if log is None:
+        return Process(worker=int(worker), pid=int(pid))
+    return Process(worker=int(worker), pid=int(pid), log=str(log))
 
 
 def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
@@ -70,7 +70,7 @@ def target_record(wl: Workload, point: Point) -> dict[str, Any]:
 
 
 def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any], env: dict[str, Any],
-                global_batch: int | None, replicas: int | None) -> dict[str, Any]:
+                global_batch: int | None, replicas: int | None) -> Record:
     """The fields every record of this point carries, whatever its status (``status`` starts as ok).
 
     ``global_batch``/``replicas`` are None where the strategy was never resolved; a point listed with a
@@ -79,7 +79,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
     wl = get_workload(point.workload, point.data)
     if global_batch is None:
         global_batch = point.global_batch_size  # known without the hardware (None when listed per replica)
-    return {
+    return Record.model_validate({
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "point_id": point.point_id,
@@ -111,4 +111,4 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "env": env,
         "started_at": utc_now(),
         "finished_at": None,
-    }
+    }, strict=False)  # numpy ints from a strategy or a data source are ints here; the stored file is strict

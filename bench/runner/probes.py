@@ -9,9 +9,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bench.engines import Engine, StrategyInfo
+from bench.records import Memory
 
 PEAK_DTYPES = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 
@@ -82,13 +82,13 @@ def peak_rss_bytes() -> int | None:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] | None) -> dict[str, Any]:
+def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] | None) -> Memory:
     """The record's ``memory`` object: peak resident memory of the worker process (``peak_rss_bytes``) and
     peak device memory (``device_peak_bytes``: the largest over the strategy's devices; ``per_device``),
     each with its scope: ``point`` when its counter was reset before the point, else ``process`` (the
     worker's peak so far: JAX cannot reset its counters)."""
-    return {
+    return Memory.model_validate({
         "peak_rss_bytes": peak_rss_bytes(), "rss_scope": "point" if rss_reset else "process",
         "device_peak_bytes": max(device_peaks) if device_peaks else None, "per_device": device_peaks,
         "device_scope": None if device_peaks is None else ("point" if device_reset else "process"),
-    }
+    }, strict=False)

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
-from bench.records import steady_epochs, write_record
+from bench.records import Epoch, ErrorInfo, Record, Stage, write_record
 from bench.runner.env import host_env
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
@@ -144,11 +144,11 @@ class Worker:
         self.events.write(json.dumps({"event": event, "t": time.time(), **fields}) + "\n")
         self.events.flush()
 
-    def finish(self, record: dict[str, Any]) -> None:
+    def finish(self, record: Record) -> None:
         """Write a point's record atomically, then tell the launcher it is done."""
-        record["finished_at"] = utc_now()
+        record.finished_at = utc_now()
         write_record(self.run_dir, record)
-        self.emit("done", point_id=record["point_id"], status=record["status"])
+        self.emit("done", point_id=record.point_id, status=record.status)
 
     def skip_all(self, points: list[Point], reason: str, exc_type: str) -> None:
         """A ``skipped`` record for every point of the group (the strategy's hardware is absent)."""
@@ -156,9 +156,9 @@ class Worker:
             self.emit("start", point_id=p.point_id)
             rec = base_record(self.job.run_id, self.job.suite, p, unresolved_strategy(p.strategy), host_env(),
                               None, None)
-            rec["process"] = self.process
-            rec["status"] = "skipped"
-            rec["error"] = {"type": exc_type, "message": reason}
+            rec.process = self.process
+            rec.status = "skipped"
+            rec.error = ErrorInfo(type=exc_type, message=reason)
             self.finish(rec)
 
     def setup(self, points: list[Point]) -> bool:
@@ -189,37 +189,37 @@ class Worker:
         replicas = self.resolved.num_replicas
         gb = point.global_batch(replicas)
         rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas)
-        rec["process"] = self.process
+        rec.process = self.process
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
         try:
             self._check_batch(point, rec, gb, replicas)
             arrays = self.arrays(point)
-            rec["dataset"]["chance_accuracy"] = arrays.chance_accuracy
+            rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
             rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.resolved)
             try:
                 self.fit(point, rec, arrays, gb)
             finally:  # a point that ran out of memory has a peak worth seeing too
-                rec["memory"] = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved))
+                rec.memory = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved))
         except Exception as e:
-            rec["status"] = "failed"
-            rec["error"] = {**error_info(e), **failure_kind(e, self.engine.is_out_of_memory(e),
-                                                            rec.get("augmentation_layers"), self.resolved.device_kind)}
+            rec.status = "failed"
+            rec.error = error_info(e, **failure_kind(e, self.engine.is_out_of_memory(e), rec.augmentation_layers,
+                                                     self.resolved.device_kind))
         finally:
             keras.backend.clear_session()
             keras.mixed_precision.set_global_policy("float32")
-        rec["point_wall_s"] = time.perf_counter() - t_point  # data, build, compile, fit, probes: all of the point
+        rec.point_wall_s = time.perf_counter() - t_point  # data, build, compile, fit, probes: all of the point
         self.finish(rec)
 
-    def _check_batch(self, point: Point, rec: dict[str, Any], gb: int, replicas: int) -> None:
+    def _check_batch(self, point: Point, rec: Record, gb: int, replicas: int) -> None:
         """Refuse a global batch the replicas cannot share or the data cannot fill; note TPU padding."""
         name = self.resolved.name
         if gb % replicas:
             raise ValueError(f"global batch {gb} is not divisible by the {replicas} replicas of {name}; "
                              f"use a multiple of {replicas}")
         if self.resolved.device_kind == "tpu" and (gb // replicas) % 8:
-            rec["notes"].append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
+            rec.notes.append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
                                 "pad it (seeds 000/001: use 8 x replicas multiples)")
         if point.n_train // gb < 1 or point.n_val // gb < 1:
             # per_replica sizing on hardware whose replica count was unknown when the config was checked
@@ -229,7 +229,7 @@ class Worker:
                 f"global batch {gb} ({per}) is larger than {point.workload}'s split ({point.n_train} train / "
                 f"{point.n_val} val examples); use a smaller batch or more data (data_scale=full, n_train, n_val)")
 
-    def fit(self, point: Point, rec: dict[str, Any], arrays: Any, gb: int) -> None:
+    def fit(self, point: Point, rec: Record, arrays: Any, gb: int) -> None:
         """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured."""
         import keras
 
@@ -246,9 +246,9 @@ class Worker:
                                            slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs,
                                            cached=point.input_pipeline == "cached")
         spe = effective_steps_per_execution(point.steps_per_execution, pipes.steps_per_epoch)
-        rec["effective_steps_per_execution"] = spe
+        rec.effective_steps_per_execution = spe
         if spe != point.steps_per_execution:
-            rec["notes"].append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
+            rec.notes.append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
                                 f"divisor of the epoch's {pipes.steps_per_epoch} steps not above it (Keras would "
                                 "run whole executions past the end of the epoch)")
         stages = stage_epochs(workload, point.epochs)
@@ -266,7 +266,7 @@ class Worker:
 
         with scope():
             model = workload.new_model()
-            rec["initial_weights"] = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
+            rec.initial_weights = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
             frozen = [model.get_layer(name) for name in workload.frozen]
             for layer in frozen:
                 layer.trainable = False
@@ -275,14 +275,14 @@ class Worker:
 
         in_model = augmentation_layers(model)
         if in_model:
-            rec["augmentation_layers"] = in_model
+            rec.augmentation_layers = in_model
             if self.resolved.device_kind == "tpu":
-                rec["notes"].append(TPU_AUGMENTATION_NOTE)
-        rec["flops_per_example"] = train_flops_per_example(model)  # the stage now compiled; the last stage's below
-        rec["forward_flops_per_example"] = forward_flops_per_example(model)
-        rec["flop_count"] = FLOP_COUNT
-        rec["params"] = int(model.count_params())
-        rec["math_mode"] = self.engine.math_mode(self.resolved, point.precision)
+                rec.notes.append(TPU_AUGMENTATION_NOTE)
+        rec.flops_per_example = train_flops_per_example(model)  # the stage now compiled; the last stage's below
+        rec.forward_flops_per_example = forward_flops_per_example(model)
+        rec.flop_count = FLOP_COUNT
+        rec.params = int(model.count_params())
+        rec.math_mode = self.engine.math_mode(self.resolved, point.precision)
         autotune_mark = self.engine.autotune_mark()
 
         def on_epoch(row: dict[str, Any]) -> None:
@@ -301,12 +301,12 @@ class Worker:
                 train = pipes.rewind()
             if len(stages) > 1:
                 timer.stage = stage
-                rec["flops_per_example"] = train_flops_per_example(model)  # fewer gradients while frozen
-                rec.setdefault("stages", []).append({
-                    "name": stage, "epochs": n, "trainable_params": int(sum(math.prod(w.shape)
-                                                                            for w in model.trainable_weights)),
-                    "learning_rate": float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
-                    "flops_per_example": rec["flops_per_example"]})
+                rec.flops_per_example = train_flops_per_example(model)  # fewer gradients while frozen
+                trainable = int(sum(math.prod(w.shape) for w in model.trainable_weights))
+                rec.stages = [*(rec.stages or []), Stage(
+                    name=stage, epochs=n, trainable_params=trainable,
+                    learning_rate=float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
+                    flops_per_example=rec.flops_per_example)]
             timer.fit_started()
             model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
                       validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
@@ -316,46 +316,45 @@ class Worker:
             if timer.diverged:
                 break
         if workload.frozen:
-            rec["pretrained_weights"] = getattr(model, "bench_pretrained", None)
+            rec.pretrained_weights = getattr(model, "bench_pretrained", None)
         t1 = time.perf_counter()
-        rec["fit_wall_s"] = t1 - t0  # outside wall clock around the whole fit
-        rec["teardown_s"] = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
-        rec["epochs"] = timer.rows
+        rec.fit_wall_s = t1 - t0  # outside wall clock around the whole fit
+        rec.teardown_s = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
+        rec.epochs = [Epoch.model_validate(row, strict=False) for row in timer.rows]
         if timer.diverged:
-            rec["status"] = "diverged"
-            rec["error"] = {"type": "NonFiniteLoss",
-                            "message": f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}"}
-        steady = [r["epoch_s"] for r in steady_epochs(rec)]
-        rec["warmup_overhead_s"] = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
-        for st in rec.get("stages", []):  # each stage's first epoch traces its (re)compiled model: its own warm-up
-            rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st["name"]]
-            st["warmup_overhead_s"] = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
+            rec.status = "diverged"
+            rec.error = ErrorInfo(type="NonFiniteLoss",
+                                  message=f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}")
+        steady = [e.epoch_s for e in rec.steady_epochs() if e.epoch_s is not None]
+        rec.warmup_overhead_s = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
+        for st in rec.stages or []:  # each stage's first epoch traces its (re)compiled model: its own warm-up
+            rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st.name]
+            st.warmup_overhead_s = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
         observed = self.engine.device_pipeline_autotune(autotune_mark)
-        strategy = rec.get("strategy") or {}
-        if observed is not None and strategy.get("scope", True) is not False:
-            rec["strategy"] = {**strategy, "device_pipeline_autotune": observed}  # seen, not requested
+        if observed is not None and rec.strategy.scope is not False:
+            rec.strategy.device_pipeline_autotune = observed  # seen, not requested
         if not timer.diverged:
             t = time.perf_counter()
-            rec["val_predictions"] = val_predictions(model, pipes)
-            rec["predict_measure_s"] = time.perf_counter() - t
+            rec.val_predictions = val_predictions(model, pipes)
+            rec.predict_measure_s = time.perf_counter() - t
         if self.job.measure_input:
             t = time.perf_counter()
-            rec["input_examples_per_s"] = input_only_rate(pipes.fresh_train(), pipes.steps_per_epoch, gb)
-            rec["input_measure_s"] = time.perf_counter() - t
+            rec.input_examples_per_s = input_only_rate(pipes.fresh_train(), pipes.steps_per_epoch, gb)
+            rec.input_measure_s = time.perf_counter() - t
         if self.peaks.flops_per_s:
-            rec["peak_flops_per_s"] = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
-            rec["peak_scope"] = self.peaks.scope
-            rec["peak_measure_s"] = self.peaks.measure_s  # once per worker, before its first point
+            rec.peak_flops_per_s = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
+            rec.peak_scope = self.peaks.scope
+            rec.peak_measure_s = self.peaks.measure_s  # once per worker, before its first point
         info = self.resolved
-        rec["datasheet_peak_flops_per_s"] = datasheet_peak(info.device_kind, self.env.get("accelerator"),
-                                                           point.precision, info.num_replicas, rec["math_mode"])
+        rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, self.env.get("accelerator"),
+                                                        point.precision, info.num_replicas, rec.math_mode)
 
     def run(self) -> None:
         """Set up the strategy, then run every point of the job in order."""
         points = list(self.job.points)
         ready = self.setup(points)
         if self.job.spawned_at:  # interpreter start, imports, strategy, peak probe: before the first point
-            self.process["startup_s"] = time.time() - self.job.spawned_at
+            self.process.startup_s = time.time() - self.job.spawned_at
         if not ready:
             return
         for p in points:

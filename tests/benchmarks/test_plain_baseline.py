@@ -10,8 +10,8 @@ tf.data of its own), a callback that reads ``time.perf_counter()`` at ``on_epoch
 
 Every measurement is a fresh process (TensorFlow's thread pools, oneDNN caches and tf.data state start
 cold each time, as a user's run does). Processes alternate bench, plain, plain, bench, bench, plain, …
-(``PAIRS`` pairs, default 3; env ``BENCH_PLAIN_PAIRS``; one pair when benchmarking is disabled, as in
-CI, where only the same-work checks run) so slow drift of a shared machine hits both
+(``PAIRS`` pairs, default 3; env ``BENCH_PLAIN_PAIRS``; one pair of a smaller point, ``CHECKED``, when
+benchmarking is disabled, as in CI, where only the same-work checks run) so slow drift of a shared machine hits both
 sides. Same work on both sides: n_train a multiple of the batch (Keras keeps a partial last batch of
 NumPy input, bench drops it), batch 128, steps_per_execution 8, 5 epochs; steady = epochs 2..5.
 
@@ -34,12 +34,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PLAIN = Path(__file__).resolve().parent / "plain_fit.py"
-N_TRAIN, N_VAL, BATCH, SPE, EPOCHS = 6144, 1024, 128, 8, 5
+BATCH, SPE = 128, 8
+MEASURED = (6144, 1024, 5)  # n_train, n_val, epochs of the measured point (--benchmark-enable)
+CHECKED = (1024, 256, 3)  # the normal test run checks the same work only: a smaller point is enough
 PAIRS = int(os.environ.get("BENCH_PLAIN_PAIRS", "3"))
 TARGET = 1.05
 TIMEOUT_S = 600
-STEPS = N_TRAIN // BATCH
-assert N_TRAIN % BATCH == 0, "both sides must run the same steps: Keras keeps a partial batch, bench drops it"
+assert all(n % BATCH == 0 for n, _, _ in (MEASURED, CHECKED)), (
+    "both sides must run the same steps: Keras keeps a partial batch, bench drops it")
 
 
 def _run(cmd: list[str], cwd: Path, backend: str = "tensorflow") -> subprocess.CompletedProcess:
@@ -53,12 +55,13 @@ def _run(cmd: list[str], cwd: Path, backend: str = "tensorflow") -> subprocess.C
     return proc
 
 
-def run_bench_cpu(results: Path, backend: str = "tensorflow") -> dict:
+def run_bench_cpu(results: Path, backend: str = "tensorflow", size: tuple[int, int, int] = MEASURED) -> dict:
     """One ``python -m bench`` run of the single point; returns per-epoch train_s, steps, examples."""
+    n_train, n_val, epochs = size
     _run([sys.executable, "-m", "bench", "suite=smoke", f"backends=[{backend}]", "workloads=[fashion_cnn]",
           "strategies=[cpu]",
-          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]", f"n_train={N_TRAIN}", f"n_val={N_VAL}",
-          f"epochs={EPOCHS}", f"results_dir={results}", "report=false", "measure_input=false",
+          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]", f"n_train={n_train}", f"n_val={n_val}",
+          f"epochs={epochs}", f"results_dir={results}", "report=false", "measure_input=false",
           "measure_peak=false", "progress=off"], REPO)
     files = [f for f in results.glob("*/*.json") if f.name != "run.json"]
     assert len(files) == 1, f"expected one point record under {results}, found {files}"
@@ -71,18 +74,20 @@ def run_bench_cpu(results: Path, backend: str = "tensorflow") -> dict:
             "examples": [e["examples"] for e in rec["epochs"]]}
 
 
-def run_plain(cwd: Path, backend: str = "tensorflow") -> dict:
+def run_plain(cwd: Path, backend: str = "tensorflow", size: tuple[int, int, int] = MEASURED) -> dict:
     """One run of the independent plain script; its JSON line."""
-    proc = _run([sys.executable, str(PLAIN), *map(str, (N_TRAIN, N_VAL, BATCH, SPE, EPOCHS))], cwd, backend)
+    n_train, n_val, epochs = size
+    proc = _run([sys.executable, str(PLAIN), *map(str, (n_train, n_val, BATCH, SPE, epochs))], cwd, backend)
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["backend"] == backend
     return out
 
 
-def check_same_work(side: str, run: dict) -> None:
-    assert len(run["train_s"]) == EPOCHS, f"{side}: {run}"
-    assert run["steps"] == [STEPS] * EPOCHS, f"{side}: steps per epoch {run['steps']}, expected {STEPS}"
-    assert run["examples"] == [N_TRAIN] * EPOCHS, f"{side}: examples per epoch {run['examples']}"
+def check_same_work(side: str, run: dict, size: tuple[int, int, int] = MEASURED) -> None:
+    n_train, _, epochs = size
+    assert len(run["train_s"]) == epochs, f"{side}: {run}"
+    assert run["steps"] == [n_train // BATCH] * epochs, f"{side}: steps per epoch {run['steps']}"
+    assert run["examples"] == [n_train] * epochs, f"{side}: examples per epoch {run['examples']}"
     assert all(t > 0 for t in run["train_s"]), f"{side}: non-positive train_s {run['train_s']}"
 
 
@@ -100,6 +105,7 @@ def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend) -> N
     runs: dict[str, list[dict]] = {"bench": [], "plain": []}
     order: list[str] = []
     pairs = 1 if benchmark.disabled else PAIRS  # CI checks the same work only: one pair is enough
+    size = CHECKED if benchmark.disabled else MEASURED
 
     def measure() -> None:
         for i in range(pairs):
@@ -107,15 +113,15 @@ def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend) -> N
                 n = len(order)
                 order.append(side)
                 if side == "bench":
-                    runs[side].append(run_bench_cpu(tmp_path / f"results{n}", backend))
+                    runs[side].append(run_bench_cpu(tmp_path / f"results{n}", backend, size))
                 else:
-                    runs[side].append(run_plain(tmp_path, backend))
+                    runs[side].append(run_plain(tmp_path, backend, size))
 
     benchmark.pedantic(measure, rounds=1, iterations=1)
     for side, side_runs in runs.items():
         assert len(side_runs) == pairs
         for run in side_runs:
-            check_same_work(side, run)
+            check_same_work(side, run, size)
     per_process = {side: [steady_median(r) for r in side_runs] for side, side_runs in runs.items()}
     bench_s, plain_s = statistics.median(per_process["bench"]), statistics.median(per_process["plain"])
     ratio = bench_s / plain_s
@@ -128,12 +134,12 @@ def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend) -> N
                                 bench_steady_median_s=bench_s, plain_steady_median_s=plain_s,
                                 processes=len(order), order=order,
                                 bench_per_process_s=per_process["bench"], plain_per_process_s=per_process["plain"],
-                                examples_per_epoch=N_TRAIN)
+                                examples_per_epoch=size[0])
     print(f"\n[{backend}] bench cpu / plain keras (median over {pairs} processes each of the median steady train_s, "
-          f"epochs 2..{EPOCHS}): {ratio:.4f} (target <= {TARGET}); bench {bench_s:.4f} s "
+          f"epochs 2..{size[2]}): {ratio:.4f} (target <= {TARGET}); bench {bench_s:.4f} s "
           f"{[round(t, 4) for t in per_process['bench']]}, plain {plain_s:.4f} s "
           f"{[round(t, 4) for t in per_process['plain']]}; fastest steady epoch bench/plain "
           f"{best['bench']:.4f}/{best['plain']:.4f} s = {best['bench'] / best['plain']:.4f}; order {order}")
     if not benchmark.disabled:  # the speed target only when benchmarking: a timed assert is noise-prone
         assert ratio <= TARGET, (f"bench's cpu steady train time is {ratio:.3f} x a plain Keras script's "
-                                 f"({bench_s:.4f} s vs {plain_s:.4f} s per epoch of {N_TRAIN} examples)")
+                                 f"({bench_s:.4f} s vs {plain_s:.4f} s per epoch of {size[0]} examples)")

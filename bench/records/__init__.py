@@ -1,0 +1,78 @@
+"""Point records: the only contract between the run side and the report side. Never imports a framework.
+
+* :mod:`bench.records.model`: the typed :class:`Record` the worker fills and the report reads;
+* :mod:`bench.records.upgrade`: every record bench ever wrote -> the current model (one function per schema
+  version), and the checks a stored record must pass;
+* :mod:`bench.records.store`: atomic writes, tolerant loading of results folders;
+* :mod:`bench.records.schema`: the JSON Schema of the current record (published in ``docs/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from bench.records.model import (
+    REQUIRED_FIELDS,
+    Dataset,
+    Epoch,
+    ErrorInfo,
+    Memory,
+    Process,
+    Record,
+    Stage,
+    Strategy,
+)
+from bench.records.store import (
+    RUN_MANIFEST,
+    LoadResult,
+    atomic_write_json,
+    iter_record_files,
+    load_records,
+    read_record,
+    validate_record,
+    write_record,
+)
+from bench.records.upgrade import SCHEMA_VERSION, STATUSES, RecordError, parse, upgrade
+
+# The Keras backends bench runs, each by the engine of that name (bench.engines.<name>): the one definition the
+# config, the engines and the report read. A record without ``backend`` is tensorflow's (the only one before).
+BACKENDS = ("tensorflow", "jax")
+
+
+RecordLike = Record | Mapping[str, Any]  # a typed record, or one as stored (upgraded on the way in)
+
+
+def as_records(records: Iterable[RecordLike]) -> list[Record]:
+    """Records as the current typed model (:func:`upgrade`): the report side's way in."""
+    return [upgrade(r) for r in records]
+
+
+__all__ = [
+    "BACKENDS",
+    "REQUIRED_FIELDS",
+    "RUN_MANIFEST",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "Dataset",
+    "Epoch",
+    "ErrorInfo",
+    "LoadResult",
+    "Memory",
+    "Process",
+    "Record",
+    "RecordError",
+    "RecordLike",
+    "Stage",
+    "Strategy",
+    "as_records",
+    "atomic_write_json",
+    "iter_record_files",
+    "load_records",
+    "parse",
+    "read_record",
+    "steady_epochs",
+    "upgrade",
+    "validate_record",
+    "write_record",
+]

@@ -1,0 +1,221 @@
+"""The typed model of a point record (schema version 1): what the worker fills, what the report reads.
+
+One :class:`Record` per point, nested objects for the parts that have structure (:class:`Strategy`,
+:class:`Dataset`, :class:`Epoch`, :class:`Stage`, :class:`Process`, :class:`Memory`, :class:`ErrorInfo`).
+Units are in the field names: ``*_s`` seconds, ``*_bytes`` bytes, ``*_per_s`` per second, accuracies are
+fractions in [0, 1]. A field without a default is required (it may still be ``None`` where its type says so:
+a skipped point cannot know its batch); every other field was added after the first records and is absent
+(``None``) in older ones. Fields bench does not know are kept (``extra="allow"``): a user may annotate records,
+and a newer bench of the same schema version may add fields an older one must carry through unchanged.
+
+Validation is strict (``"8"`` is not an int, ``true`` is not a number) so that a hand-edited record is refused
+by name instead of crashing a report. The model never imports a framework: reports are built on any laptop.
+The JSON Schema in ``docs/record.schema.json`` is generated from it (:mod:`bench.records.schema`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["ok", "failed", "skipped", "diverged"]
+
+
+class _Part(BaseModel):
+    """Strict, extra fields kept, ``class`` and friends by alias."""
+
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
+
+
+class ErrorInfo(_Part):
+    """Why a point is not ``ok``: exception type and message; a failed point's traceback tail, its ``kind``
+    (``out_of_memory``, ``augmentation_layers_on_tpu``, ...) and ``hint``; a dead worker's ``stderr_tail``/``log``."""
+
+    type: str | None = None
+    message: str | None = None
+    traceback: str | None = None
+    kind: str | None = None
+    hint: str | None = None
+    stderr_tail: str | None = None
+    log: str | None = None
+
+
+class Strategy(_Part):
+    """The distribution strategy as resolved in the worker (``requested`` is what the user typed)."""
+
+    name: str | None = None
+    requested: str | None = None
+    cls: str | None = Field(default=None, alias="class")
+    num_replicas: int | None = None
+    devices: list[str] | None = None
+    device_kind: str | None = None
+    scope: bool | None = None  # False: Keras with no strategy scope (the notebook baseline)
+    cross_device_ops: str | None = None  # MirroredStrategy's all-reduce
+    tpu: str | None = None  # the TPU a TPUStrategy connected to
+    device_pipeline_autotune: Any = None  # what the engine observed on the per-device pipelines, not what was asked
+    device_pipeline_autotune_hook: str | None = None  # installed / unavailable
+
+
+class Dataset(_Part):
+    """What the point trained on: ``synthetic`` (embedded data), ``arrays`` (a user's), or a data source spec."""
+
+    name: str | None = None
+    source: str | None = None
+    scale: str | None = None
+    n_train: int | None = None
+    n_val: int | None = None
+    shape: list[int] | None = None
+    classes: int | None = None
+    pipeline: str | None = None
+    chance_accuracy: float | None = None  # accuracy of always predicting the commonest validation class
+    source_n_train: int | None = None  # examples in the whole source (of which n_train were used)
+    source_n_val: int | None = None
+    kind: str | None = None  # a data source's kind: keras, folder, csv, tfrecord
+    modality: str | None = None  # images, tokens
+    encoded: bool | None = None  # images read as files and decoded in the input pipeline
+    class_names: list[str] | None = None
+    sha256: str | None = None  # content hash of the source (files and labels; no path)
+    split: str | None = None  # how the validation split was made
+    files: str | None = None  # bench's generated image files (synthetic, as JPEGs on disk)
+
+
+class Epoch(_Part):
+    """One epoch as the timing callback saw it: seconds of training (``train_s``), of validation (``val_s``) and
+    both (``epoch_s``); exact ``steps`` (from the optimizer's iteration count) and ``examples``; Keras' logs."""
+
+    epoch: int
+    steps: int | None = None
+    examples: int | None = None
+    epoch_s: float | None = None
+    train_s: float | None = None
+    val_s: float | None = None
+    setup_s: float | None = None  # inside epoch 1: from fit's start to the first batch's start
+    loss: float | None = None
+    val_loss: float | None = None
+    accuracy: float | None = None
+    val_accuracy: float | None = None
+    stage: str | None = None  # a transfer-learning point's stage (``frozen``, ``fine_tune``)
+
+    def training_s(self) -> float | None:
+        """Seconds of training: ``train_s``; ``epoch_s`` for records from before validation was timed apart."""
+        return self.train_s if self.train_s is not None else self.epoch_s
+
+
+class Stage(_Part):
+    """One stage of a staged (transfer-learning) point: its epochs, what trained, and its own warm-up (s)."""
+
+    name: str
+    epochs: int | None = None
+    trainable_params: int | None = None
+    learning_rate: float | None = None
+    flops_per_example: float | None = None
+    warmup_overhead_s: float | None = None
+
+
+class Process(_Part):
+    """The worker process that ran the point: index in start order, OS pid, log (relative to the run folder) and
+    ``startup_s`` (interpreter start, imports, strategy and peak probe, seconds)."""
+
+    worker: int | None = None
+    pid: int | None = None
+    log: str | None = None
+    startup_s: float | None = None
+
+
+class Memory(_Part):
+    """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
+    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
+
+    peak_rss_bytes: int | None = None
+    rss_scope: str | None = None
+    device_peak_bytes: int | None = None
+    per_device: list[int] | None = None
+    device_scope: str | None = None
+
+
+PeakFlops = dict[str, float] | float  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
+
+
+class Record(_Part):
+    """One point: one (backend, strategy, workload, global batch, steps_per_execution, precision, repeat)."""
+
+    # -- required since the first record (schema version 1)
+    schema_version: int
+    run_id: str
+    point_id: str
+    suite: str | None
+    status: Status
+    error: ErrorInfo | None
+    workload: str
+    dataset: Dataset
+    strategy: Strategy
+    global_batch_size: int | None  # None: a skipped point sized per replica on absent hardware
+    per_replica_batch_size: int | None
+    steps_per_execution: int  # as planned (resolved where the plan knew the epoch's steps)
+    precision: str  # Keras dtype policy: float32, mixed_float16, mixed_bfloat16
+    repeat: int
+    seed: int
+    steps_per_epoch: int | None
+    epochs: list[Epoch]
+    env: dict[str, Any]  # allowlisted environment (bench.runner.env)
+    started_at: str | None  # ISO 8601 UTC
+    finished_at: str | None
+
+    # -- added later; absent in older records
+    backend: str | None = None  # Keras backend; absent = tensorflow (the only one before)
+    config_hash: str | None = None
+    point: dict[str, Any] | None = None  # the planned point as the plan wrote it
+    workload_variant: str | None = None
+    workload_source: str | None = None
+    batch_scaling: str | None = None
+    requested_steps_per_execution: int | None = None  # the user's request when the plan resolved another
+    effective_steps_per_execution: int | None = None  # what the worker compiled with
+    validation_steps: int | None = None
+    target_accuracy: float | None = None
+    target_source: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    process: Process | None = None
+    memory: Memory | None = None
+    initial_weights: dict[str, Any] | None = None
+    augmentation_layers: list[str] | None = None
+    pretrained_weights: Any = None
+    stages: list[Stage] | None = None
+    params: int | None = None
+    math_mode: str | None = None
+    flop_count: str | None = None  # how flops_per_example was counted (bench.runner.flops.FLOP_COUNT)
+    flops_per_example: float | None = None  # training FLOPs per example (last stage's)
+    forward_flops_per_example: float | None = None
+    point_wall_s: float | None = None  # data, build, compile, fit, probes: the whole point
+    fit_wall_s: float | None = None  # wall clock around the whole fit
+    teardown_s: float | None = None  # after the last epoch's end until fit returned
+    warmup_overhead_s: float | None = None  # epoch 1 minus the steady median
+    val_predictions: dict[str, Any] | None = None  # bench.predictions format
+    predict_measure_s: float | None = None
+    input_examples_per_s: float | None = None  # the input pipeline alone
+    input_measure_s: float | None = None
+    peak_flops_per_s: PeakFlops | None = None  # this worker's matmul probe
+    peak_scope: str | None = None
+    peak_measure_s: float | None = None
+    datasheet_peak_flops_per_s: PeakFlops | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as stored: aliases (``class``), only the fields that were set (an older reader sees no new
+        field it was never told about as null), extra fields kept."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+    def steady_epochs(self) -> list[Epoch]:
+        """Epochs 2..n (the steady state); epoch 1 is the warm-up epoch and never mixed in. A transfer-learning
+        point's steady state is its last stage's epochs after that stage's first (which traces the recompiled
+        model, a warm-up of its own)."""
+        staged = [e.stage for e in self.epochs if e.stage]
+        if staged:
+            return [e for e in self.epochs if e.stage == staged[-1]][1:]
+        return [e for e in self.epochs if e.epoch >= 2]
+
+    def effective_spe(self) -> int:
+        """The steps_per_execution that ran."""
+        return self.effective_steps_per_execution or self.steps_per_execution
+
+
+REQUIRED_FIELDS = tuple(name for name, f in Record.model_fields.items() if f.is_required())

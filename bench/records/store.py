@@ -1,0 +1,130 @@
+"""Point records on disk: the only contract between the run side and the report side.
+
+One JSON object per file, ``results/<run_id>/<point_id>.json``, written atomically (temporary file in
+the same folder, ``fsync``, ``os.replace``), so a reader never sees a half-written record, even after a
+SIGKILL. This module never imports TensorFlow: reports are rebuilt from records on any laptop.
+
+Schema version 1 is the contract in DESIGN.md; fields beyond it are additive. Raw per-epoch figures are
+stored (``epoch_s``, ``train_s``, ``val_s`` in seconds); every summary is derived at analysis time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.records.model import Record
+from bench.records.upgrade import RecordError, parse
+
+RUN_MANIFEST = "run.json"
+
+
+def _json_default(obj: Any) -> Any:
+    # numpy scalars and paths sneak into records from the worker; store plain JSON values.
+    if hasattr(obj, "item"):
+        return obj.item()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _clean_floats(obj: Any) -> Any:
+    """Replace NaN/inf by None: strict JSON has no NaN, and a diverged loss must stay readable."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean_floats(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean_floats(v) for v in obj]
+    return obj
+
+
+def atomic_write_json(path: Path, obj: Any) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically (tmp file in the same folder + fsync + rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_clean_floats(obj), indent=1, sort_keys=True, default=_json_default,
+                      allow_nan=False)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; records are meant to be shared and merged
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_record(run_dir: Path, record: Record | dict[str, Any]) -> Path:
+    """Validate ``record`` against the contract and write it as ``<run_dir>/<point_id>.json``; nothing is written
+    when it is not a valid record."""
+    obj = record.to_json() if isinstance(record, Record) else record
+    plain = json.loads(json.dumps(_clean_floats(obj), default=_json_default, allow_nan=False))  # numpy -> JSON
+    validate_record(plain)
+    return atomic_write_json(Path(run_dir) / f"{plain['point_id']}.json", plain)
+
+
+def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
+    """Check ``record`` (a stored JSON object) against the model of its schema version; return it unchanged or
+    raise :class:`RecordError` naming what is wrong."""
+    parse(record, source)
+    return dict(record)
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Read and validate one record file; raise RecordError on anything unusable."""
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RecordError(f"{path}: unreadable ({type(e).__name__}: {e})") from e
+    return validate_record(obj, source=str(path))
+
+
+@dataclass
+class LoadResult:
+    """Records found under some folders, and the files that were skipped (path, reason)."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def iter_record_files(dirs: Iterable[Path]) -> Iterator[Path]:
+    """Every ``*.json`` below the given folders (or the files themselves), in sorted order.
+
+    Run manifests (``run.json``) and temporary files are not point records and are passed over.
+    """
+    for d in dirs:
+        d = Path(d)
+        files = [d] if d.is_file() else sorted(d.rglob("*.json"))
+        for f in files:
+            if f.name == RUN_MANIFEST or f.name.startswith("."):
+                continue
+            yield f
+
+
+def load_records(dirs: Iterable[Path], warn: bool = True) -> LoadResult:
+    """Load every record below ``dirs``; unreadable, foreign or newer-schema files are skipped by name.
+
+    Never raises for a bad file: a report must survive a corrupt file in a results folder.
+    """
+    out = LoadResult()
+    for f in iter_record_files(dirs):
+        try:
+            out.records.append(read_record(f))
+        except RecordError as e:
+            out.skipped.append((str(f), str(e)))
+            if warn:
+                warnings.warn(f"skipping {e}", stacklevel=2)
+    return out
