@@ -120,7 +120,9 @@ def parse_config(argv: list[str]) -> SuiteConfig:
         cfg = OmegaConf.to_object(composed)
     except (HydraException, OmegaConfBaseException, ValueError) as e:
         raise ConfigError(_format_hydra_error(e, list(suites))) from e
-    return validate(_command_line_axes_win(cfg, argv))
+    from bench.runner.inputs import check_inputs
+
+    return check_inputs(validate(_command_line_axes_win(cfg, argv)))  # keys first, then what the data allows
 
 
 def _command_line_axes_win(cfg: SuiteConfig, argv: list[str]) -> SuiteConfig:

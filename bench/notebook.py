@@ -95,7 +95,9 @@ def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> S
         if axis in keys and "workload_axes" not in keys:
             for axes in cfg.workload_axes.values():
                 axes.pop(axis, None)
-    return validate(cfg)
+    from bench.runner.inputs import check_inputs
+
+    return check_inputs(validate(cfg))  # keys first, then what the data allows (as the command line does)
 
 
 def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.DataFrame:

@@ -28,6 +28,19 @@ def run_bench(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
                           cwd=cwd or REPO, env=full_env, timeout=timeout)
 
 
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory):
+    """One real ``python -m bench suite=smoke`` run shared by the tests that read what a run writes (records,
+    console table, report, teardown): both smoke workloads under cpu, cpu_onedevice, cpu_x2 and an absent gpu.
+    Returns (folder, run folder, completed process)."""
+    tmp = tmp_path_factory.mktemp("smoke")
+    proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
+                     "strategies=[cpu,cpu_onedevice,cpu_x2,gpu]", env={"CUDA_VISIBLE_DEVICES": ""})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (tmp / "results").iterdir()
+    return tmp, run_dir, proc
+
+
 def make_record(**kw):
     """A minimal valid stored record (a dict, as on disk) with ``kw`` replacing or adding fields."""
     from bench.records import REQUIRED_FIELDS

@@ -89,7 +89,7 @@ def test_batch_not_divisible_by_replicas() -> None:
 
 
 def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> None:
-    from bench.config import clamp_warnings
+    from bench.runner.inputs import clamp_warnings
 
     # fashion_cnn at the reduced scale has 4096 training examples: 32 steps at global batch 128.
     cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[128]",
@@ -102,7 +102,8 @@ def test_steps_per_execution_longer_than_epoch_is_clamped_with_a_warning() -> No
 def test_steps_per_execution_that_does_not_divide_the_epoch_runs_as_a_divisor() -> None:
     """Keras 3.15 runs whole executions per epoch (36 steps at spe 32: 64 steps), so a point runs with the
     largest divisor of the epoch's steps instead, and says so."""
-    from bench.config import clamp_warnings, effective_steps_per_execution
+    from bench.config import effective_steps_per_execution
+    from bench.runner.inputs import clamp_warnings
 
     assert [effective_steps_per_execution(32, s) for s in (36, 64, 32, 8, 37, 91)] == [18, 32, 32, 8, 1, 13]
     assert effective_steps_per_execution(1, 36) == 1
@@ -176,3 +177,27 @@ def test_unwritable_results_dir(tmp_path) -> None:
 ])
 def test_bad_workload_axes(override: str, message: str) -> None:
     assert err("suite=cnn", override) == message
+
+
+def test_validation_reads_no_data_and_the_run_side_checks_it(tmp_path, monkeypatch) -> None:
+    """Config validation is about keys; describing and hashing the data, and importing a user's workload, happen
+    on the run side (bench.runner.inputs), still before anything runs."""
+    import bench.workloads
+    from bench.config import validate
+    from bench.data import sources
+    from bench.runner.inputs import check_inputs
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("config validation read data")
+
+    monkeypatch.setattr(sources, "describe", no_data)
+    monkeypatch.setattr(bench.workloads, "get_workload", no_data)
+    from bench.config import SuiteConfig
+
+    cfg = SuiteConfig(name="t", workloads=["fashion_cnn", "my_pkg.mod:make"], strategies=["cpu"], batch_sizes=[32],
+                      steps_per_execution=[1], data=f"folder:{tmp_path / 'nowhere'}", results_dir=str(tmp_path / "r"),
+                      reports_dir=str(tmp_path / "p"))
+    assert validate(cfg) is cfg
+    monkeypatch.undo()
+    with pytest.raises(ConfigError, match="data='folder:"):
+        check_inputs(cfg)

@@ -10,6 +10,9 @@ from bench.records import load_records
 from bench.reporting.frame import summarize
 from tests.conftest import run_bench
 
+# the input-bound verdict compares two rates measured in one process: alone, not beside another test
+pytestmark = pytest.mark.serial
+
 COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",
           "measure_peak=false"]
 

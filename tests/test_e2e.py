@@ -11,16 +11,6 @@ from tests.conftest import run_bench
 from tests.test_record_schema import undeclared
 
 
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("smoke")
-    proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
-                     "strategies=[cpu,cpu_x2,gpu]", env={"CUDA_VISIBLE_DEVICES": ""})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (run_dir,) = (tmp / "results").iterdir()
-    return tmp, run_dir, proc
-
-
 @pytest.mark.slow
 def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     _, run_dir, _ = smoke_run
@@ -28,7 +18,7 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     assert loaded.skipped == []
     manifest = json.loads((run_dir / "run.json").read_text())
     assert sorted(r["point_id"] for r in loaded.records) == sorted(manifest["points"])
-    assert len(loaded.records) == 2 * 3 * 2  # workloads x strategies x spe
+    assert len(loaded.records) == 2 * 4 * 2  # workloads x strategies x spe
     by_status = {}
     for r in loaded.records:
         by_status.setdefault(r["status"], []).append(r)
@@ -50,6 +40,11 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
         assert r["fit_wall_s"] >= sum(e["epoch_s"] for e in r["epochs"])
         assert r["env"]["tensorflow"].startswith("2.") and r["env"]["keras"].startswith("3.")
         assert r["strategy"]["num_replicas"] == (2 if r["strategy"]["name"] == "cpu_x2" else 1)
+        # no fit pays tf.data's autotune teardown race: autotune is off in every pipeline, the per-device ones
+        # of a strategy included, as observed during the point (the time it cost: tests/benchmarks/test_teardown.py)
+        assert r["teardown_s"] is not None and r["teardown_s"] >= 0
+        if r["strategy"]["name"] != "cpu":
+            assert r["strategy"]["device_pipeline_autotune"] == "off"
         assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
 
 
@@ -89,24 +84,24 @@ def test_console_table_run_folder_and_report(smoke_run) -> None:
 
 @pytest.mark.slow
 def test_every_repeat_is_its_own_process_interleaved_across_strategies(tmp_path) -> None:
-    """repeats=3 under cpu and cpu_x2: six worker processes, three per strategy, started repeat-major (cpu r0,
-    cpu_x2 r0, cpu r1, ...); each record names its process and the peak its process probed. 256 examples at
+    """repeats=2 under cpu and cpu_x2: four worker processes, two per strategy, started repeat-major (cpu r0,
+    cpu_x2 r0, cpu r1, cpu_x2 r1); each record names its process and the peak its process probed. 256 examples at
     batch 32 are 8 steps: steps_per_execution=3 runs (and is named) as 2. The stored per-example predictions
     reproduce Keras' own final val_accuracy."""
     from bench.predictions import decode
 
     proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu,cpu_x2]", "batch_sizes=[32]",
-                     "steps_per_execution=[3]", "repeats=3", "epochs=2", "n_train=256", "n_val=128",
+                     "steps_per_execution=[3]", "repeats=2", "epochs=2", "n_train=256", "n_val=128",
                      "measure_input=false", "report=false", f"results_dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "steps_per_execution=3 does not divide the 8 steps" in proc.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     records = load_records([run_dir]).records
-    assert len(records) == 6 and all(r["status"] == "ok" for r in records)
+    assert len(records) == 4 and all(r["status"] == "ok" for r in records)
     by_worker = sorted(records, key=lambda r: r["process"]["worker"])
     assert [(r["strategy"]["name"], r["repeat"]) for r in by_worker] == [
-        ("cpu", 0), ("cpu_x2", 0), ("cpu", 1), ("cpu_x2", 1), ("cpu", 2), ("cpu_x2", 2)]
-    assert len({r["process"]["pid"] for r in records}) == 6  # six processes, none reused
+        ("cpu", 0), ("cpu_x2", 0), ("cpu", 1), ("cpu_x2", 1)]
+    assert len({r["process"]["pid"] for r in records}) == 4  # four processes, none reused
     for r in records:
         assert r["point_id"].endswith(f"-b32-spe2-fp32-r{r['repeat']}")
         assert r["steps_per_execution"] == r["effective_steps_per_execution"] == 2

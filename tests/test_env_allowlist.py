@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from bench.runner.env import RECORDED_ENV_VARS, host_env
+from bench.measure.env import RECORDED_ENV_VARS, host_env
 from tests.conftest import run_bench
 
 SECRETS = {

@@ -7,7 +7,7 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from bench.runner.flops import datasheet_peak, forward_flops_per_example, train_flops_per_example  # noqa: E402
+from bench.measure.flops import datasheet_peak, forward_flops_per_example, train_flops_per_example  # noqa: E402
 from bench.workloads.models import build_model  # noqa: E402
 
 # Conv1D runs as Conv2D; pooling/activations/BatchNorm are not counted
@@ -92,7 +92,7 @@ def test_no_weight_gradients_in_a_frozen_backbone_and_input_gradients_after_an_e
     forward = forward_flops_per_example(model)
     head = [layer for layer in model.layers if layer.trainable_weights]
     assert head and frozen < full
-    from bench.runner.flops import layer_macs
+    from bench.measure.flops import layer_macs
     assert frozen == forward + sum(2 * layer_macs(x)[0] + layer_macs(x)[1] for x in head)  # weights only, no input
     text = build_model("reuters_textcnn")
     convs = [x for x in text.layers if x.__class__.__name__ == "Conv1D"]

@@ -35,6 +35,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bench.workloads": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli"),
     "bench.data": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
     "bench.engines": ("bench.runner", "bench.reporting", "bench.cli"),
+    "bench.measure": ("bench.runner", "bench.reporting", "bench.cli"),
     "bench.runner": ("bench.cli",),
 }
 
@@ -225,3 +226,53 @@ def test_reporting_reads_only_the_typed_record(tmp_path: Path) -> None:
     bad.write_text("def f(record: dict, n: int):\n    return record['epochs']\n"
                    "def g(rec: Record):\n    return rec.get('x')\n")
     assert len(record_reads(bad)) == 3  # the checker itself can fail
+
+
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 60
+
+
+def size_problems(root: Path) -> list[str]:
+    """Modules over MAX_MODULE_LINES lines and functions over MAX_FUNCTION_LINES lines (a small room is read
+    whole; a long function is several that were never named)."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            out.append(f"{path.relative_to(root.parent)}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    out.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name}: {n} lines")
+    return out
+
+
+def private_reaches(root: Path) -> list[str]:
+    """Uses of another bench module's underscore names: ``from bench.x import _y`` or ``x._y`` on an imported
+    bench module (a private name is its module's business)."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bench"):
+                out += [f"{path.name}:{node.lineno} imports {a.name}" for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")]
+                modules |= {a.asname or a.name for a in node.names}
+            elif isinstance(node, ast.Import):
+                modules |= {a.asname or a.name for a in node.names if a.name.startswith("bench")}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                out.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
+    return out
+
+
+def test_small_rooms_and_no_private_reaches(tmp_path: Path) -> None:
+    assert size_problems(BENCH) == []
+    assert private_reaches(BENCH) == []
+    root = tmp_path / "bench"
+    root.mkdir()
+    (root / "a.py").write_text("from bench.data import sources\nfrom bench.b import _x\n\n\ndef f():\n"
+                               + "    y = 1\n" * 61 + "    return sources._keras_arrays\n")
+    assert len(size_problems(root)) == 1 and len(private_reaches(root)) == 2  # the checks can fail

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench.engines import StrategyInfo
-from bench.runner.probes import memory_record, peak_rss_bytes, reset_peak_rss
+from bench.measure.probes import memory_record, peak_rss_bytes, reset_peak_rss
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM reset is Linux-only")
@@ -22,14 +22,14 @@ def test_peak_rss_is_reset_per_point_so_an_earlier_point_does_not_inflate_it() -
     after = peak_rss_bytes()
     assert after is not None and before - after >= 500 * 2**20  # the 600 MiB no longer count
     rec = memory_record(True, False, None)
-    assert rec["rss_scope"] == "point" and rec["peak_rss_bytes"] >= after
-    assert rec["device_peak_bytes"] is None and rec["device_scope"] is None
+    assert rec.rss_scope == "point" and rec.peak_rss_bytes is not None and rec.peak_rss_bytes >= after
+    assert rec.device_peak_bytes is None and rec.device_scope is None
 
 
 def test_device_peak_is_the_largest_device_with_its_scope() -> None:
     rec = memory_record(False, False, [3_000, 5_000])
-    assert (rec["device_peak_bytes"], rec["per_device"], rec["device_scope"]) == (5_000, [3_000, 5_000], "process")
-    assert memory_record(False, True, [7])["device_scope"] == "point"
+    assert (rec.device_peak_bytes, rec.per_device, rec.device_scope) == (5_000, [3_000, 5_000], "process")
+    assert memory_record(False, True, [7]).device_scope == "point"
 
 
 def test_jax_device_peaks_come_from_memory_stats_and_are_none_on_cpu(monkeypatch) -> None:

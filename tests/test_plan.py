@@ -124,7 +124,7 @@ def test_input_pipelines_are_an_axis_and_the_one_pipeline_key_is_its_shorthand()
 
 def test_the_plant_suite_runs_whole_executions_of_32_steps() -> None:
     """512 training images at batch 16: 32 steps, so steps_per_execution=32 runs as itself (no warning)."""
-    from bench.config import clamp_warnings
+    from bench.runner.inputs import clamp_warnings
 
     cfg = parse_config(["suite=plant"])
     assert [(p.n_train, p.n_val) for p in plan(cfg)][:1] == [(512, 128)]

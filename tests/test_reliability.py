@@ -246,6 +246,7 @@ def test_after_a_crash_the_group_continues_in_a_fresh_worker(crash_run) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_hang_past_the_time_limit_is_failed_and_the_rest_continues(tmp_path, tag) -> None:
     results = tmp_path / "results"
     t0 = time.monotonic()
@@ -263,6 +264,7 @@ def test_hang_past_the_time_limit_is_failed_and_the_rest_continues(tmp_path, tag
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None:
     """A point that never ends but keeps sending epoch events (no quiet moment) is still stopped."""
     results = tmp_path / "results"
@@ -281,7 +283,7 @@ def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None
 # --- 3. resume -----------------------------------------------------------------------------------------------
 
 def _fake_record(point, run_id: str, status: str) -> dict:
-    rec = base_record(run_id, "t", point, {"requested": "cpu", "name": "cpu"}, {}, None, None)
+    rec = base_record(run_id, "t", point, {"requested": "cpu", "name": "cpu"}, {}, None, None).to_json()
     rec["status"] = status
     return rec
 
@@ -334,6 +336,7 @@ def test_failed_points_are_retried_on_resume_and_finished_ones_are_not(tmp_path)
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path, tag) -> None:
     results = tmp_path / "results"
     args = ["batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120"]
@@ -397,6 +400,7 @@ def signal_hanging_run(tmp_path: Path, tag: str, sig: int, overrides: list[str],
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag) -> None:
     results, reports = tmp_path / "results", tmp_path / "reports"
     in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
@@ -430,6 +434,7 @@ def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag)
 # --- 6. concurrent runs ----------------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_path, tag) -> None:
     results = tmp_path / "results"
     cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", "batch_sizes=[64]",
@@ -452,6 +457,7 @@ def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # waits on wall-clock limits: alone, not beside another test
 def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path, tag) -> None:
     # `timeout`, a cancelled CI job or a batch scheduler sends SIGTERM, not SIGINT
     results = tmp_path / "results"

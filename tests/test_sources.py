@@ -46,7 +46,7 @@ def test_single_folder_gets_a_seeded_stratified_split(tmp_path: Path) -> None:
     data = sources.load(spec, 24, 6)
     assert np.bincount(data.y_val).tolist() == [2, 2, 2]  # 20 % of every class
     assert not set(data.train) & set(data.val)
-    sources._listing.cache_clear()
+    sources.listing.cache_clear()
     again = sources.load(spec, 24, 6)
     assert again.train == data.train  # the same split every time (SPLIT_SEED)
 
@@ -155,7 +155,7 @@ def test_keras_token_sets_are_read_as_keras_loads_them(tmp_path: Path, monkeypat
     np.savez(folder / "reuters.npz", x=xs, y=rng.integers(0, 46, 50))
     digest = hashlib.sha256((folder / "reuters.npz").read_bytes()).hexdigest()
     ks = sources.KERAS_SETS["reuters"]
-    monkeypatch.setitem(sources.KERAS_SETS, "reuters", sources._KerasSet(ks.files, digest, ks.shape, ks.classes,
+    monkeypatch.setitem(sources.KERAS_SETS, "reuters", sources.KerasSet(ks.files, digest, ks.shape, ks.classes,
                                                                            (40, 10), ks.modality))
     from keras.src.datasets import reuters
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bench.runner.timing import EpochTimer
+from bench.measure.timing import EpochTimer
 
 
 class FakeClock:

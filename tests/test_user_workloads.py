@@ -105,16 +105,18 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
         "uw_no_accuracy:make": "compile_kwargs has no metric named 'accuracy'",
         "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes",
     }
-    from bench.runner.preflight import check_models
+    from bench.runner.preflight import check_models, model_problems
 
     cfg = parse_config(["suite=smoke", f"workloads=[uw_good:make,{','.join(cases)}]", "strategies=[cpu]",
                         "batch_sizes=[16]"])
-    for path, problem in cases.items():  # one child process checks them all; drop each found one to see the next
-        with pytest.raises(ConfigError) as e:
-            check_models(cfg)
-        assert str(e.value).startswith(f"workloads[1]='{path}': ") and problem in str(e.value), str(e.value)
-        cfg.workloads = [w for w in cfg.workloads if w != path]
-    check_models(cfg)  # the good one passes
+    found = model_problems(cfg)  # one child process checks them all
+    assert found["uw_good:make"] == ""
+    for path, problem in cases.items():
+        assert problem in found[path], (path, found[path])
+    with pytest.raises(ConfigError) as e:
+        check_models(cfg)
+    named = [f"workloads[{i}]='{path}': " for i, path in enumerate(cases, start=1)]
+    assert str(e.value).startswith(named[0]) and all(n in str(e.value) for n in named), str(e.value)
     status = cli.main(["suite=smoke", "workloads=[uw_narrow:make]", f"results_dir={user_modules / 'r'}",
                        f"reports_dir={user_modules / 'p'}", "strategies=[cpu]", "batch_sizes=[16]"])
     assert status == 2 and "uw_narrow:make" in capsys.readouterr().err

@@ -35,7 +35,7 @@ def test_a_failure_with_augmentation_layers_is_classified_for_the_tpu_and_for_ja
     """Seed 001 on a TPU: a model holding Keras augmentation layers fails to compile there under TensorFlow;
     the record names that (kind and advice) instead of a bare XLA error. No TPU here: the classification
     the worker applies to the error is checked with the device kind a TPU worker reports."""
-    from bench.runner.worker import failure_kind
+    from bench.runner.point_record import failure_kind
 
     xla = RuntimeError("Detected unsupported operations when trying to compile graph ... ImageProjectiveTransformV3")
     layers = ["RandomFlip", "RandomRotation", "RandomContrast"]

@@ -61,6 +61,62 @@ def test_two_step_fit_updates_weights(name: str) -> None:
     assert any(not np.array_equal(a, b) for a, b in zip(before, model.get_weights(), strict=True))
 
 
+# What each built-in compiled to when compile_kwargs branched on workload names (recorded from that code before
+# the settings became Workload data): (optimizer class, learning rate, loss class, its from_logits (None: the loss
+# has none), metrics as (class, name)). "catsdogs_cnn on 3 classes": on_source drops binary_labels there.
+ACCURACY, TOP5 = ("SparseCategoricalAccuracy", "accuracy"), ("SparseTopKCategoricalAccuracy", "top5_accuracy")
+ADAM_SPARSE = ("Adam", 1e-3, "SparseCategoricalCrossentropy", False, [ACCURACY])
+EXPECTED_COMPILE = {
+    "fashion_cnn": ADAM_SPARSE,
+    "catsdogs_cnn": ("Adam", 1e-3, "BinaryCrossentropy", False, [("BinaryAccuracy", "accuracy")]),
+    "catsdogs_cnn on 3 classes": ADAM_SPARSE,
+    "reuters_textcnn": ("Nadam", 1e-3, "SparseCategoricalCrossentropy", False, [ACCURACY, TOP5]),
+    "reuters_textcnn_logits_bug": ("Nadam", 1e-3, "SoftmaxOnProbabilities", None, [ACCURACY, TOP5]),
+    "plant_cnn": ADAM_SPARSE,
+    "plant_cnn_layer_aug": ADAM_SPARSE,
+    "plant_transfer": ADAM_SPARSE,
+}
+
+
+def test_compile_settings_are_the_seeds_for_every_builtin() -> None:
+    """The built-ins' compile settings are data on the Workload (optimizer, learning_rate, loss, top_k,
+    binary_labels), and compile exactly as the name branches they replaced did."""
+    import dataclasses
+
+    from bench.workloads import get_workload
+
+    assert {name.split(" ")[0] for name in EXPECTED_COMPILE} == set(WORKLOADS)
+    for case, (optimizer, lr, loss, from_logits, metrics) in EXPECTED_COMPILE.items():
+        wl = get_workload(case.split(" ")[0])
+        if case.endswith("on 3 classes"):
+            wl = dataclasses.replace(wl, classes=3, binary_labels=False)
+        kwargs = compile_kwargs(wl)
+        assert sorted(kwargs) == ["loss", "metrics", "optimizer"], case
+        assert type(kwargs["optimizer"]).__name__ == optimizer, case
+        assert float(kwargs["optimizer"].learning_rate) == pytest.approx(lr), case
+        assert type(kwargs["loss"]).__name__ == loss, case
+        assert kwargs["loss"].get_config().get("from_logits") == from_logits, case
+        assert [(type(m).__name__, m.name) for m in kwargs["metrics"]] == metrics, case
+        if len(metrics) > 1:
+            assert kwargs["metrics"][1].get_config()["k"] == 5, case
+        assert compile_kwargs(wl)["optimizer"] is not kwargs["optimizer"], case  # fresh objects per call
+
+
+def test_compile_settings_refuse_an_unknown_optimizer_or_loss_kind() -> None:
+    import dataclasses
+
+    from bench.workloads import LOSS_KINDS, get_workload
+    from bench.workloads.models import LOSSES
+
+    assert set(LOSSES) == set(LOSS_KINDS)  # every loss kind a workload may name has its Keras loss
+    fashion = get_workload("fashion_cnn")
+    with pytest.raises(ValueError, match="optimizer='Sgd'"):
+        compile_kwargs(dataclasses.replace(fashion, optimizer="Sgd"))
+    with pytest.raises(ValueError, match="loss='mse'; allowed"):
+        compile_kwargs(dataclasses.replace(fashion, loss="mse"))
+    assert type(compile_kwargs(dataclasses.replace(fashion, optimizer="SGD"))["optimizer"]).__name__ == "SGD"
+
+
 def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
     import tensorflow as tf
 

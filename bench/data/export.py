@@ -35,12 +35,12 @@ def _examples(spec: str) -> tuple[dict[str, tuple[list[Any], np.ndarray]], str]:
     data = sources.load(spec, src.n_train, src.n_val, seq_len=0)
     kind, arg = sources.parse(spec)
     if kind == "keras" and src.modality == "tokens":
-        x_train, y_train, x_val, y_val = sources._keras_arrays(spec, arg)
+        x_train, y_train, x_val, y_val = sources.keras_arrays(spec, arg)
         return {"train": (list(x_train), y_train), "val": (list(x_val), y_val)}, "tokens"
     if isinstance(data, sources.Encoded):
         return {"train": (data.train, data.y_train), "val": (data.val, data.y_val)}, "image"
     if src.modality == "tokens":  # tokens from TFRecords: re-read unpadded
-        tr, ytr, va, yva, _, _ = sources._tfrecord_examples(spec, arg)
+        tr, ytr, va, yva, _, _ = sources.tfrecord_examples(spec, arg)
         return {"train": (tr, ytr), "val": (va, yva)}, "tokens"
     return {"train": (list(data.x_train), data.y_train), "val": (list(data.x_val), data.y_val)}, "image"
 

@@ -158,7 +158,7 @@ class Record(_Part):
     seed: int
     steps_per_epoch: int | None
     epochs: list[Epoch]
-    env: dict[str, Any]  # allowlisted environment (bench.runner.env)
+    env: dict[str, Any]  # allowlisted environment (bench.measure.env)
     started_at: str | None  # ISO 8601 UTC
     finished_at: str | None
 
@@ -183,7 +183,7 @@ class Record(_Part):
     stages: list[Stage] | None = None
     params: int | None = None
     math_mode: str | None = None
-    flop_count: str | None = None  # how flops_per_example was counted (bench.runner.flops.FLOP_COUNT)
+    flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
     flops_per_example: float | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: float | None = None
     point_wall_s: float | None = None  # data, build, compile, fit, probes: the whole point

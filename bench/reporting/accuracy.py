@@ -27,8 +27,9 @@ import pandas as pd
 
 from bench.predictions import Predictions, paired
 from bench.reporting.format import config_label, config_name
-from bench.reporting.frame import CONFIG_KEY, MATCH_KEY, baseline_rows, pick_baseline, split_label
+from bench.reporting.frame import CONFIG_KEY, split_label
 from bench.reporting.learning import PARITY_TOLERANCE_PP, accuracy_tolerance_pp
+from bench.reporting.speedups import MATCH_KEY, baseline_rows, pick_baseline
 from bench.reporting.stats import ALPHA, as_float, holm, mcnemar
 
 

@@ -18,7 +18,8 @@ from bench.reporting.format import (
     shorten,
     speedup_cell,
 )
-from bench.reporting.frame import baseline_rows, rows_of, speedup_ci
+from bench.reporting.frame import rows_of
+from bench.reporting.speedups import baseline_rows, speedup_ci
 from bench.reporting.tables import absent_strategies, with_backend
 from bench.reporting.verdicts import Analysis
 
@@ -72,6 +73,43 @@ def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
             f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
 
 
+def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: str, dataset: str) -> list[str]:
+    """The bullets about the winner ``win``: its throughput against the baseline, every other strategy's best,
+    accuracy, the fastest to the target (when that is another configuration) and warm-up."""
+    best_base = _best_baseline(a, summary, win)
+    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
+             f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
+    same = speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
+    if same and not (best_base is not None and config_name(best_base) == config_name(win)):
+        lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
+    others = rows_of(a.best, workload, dataset)
+    others = others[others["strategy"] != win["strategy"]] if not others.empty else others
+    if not others.empty:
+        items = [f"`{r['strategy']}` {config_name(r)} "
+                 f"{stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
+                 for _, r in others.iterrows()]
+        lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
+                     f"to it: {'; '.join(items)}.")
+    lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
+    quickest = _fastest_to_target(summary)
+    win_time = win["time_to_target_s"]
+    if quickest is not None and config_label(quickest) != config_label(win) and not (
+            math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
+        lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
+                     f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
+                     "reach an accuracy first: a larger batch takes fewer, bigger steps).")
+    be = rows_of(a.break_even, workload, dataset)
+    be = be[be["strategy"] == win["strategy"]] if not be.empty else be
+    payback = ""
+    if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
+        n = be.iloc[0]["break_even_epochs"]
+        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {n} epochs"
+                   if math.isfinite(n) else "")
+    lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
+                 f"epoch{payback}.")
+    return lines
+
+
 def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     """A few lines a person reads first: the fastest configuration that learns and what to know about it."""
     summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
@@ -82,37 +120,7 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
         lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
                      "here; see the flags below." if len(ok) else "- **No configuration finished.**")
     else:
-        best_base = _best_baseline(a, summary, win)
-        lines.append(f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
-                     f"examples/s; {_vs_best_baseline(a, best_base, win)}.")
-        same = speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
-        if same and not (best_base is not None and config_name(best_base) == config_name(win)):
-            lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
-        others = rows_of(a.best, workload, dataset)
-        others = others[others["strategy"] != win["strategy"]] if not others.empty else others
-        if not others.empty:
-            items = [f"`{r['strategy']}` {config_name(r)} "
-                     f"{stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
-                     for _, r in others.iterrows()]
-            lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
-                         f"to it: {'; '.join(items)}.")
-        lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
-        quickest = _fastest_to_target(summary)
-        win_time = win["time_to_target_s"]
-        if quickest is not None and config_label(quickest) != config_label(win) and not (
-                math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
-            lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
-                         f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
-                         "reach an accuracy first: a larger batch takes fewer, bigger steps).")
-        be = rows_of(a.break_even, workload, dataset)
-        be = be[be["strategy"] == win["strategy"]] if not be.empty else be
-        payback = ""
-        if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
-            n = be.iloc[0]["break_even_epochs"]
-            payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {n} epochs"
-                       if math.isfinite(n) else "")
-        lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
-                     f"epoch{payback}.")
+        lines += _winner_lines(a, summary, win, workload, dataset)
     findings = []
     for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
         lo, hi = min(w["ratios"]), max(w["ratios"])

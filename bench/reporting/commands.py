@@ -13,9 +13,10 @@ from pathlib import Path
 
 from bench.records import load_records
 from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_frames, render
-from bench.reporting.frame import DEFAULT_BASELINE, points_frame
+from bench.reporting.frame import points_frame
 from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.markdown import ReportError, build_report
+from bench.reporting.speedups import DEFAULT_BASELINE
 
 
 class CliError(Exception):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.reporting.frame import speedup_ci
+from bench.reporting.speedups import speedup_ci
 
 DASH = "—"  # an absent figure (a failed point has no throughput)
 

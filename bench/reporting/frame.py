@@ -10,14 +10,11 @@ Two frames:
 Definitions (the report repeats them):
 
 * steady state = epochs 2..n; the warm-up epoch (epoch 1) is never mixed into steady figures.
-* **One throughput measure** ranks configurations and gives speedups: training examples/s of the steady
-  epochs (``examples / train_s``, validation excluded; ``epoch_s`` stands in when a record has no
-  ``train_s``). Per repeat (one process) it is the median over that repeat's steady epochs
-  (``repeat_examples_per_s``); per configuration, ``examples_per_s`` is the geometric mean over its ok
-  repeats (``repeat_rates`` keeps them).
-* ``speedup``: ``examples_per_s / baseline examples_per_s`` at equal workload, dataset, global batch,
-  steps_per_execution and precision. Repeats are the sample (:func:`bench.reporting.stats.repeat_ratio_ci`): an
-  interval and a significance mark only with >= 3 repeats per side.
+* **One throughput measure** ranks configurations and gives speedups (``speedup``, against a baseline:
+  :mod:`bench.reporting.speedups`): training examples/s of the steady epochs (``examples / train_s``,
+  validation excluded; ``epoch_s`` stands in when a record has no ``train_s``). Per repeat (one process) it
+  is the median over that repeat's steady epochs (``repeat_examples_per_s``); per configuration,
+  ``examples_per_s`` is the geometric mean over its ok repeats (``repeat_rates`` keeps them).
 * ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
   validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
 * ``warmup_overhead_s``: median over repeats of epoch-1 ``epoch_s`` minus the pooled steady median.
@@ -40,7 +37,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from bench.predictions import decode
@@ -48,16 +44,14 @@ from bench.records import BACKENDS, Dataset, ErrorInfo, Record, RecordLike, as_r
 from bench.reporting import stats
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.runs import with_run_peaks
+from bench.reporting.speedups import DEFAULT_BASELINE, add_speedups
 from bench.reporting.stats import as_float, finite_median, last_finite
 from bench.reporting.targets import target_columns, time_to_target
 
-DEFAULT_BASELINE = "cpu"
 INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
 
 # A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
 CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
-# What must be equal for two strategies to be compared (speedup, accuracy parity).
-MATCH_KEY = ["workload", "dataset", "global_batch_size", "steps_per_execution", "precision"]
 STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 
 
@@ -281,7 +275,7 @@ def _max(values: Any) -> float:
 
 def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: str = DEFAULT_BASELINE,
               input_bound_fraction: float = INPUT_BOUND_FRACTION) -> pd.DataFrame:
-    """One row per configuration, repeats pooled, with speedup vs ``baseline`` (see module docstring).
+    """One row per configuration, repeats pooled, with speedup vs ``baseline`` (:mod:`bench.reporting.speedups`).
 
     Accepts records or a :func:`points_frame`. A configuration none of whose repeats is ok keeps its
     row with the worst-first status (diverged > failed > skipped) and the first error; it is never
@@ -295,68 +289,7 @@ def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: 
         return pd.DataFrame(columns=CONFIG_KEY)
     rows = [{**dict(zip(CONFIG_KEY, key, strict=True)), **_summarize_group(g, input_bound_fraction)}
             for key, g in points.groupby(CONFIG_KEY, sort=True, dropna=False)]
-    summary = pd.DataFrame(rows)
-    return add_speedups(summary, baseline)
-
-
-def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
-    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``.
-
-    ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
-    bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
-    """
-    ok = summary[summary["status"] == "ok"]
-    backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
-    if backend:
-        ok = ok[ok["backend"] == backend]
-    exact = ok[(ok["strategy_requested"] == name) | (ok["strategy"] == baseline)]
-    return exact if not exact.empty else ok[ok["strategy_name"] == name]
-
-
-def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:
-    """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
-    if candidates.empty:
-        return None
-    same = candidates[np.logical_and.reduce([candidates[k] == row[k] for k in MATCH_KEY])]
-    if same.empty:
-        return None
-    local = same[same["host"] == row["host"]]
-    return (local if not local.empty else same).sort_values("strategy").iloc[0]
-
-
-def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
-    """Add ``baseline`` (label), ``speedup`` (throughput ratio) and its interval to a :func:`summarize` frame.
-
-    ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
-    """
-    summary = summary.copy()
-    cands = baseline_rows(summary, baseline)
-    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
-    cols: dict[str, list[Any]] = {k: [] for k in names}
-    for _, row in summary.iterrows():
-        base = pick_baseline(row, cands) if row["status"] == "ok" else None
-        if base is None:
-            ci = stats.RatioCI(math.nan, math.nan, math.nan, 0, 0)
-        elif base["strategy"] == row["strategy"]:
-            ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
-        else:
-            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"])
-        cols["baseline"].append("" if base is None else base["strategy"])
-        cols["speedup"].append(ci.ratio)
-        cols["speedup_low"].append(ci.low)
-        cols["speedup_high"].append(ci.high)
-        cols["speedup_significant"].append(ci.significant)
-        cols["speedup_n_base"].append(ci.n_den)
-    for k, v in cols.items():
-        summary[k] = v
-    return summary
-
-
-def speedup_ci(row: pd.Series) -> stats.RatioCI:
-    """The speedup of a :func:`add_speedups` row as a RatioCI (for formatting)."""
-    return stats.RatioCI(row["speedup"], row["speedup_low"], row["speedup_high"], int(row["n_repeats"]),
-                         int(row["speedup_n_base"]))
+    return add_speedups(pd.DataFrame(rows), baseline)
 
 
 def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:

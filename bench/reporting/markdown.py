@@ -16,9 +16,10 @@ from bench.records import LoadResult, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
-from bench.reporting.frame import DEFAULT_BASELINE, INPUT_BOUND_FRACTION, rows_of
+from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.runs import spe_notes, time_budget
+from bench.reporting.speedups import DEFAULT_BASELINE
 from bench.reporting.tables import (
     break_even_section,
     environment_table,

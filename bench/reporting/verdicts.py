@@ -18,15 +18,9 @@ from bench.records import RecordLike
 from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
-from bench.reporting.frame import (
-    CONFIG_KEY,
-    DEFAULT_BASELINE,
-    MATCH_KEY,
-    points_frame,
-    shows_backends,
-    summarize,
-)
+from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
 from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
 
 
 def _learners(summary: pd.DataFrame) -> pd.DataFrame:

@@ -25,8 +25,8 @@ from typing import Any
 
 from bench.config import SuiteConfig
 from bench.engines import process_env, unresolved_strategy
+from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
-from bench.runner.env import host_env
 from bench.runner.plan import Point, WorkerJob, groups
 from bench.runner.point_record import base_record, process_record, utc_now
 from bench.runner.progress import Progress

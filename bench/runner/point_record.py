@@ -15,6 +15,10 @@ from bench.runner.plan import Point
 from bench.workloads import Workload, get_workload, source_of, target_for, uses_source
 
 TRACEBACK_LINES = 12
+TPU_AUGMENTATION_NOTE = (
+    "the model holds Keras augmentation layers; seed 001: under TensorFlow a TPU cannot compile them "
+    "(RandomRotation's ImageProjectiveTransformV3; RandomWidth/RandomHeight make dynamic shapes): augment in "
+    "the input pipeline instead, as the workloads' augment= does")
 
 
 def utc_now() -> str:
@@ -112,3 +116,19 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "started_at": utc_now(),
         "finished_at": None,
     }, strict=False)  # numpy ints from a strategy or a data source are ints here; the stored file is strict
+
+
+def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers: list[str] | None,
+                 device_kind: str) -> dict[str, str]:
+    """The ``kind`` (and ``hint``) a failed point's error gets, {} for none: ``out_of_memory``;
+    ``augmentation_layers_on_tpu`` (seed 001: a model with Keras augmentation layers on a TPU);
+    ``augmentation_layers_need_tensorflow`` (Keras 3.15's augmentation layers under the JAX backend)."""
+    if out_of_memory:
+        return {"kind": "out_of_memory"}
+    if augmentation_layers and device_kind == "tpu":
+        return {"kind": "augmentation_layers_on_tpu", "hint": TPU_AUGMENTATION_NOTE}
+    if augmentation_layers and "requires the tensorflow module" in str(error):
+        return {"kind": "augmentation_layers_need_tensorflow",
+                "hint": ("Keras' augmentation layers need TensorFlow even under the JAX backend (a JAX-only TPU "
+                         "image has none): augment in the input pipeline")}
+    return {}

@@ -81,11 +81,12 @@ def _first_line(e: BaseException) -> str:
     return lines[0][:300] if lines else type(e).__name__
 
 
-def check_models(cfg: SuiteConfig) -> None:
-    """ConfigError naming the first user workload whose model does not fit its data (nothing runs then)."""
+def model_problems(cfg: SuiteConfig) -> dict[str, str]:
+    """{user workload: why its model does not fit its data, "" when it does}, every user workload of ``cfg``
+    checked in one child process ({} without user workloads); ConfigError when the check itself fails."""
     users = [w for w in cfg.workloads if is_import_path(w)]
     if not users:
-        return
+        return {}
     backend = cfg.backends[0]
     env = {**os.environ, **process_env(backend, "cpu", os.environ), "JAX_PLATFORMS": "cpu",
            "CUDA_VISIBLE_DEVICES": "-1", "TF_CPP_MIN_LOG_LEVEL": "3"}
@@ -100,10 +101,17 @@ def check_models(cfg: SuiteConfig) -> None:
     if proc.returncode != 0 or not lines:
         tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
         raise ConfigError(f"workloads: the check of the user models failed (exit {proc.returncode}): {tail}")
-    found = json.loads(lines[-1])
-    for i, w in enumerate(cfg.workloads):
-        if found.get(w):
-            raise ConfigError(f"workloads[{i}]={w!r}: {found[w]}")
+    found: dict[str, str] = json.loads(lines[-1])
+    return found
+
+
+def check_models(cfg: SuiteConfig) -> None:
+    """ConfigError naming every user workload whose model does not fit its data, first one first, each with
+    its index in ``workloads`` (nothing runs then)."""
+    found = model_problems(cfg)
+    bad = [f"workloads[{i}]={w!r}: {found[w]}" for i, w in enumerate(cfg.workloads) if found.get(w)]
+    if bad:
+        raise ConfigError("; ".join(bad))
 
 
 def main() -> int:

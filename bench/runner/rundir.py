@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.config import SuiteConfig
+from bench.measure.env import git_info, host_env
 from bench.records import RUN_MANIFEST, SCHEMA_VERSION, RecordError, atomic_write_json, load_records, read_record
-from bench.runner.env import git_info, host_env
 from bench.runner.plan import Point
 
 RESUMABLE = ("ok", "skipped", "diverged")  # failed points are retried on resume

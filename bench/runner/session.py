@@ -9,9 +9,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from bench.config import SuiteConfig, clamp_warnings
+from bench.config import SuiteConfig
 from bench.records import RUN_MANIFEST, load_records
 from bench.reporting.console import summary_table
+from bench.runner.inputs import clamp_warnings
 from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
 from bench.runner.progress import Progress

@@ -17,29 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
-from bench.records import Epoch, ErrorInfo, Record, Stage, write_record
-from bench.runner.env import host_env
+from bench.measure.env import host_env
+from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
+from bench.records import ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
-from bench.runner.point_record import base_record, error_info, process_record, utc_now
-from bench.runner.probes import Peaks, input_only_rate, measure_peaks, memory_record, reset_peak_rss
-from bench.workloads import get_workload, stage_epochs
-
-TPU_AUGMENTATION_NOTE = (
-    "the model holds Keras augmentation layers; seed 001: under TensorFlow a TPU cannot compile them "
-    "(RandomRotation's ImageProjectiveTransformV3; RandomWidth/RandomHeight make dynamic shapes): augment in "
-    "the input pipeline instead, as the workloads' augment= does")
+from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
+from bench.workloads import get_workload
 
 
 def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
@@ -64,46 +56,6 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     if key not in cache:
         cache[key] = loader(*key)
     return cache[key]
-
-
-def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers: list[str] | None,
-                 device_kind: str) -> dict[str, str]:
-    """The ``kind`` (and ``hint``) a failed point's error gets, {} for none: ``out_of_memory``;
-    ``augmentation_layers_on_tpu`` (seed 001: a model with Keras augmentation layers on a TPU);
-    ``augmentation_layers_need_tensorflow`` (Keras 3.15's augmentation layers under the JAX backend)."""
-    if out_of_memory:
-        return {"kind": "out_of_memory"}
-    if augmentation_layers and device_kind == "tpu":
-        return {"kind": "augmentation_layers_on_tpu", "hint": TPU_AUGMENTATION_NOTE}
-    if augmentation_layers and "requires the tensorflow module" in str(error):
-        return {"kind": "augmentation_layers_need_tensorflow",
-                "hint": ("Keras' augmentation layers need TensorFlow even under the JAX backend (a JAX-only TPU "
-                         "image has none): augment in the input pipeline")}
-    return {}
-
-
-def val_predictions(model: Any, pipes: Any) -> dict[str, Any]:
-    """The final model's predicted class for every validation example it was evaluated on, with the labels, in
-    the split's order (:mod:`bench.predictions`): what a paired test between two configurations needs. Outside
-    every timed region. A one-unit output is a binary classifier (threshold 0.5 on probabilities, 0 on logits).
-    The test suite checks that their accuracy is the epoch's ``val_accuracy``."""
-    import numpy as np
-
-    from bench.predictions import encode
-
-    loss = getattr(model, "loss", None)
-    config = loss.get_config() if loss is not None and hasattr(loss, "get_config") else {}
-    threshold = 0.0 if isinstance(config, dict) and config.get("from_logits") else 0.5
-    predicted, labels = [], []
-    import keras
-
-    for x, y in pipes.val_pass():
-        # a plain forward call: predict_on_batch under MirroredStrategy returned every replica's copy of the batch
-        out = np.asarray(keras.ops.convert_to_numpy(model(x, training=False)), dtype=np.float64)
-        out = out.reshape(len(out), -1)
-        predicted.append((out[:, 0] > threshold).astype(np.int64) if out.shape[1] == 1 else out.argmax(axis=1))
-        labels.append(np.asarray(y).reshape(len(out), -1)[:, 0].astype(np.int64))
-    return encode(np.concatenate(predicted), np.concatenate(labels))
 
 
 class Worker:
@@ -230,124 +182,11 @@ class Worker:
                 f"{point.n_val} val examples); use a smaller batch or more data (data_scale=full, n_train, n_val)")
 
     def fit(self, point: Point, rec: Record, arrays: Any, gb: int) -> None:
-        """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured."""
-        import keras
+        """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured
+        (:class:`bench.runner.fit.PointFit`)."""
+        from bench.runner.fit import PointFit
 
-        from bench.runner.flops import FLOP_COUNT, datasheet_peak, forward_flops_per_example, train_flops_per_example
-        from bench.runner.init_weights import apply_shared_weights
-        from bench.runner.timing import EpochTimer
-
-        keras.utils.set_random_seed(point.seed)  # dropout; weights: the run's shared file; order: bench.data.order
-        keras.mixed_precision.set_global_policy(point.precision)
-        from bench.workloads.models import runnable
-
-        workload = runnable(get_workload(point.workload, point.data))
-        pipes = self.engine.make_pipelines(workload, arrays, gb, point.seed,
-                                           slow_decode=point.input_pipeline == "slow_decode", epochs=point.epochs,
-                                           cached=point.input_pipeline == "cached")
-        spe = effective_steps_per_execution(point.steps_per_execution, pipes.steps_per_epoch)
-        rec.effective_steps_per_execution = spe
-        if spe != point.steps_per_execution:
-            rec.notes.append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
-                                f"divisor of the epoch's {pipes.steps_per_epoch} steps not above it (Keras would "
-                                "run whole executions past the end of the epoch)")
-        stages = stage_epochs(workload, point.epochs)
-
-        def scope() -> Any:
-            return self.strategy.scope() if self.strategy is not None else contextlib.nullcontext()
-
-        def compile_for(stage: str) -> None:
-            kwargs = workload.compile_settings()
-            kwargs["loss"] = self.faults.loss(point.point_id, kwargs["loss"])
-            if stage == "fine_tune":  # the same optimizer, fresh, at the fine-tuning learning rate
-                kwargs["optimizer"] = keras.optimizers.get(kwargs["optimizer"])
-                kwargs["optimizer"].learning_rate = workload.fine_tune_learning_rate
-            model.compile(**kwargs, steps_per_execution=spe)
-
-        with scope():
-            model = workload.new_model()
-            rec.initial_weights = apply_shared_weights(model, self.run_dir, workload.name, point.seed)
-            frozen = [model.get_layer(name) for name in workload.frozen]
-            for layer in frozen:
-                layer.trainable = False
-            compile_for(stages[0][0])
-        from bench.workloads.models import augmentation_layers
-
-        in_model = augmentation_layers(model)
-        if in_model:
-            rec.augmentation_layers = in_model
-            if self.resolved.device_kind == "tpu":
-                rec.notes.append(TPU_AUGMENTATION_NOTE)
-        rec.flops_per_example = train_flops_per_example(model)  # the stage now compiled; the last stage's below
-        rec.forward_flops_per_example = forward_flops_per_example(model)
-        rec.flop_count = FLOP_COUNT
-        rec.params = int(model.count_params())
-        rec.math_mode = self.engine.math_mode(self.resolved, point.precision)
-        autotune_mark = self.engine.autotune_mark()
-
-        def on_epoch(row: dict[str, Any]) -> None:
-            self.emit("epoch", point_id=point.point_id, epoch=row["epoch"], epoch_s=row["epoch_s"],
-                      epochs=point.epochs)
-
-        timer = EpochTimer(gb, on_epoch=on_epoch)
-        t0 = time.perf_counter()
-        train, done = pipes.train, 0
-        for i, (stage, n) in enumerate(stages):
-            if i:  # the next stage: unfreeze, recompile, and fit again, as Keras' transfer-learning guide does
-                with scope():
-                    for layer in frozen:
-                        layer.trainable = True
-                    compile_for(stage)
-                train = pipes.rewind()
-            if len(stages) > 1:
-                timer.stage = stage
-                rec.flops_per_example = train_flops_per_example(model)  # fewer gradients while frozen
-                trainable = int(sum(math.prod(w.shape) for w in model.trainable_weights))
-                rec.stages = [*(rec.stages or []), Stage(
-                    name=stage, epochs=n, trainable_params=trainable,
-                    learning_rate=float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
-                    flops_per_example=rec.flops_per_example)]
-            timer.fit_started()
-            model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
-                      validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                      callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
-            # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
-            done += n
-            if timer.diverged:
-                break
-        if workload.frozen:
-            rec.pretrained_weights = getattr(model, "bench_pretrained", None)
-        t1 = time.perf_counter()
-        rec.fit_wall_s = t1 - t0  # outside wall clock around the whole fit
-        rec.teardown_s = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
-        rec.epochs = [Epoch.model_validate(row, strict=False) for row in timer.rows]
-        if timer.diverged:
-            rec.status = "diverged"
-            rec.error = ErrorInfo(type="NonFiniteLoss",
-                                  message=f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}")
-        steady = [e.epoch_s for e in rec.steady_epochs() if e.epoch_s is not None]
-        rec.warmup_overhead_s = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
-        for st in rec.stages or []:  # each stage's first epoch traces its (re)compiled model: its own warm-up
-            rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st.name]
-            st.warmup_overhead_s = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
-        observed = self.engine.device_pipeline_autotune(autotune_mark)
-        if observed is not None and rec.strategy.scope is not False:
-            rec.strategy.device_pipeline_autotune = observed  # seen, not requested
-        if not timer.diverged:
-            t = time.perf_counter()
-            rec.val_predictions = val_predictions(model, pipes)
-            rec.predict_measure_s = time.perf_counter() - t
-        if self.job.measure_input:
-            t = time.perf_counter()
-            rec.input_examples_per_s = input_only_rate(pipes.fresh_train(), pipes.steps_per_epoch, gb)
-            rec.input_measure_s = time.perf_counter() - t
-        if self.peaks.flops_per_s:
-            rec.peak_flops_per_s = {p: self.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
-            rec.peak_scope = self.peaks.scope
-            rec.peak_measure_s = self.peaks.measure_s  # once per worker, before its first point
-        info = self.resolved
-        rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, self.env.get("accelerator"),
-                                                        point.precision, info.num_replicas, rec.math_mode)
+        PointFit(self, point, rec, arrays, gb).run()
 
     def run(self) -> None:
         """Set up the strategy, then run every point of the job in order."""

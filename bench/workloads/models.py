@@ -1,6 +1,8 @@
 """Model builders and compile settings for each workload: the seeds' exact layer stacks (imports Keras).
 
-Each builder returns an *uncompiled* model; :func:`compile_kwargs` gives what ``model.compile`` needs.
+Each builder returns an *uncompiled* model; :func:`compile_kwargs` gives what ``model.compile`` needs, built
+from the settings the workload carries as data (``optimizer``, ``learning_rate``, ``loss``, ``top_k``,
+``binary_labels``: no workload is special-cased by name).
 The architectures are parametric in the input shape and the number of classes (and, for text, the
 vocabulary), so a built-in workload runs on any data source (:func:`bench.workloads.on_source`); with their
 own data they are exactly the seeds' models (parameter counts pinned in ``tests/test_workloads.py``).
@@ -13,15 +15,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import keras
 from keras import layers
 
-from bench.workloads import Workload, get_workload
-
-REUTERS_VOCAB = 30982  # seed 004's printed summary: Embedding params 216,874 = 30,982 x 7
+from bench.data.synthetic import REUTERS_VOCAB  # seed 004's summary: Embedding params 216,874 = 30,982 x 7
+from bench.workloads import SOFTMAX_ON_PROBABILITIES, SPARSE_CE, Workload, get_workload
 
 
 def build_fashion_cnn(wl: Workload) -> keras.Model:
@@ -217,50 +219,46 @@ BUILDERS = {
 }
 
 
-def _resolve(workload: str | Workload) -> Workload:
+def resolve(workload: str | Workload) -> Workload:
+    """``workload`` itself, or for a name the workload on its own synthetic data."""
     return workload if isinstance(workload, Workload) else get_workload(workload)
 
 
 def build_model(workload: str | Workload) -> keras.Model:
     """Build a built-in workload's model for its shape and classes (call inside ``strategy.scope()``); a
     name means the workload on its own synthetic data."""
-    wl = _resolve(workload)
+    wl = resolve(workload)
     return BUILDERS[wl.name](wl)
 
 
+LOSSES: dict[str, Callable[[], keras.losses.Loss]] = {  # Workload.loss -> the loss for integer class labels
+    SPARSE_CE: keras.losses.SparseCategoricalCrossentropy,  # from_logits=False: the softmax outputs
+    SOFTMAX_ON_PROBABILITIES: SoftmaxOnProbabilities,  # seed 004's softmax output with from_logits=True
+}
+
+
 def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
-    """Optimizer, loss and metrics of a workload, as its seed sets them (fresh objects on every call).
+    """Optimizer, loss and metrics of a built-in workload, from its data (fresh objects on every call): the
+    ``keras.optimizers`` class ``optimizer`` at ``learning_rate``; with ``binary_labels`` binary cross-entropy
+    and binary accuracy, else the loss kind ``loss`` (:data:`LOSSES`), sparse categorical accuracy and, when
+    ``top_k`` > 0, top-k accuracy as ``top{k}_accuracy``.
 
     Every workload reports its main metric as ``accuracy`` so records and reports use one name.
     """
-    wl = _resolve(workload)
-    name = wl.name
-    adam_sparse = ("fashion_cnn", "plant_cnn", "plant_cnn_layer_aug", "plant_transfer")
-    if name in adam_sparse or (name == "catsdogs_cnn" and not wl.binary_labels):
-        return {
-            "optimizer": keras.optimizers.Adam(learning_rate=1e-3),  # Adam's default: seeds 000 and 002 alike
-            "loss": keras.losses.SparseCategoricalCrossentropy(),
-            "metrics": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-        }
-    if name == "catsdogs_cnn":
-        return {
-            "optimizer": keras.optimizers.Adam(),
-            "loss": keras.losses.BinaryCrossentropy(),
-            "metrics": [keras.metrics.BinaryAccuracy(name="accuracy")],
-        }
-    if name in ("reuters_textcnn", "reuters_textcnn_logits_bug"):
-        # The seed pairs a softmax output with from_logits=True; the corrected workload uses
-        # from_logits=False to match the softmax. The bug variant reproduces the seed's math (below).
-        bug = name == "reuters_textcnn_logits_bug"
-        return {
-            "optimizer": keras.optimizers.Nadam(),
-            "loss": SoftmaxOnProbabilities() if bug else keras.losses.SparseCategoricalCrossentropy(),
-            "metrics": [
-                keras.metrics.SparseCategoricalAccuracy(name="accuracy"),
-                keras.metrics.SparseTopKCategoricalAccuracy(5, name="top5_accuracy"),
-            ],
-        }
-    raise KeyError(name)
+    wl = resolve(workload)
+    optimizer_class = getattr(keras.optimizers, wl.optimizer, None)
+    if not isinstance(optimizer_class, type) or not issubclass(optimizer_class, keras.optimizers.Optimizer):
+        raise ValueError(f"workload {wl.name!r}: optimizer={wl.optimizer!r} is no keras.optimizers class")
+    if wl.loss not in LOSSES:
+        raise ValueError(f"workload {wl.name!r}: loss={wl.loss!r}; allowed: {', '.join(LOSSES)}")
+    optimizer = optimizer_class(learning_rate=wl.learning_rate)
+    if wl.binary_labels:
+        return {"optimizer": optimizer, "loss": keras.losses.BinaryCrossentropy(),
+                "metrics": [keras.metrics.BinaryAccuracy(name="accuracy")]}
+    metrics = [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+    if wl.top_k:
+        metrics.append(keras.metrics.SparseTopKCategoricalAccuracy(wl.top_k, name=f"top{wl.top_k}_accuracy"))
+    return {"optimizer": optimizer, "loss": LOSSES[wl.loss](), "metrics": metrics}
 
 
 def runnable(workload: Workload) -> Workload:

@@ -1,0 +1,152 @@
+"""The keys of a run: :class:`SuiteConfig` (each key's help is its field's metadata), the allowed values, and the
+arithmetic a key's value implies without hardware or data (replicas of a strategy name, a global batch, the
+steps_per_execution that divides an epoch). Imports no framework and reads no data.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from omegaconf import MISSING
+
+PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+PRECISION_TAGS = {"float32": "fp32", "mixed_float16": "mp16", "mixed_bfloat16": "bf16"}
+BATCH_SCALINGS = ("global", "per_replica")
+DATA_SCALES = ("reduced", "full")
+ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
+PROGRESS = ("auto", "on", "off")
+INPUT_PIPELINES = ("default", "cached", "slow_decode")
+REPEAT_SEEDS = ("same", "distinct")
+FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
+# strategies that are tf.distribute wrappers and mean nothing under the JAX backend
+TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
+TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
+JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
+               "on a TPU VM pip install -U 'jax[tpu]'")
+STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "
+                 "default, auto")
+CPU_X = re.compile(r"cpu_x(\d+)")
+IDENT = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+class ConfigError(ValueError):
+    """Bad input: the message names the key, the value and what is allowed."""
+
+
+def _help(text: str) -> dict[str, str]:
+    """A config key's ``field`` metadata: its help text, written once (``--help`` and error messages use it)."""
+    return {"help": text}
+
+
+@dataclass
+class SuiteConfig:
+    """All the axes and settings of one run. Units are in the names (``_s`` = seconds). Each key's help is
+    its field's ``metadata["help"]`` (:func:`key_help`)."""
+
+    defaults: list[Any] = field(default_factory=lambda: ["_self_", {"suite": MISSING}])
+    name: str = MISSING  # the suite's name (set from the YAML file name)
+    description: str = ""
+    workloads: list[str] = field(default_factory=list, metadata=_help("a list of workloads, e.g. [fashion_cnn]"))
+    strategies: list[str] = field(default_factory=lambda: ["cpu"], metadata=_help(STRATEGY_HELP))
+    batch_sizes: list[int] = field(default_factory=lambda: [128], metadata=_help(
+        "a list of positive integers (global batch sizes), e.g. [32,128]"))
+    # per_replica: each batch size x the strategy's replicas (seed 001's TPU sizing)
+    batch_scaling: str = field(default="global", metadata=_help("global | per_replica"))
+    steps_per_execution: list[int] = field(default_factory=lambda: [1], metadata=_help(
+        "a list of positive integers (steps per host call), e.g. [1,16]"))
+    precisions: list[str] = field(default_factory=lambda: ["float32"], metadata=_help(
+        "float32 | mixed_float16 | mixed_bfloat16"))
+    backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
+        "a list of Keras backends: tensorflow | jax, e.g. [tensorflow,jax]"))
+    epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
+    repeats: int = field(default=1, metadata=_help("an integer >= 1 (independent repetitions per point)"))
+    # same: every repeat uses `seed` (timing noise only)
+    repeat_seeds: str = field(default="same", metadata=_help("same | distinct (distinct: repeat r uses seed + r)"))
+    seed: int = field(default=0, metadata=_help("an integer >= 0 (model init + data order)"))
+    data: str = field(default="synthetic", metadata=_help(
+        "synthetic | keras:NAME (mnist, fashion_mnist, cifar10, reuters, imdb) | folder:PATH | csv:PATH/train.csv"
+        " | tfrecord:GLOB (the data every workload trains on; synthetic: each workload's embedded data)"))
+    data_scale: str = field(default="reduced", metadata=_help("reduced | full (the seeds' dataset sizes)"))
+    n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
+    n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
+    input_pipelines: list[str] = field(default_factory=lambda: ["default"], metadata=_help(
+        "a list of input pipelines: default (images from files decoded every epoch) | cached (decoded once, "
+        "then cached before augmentation) | slow_decode (un-parallelised decode: input-bound demo), e.g. "
+        "[default,cached]"))
+    input_pipeline: str = field(default="", metadata=_help(
+        "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode)"))
+    all_reduce: str = field(default="auto", metadata=_help(
+        "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
+    tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))
+    tpu_connect_timeout_s: float = field(default=60.0, metadata=_help("a positive number of seconds"))
+    point_timeout_s: float = field(default=1800.0, metadata=_help(
+        "a positive number of seconds per point before it is stopped"))  # and recorded as failed
+    results_dir: str = field(default="results", metadata=_help("a writable folder for records"))
+    reports_dir: str = field(default="reports", metadata=_help("a writable folder for reports"))
+    report: bool = field(default=True, metadata=_help("true | false (write a report at the end)"))
+    baseline: str = field(default="cpu", metadata=_help("a strategy name the report compares with"))
+    parity_tolerance_pp: float = field(default=1.0, metadata=_help(
+        "a number >= 0 (accuracy spread in percentage points the report flags)"))
+    resume: str = field(default="", metadata=_help("'' | latest | <run_id>"))
+    progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
+    measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
+    measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))
+    # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
+    # can run fewer points than a light one in the same suite (keys: AXIS_KEYS)
+    workload_axes: dict[str, Any] = field(default_factory=dict, metadata=_help(
+        "per-workload batch_sizes / steps_per_execution, e.g. workload_axes.catsdogs_cnn.batch_sizes=[32]"
+        " (~workload_axes sweeps every workload over the suite's axes)"))
+
+
+def key_help(name: str) -> str:
+    """The help text of the config key ``name`` ("" for an unknown key)."""
+    f = SuiteConfig.__dataclass_fields__.get(name)
+    return f.metadata.get("help", "") if f is not None else ""
+
+
+def user_keys() -> list[str]:
+    """The keys a suite or the command line may set (not Hydra's ``defaults``, not the suite's ``name``)."""
+    return [f.name for f in fields(SuiteConfig) if f.name not in ("defaults", "name")]
+
+
+AXIS_KEYS = ("batch_sizes", "steps_per_execution")
+
+
+def axes_for(cfg: SuiteConfig, workload: str) -> dict[str, list[int]]:
+    """The batch sizes and steps_per_execution values a workload sweeps (``workload_axes`` over the suite's)."""
+    own = cfg.workload_axes.get(workload) or {}
+    return {k: [int(v) for v in own.get(k, getattr(cfg, k))] for k in AXIS_KEYS}
+
+
+def logical_cpus(name: str) -> int | None:
+    """N of a ``cpu_xN`` strategy name (N logical CPU devices), None for any other name."""
+    m = CPU_X.fullmatch(name)
+    return int(m.group(1)) if m else None
+
+
+def strategy_replicas(name: str) -> int | None:
+    """Replica count a strategy name implies without touching hardware (None: known only at run time)."""
+    m = CPU_X.fullmatch(name)
+    if m:
+        return int(m.group(1))
+    return 1 if name in ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "default") else None
+
+
+def effective_steps_per_execution(requested: int, steps: int) -> int:
+    """The steps_per_execution a point runs with ``steps`` steps per epoch: the largest divisor of ``steps``
+    not above ``requested`` (``requested`` itself when it divides ``steps``).
+
+    Given ``steps_per_epoch`` on a repeated dataset (how bench, and seed 001, feed ``fit``), Keras 3.15 runs
+    whole executions: ``ceil(steps / spe)`` of them per epoch, under both backends. With 36 steps and
+    ``steps_per_execution=32`` an "epoch" trains 64 batches, 28 of them the next epoch's, so the epochs, the
+    data order and the accuracy per epoch no longer match a point with another ``steps_per_execution``. A
+    divisor keeps every point's epochs exactly the data's.
+    """
+    return max(d for d in range(1, min(requested, steps) + 1) if steps % d == 0)
+
+
+def global_batch(batch: int, batch_scaling: str, replicas: int) -> int:
+    """The global batch (examples per step) of a listed batch size: the value itself, or value x replicas."""
+    return batch * replicas if batch_scaling == "per_replica" else batch

@@ -1,0 +1,112 @@
+"""Line figures from the per-point frame (:func:`bench.reporting.frame.points_frame`): training time per epoch,
+training throughput and validation accuracy, one line per series with a band. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator
+
+from bench.reporting.plots import layout
+
+
+def _samples(points: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Long frame: one row per steady epoch of every ok point, ``value`` = that epoch's ``column``."""
+    ok = points[points["status"] == "ok"].copy()
+    if ok.empty:
+        return ok
+    ok["series"] = layout.series_labels(ok)
+    ok = ok.explode(column)
+    ok["value"] = pd.to_numeric(ok[column], errors="coerce")
+    return ok[np.isfinite(ok["value"])]
+
+
+def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dict[str, Any],
+                mk: dict[str, str]) -> None:
+    """One line per series: the median of ``y`` at each ``x`` with a band from quantile ``low_q`` to
+    ``1 - low_q`` (0.25: the IQR; 0: the range). Aggregated once with pandas and drawn with matplotlib,
+    which is several times faster than seaborn's per-call estimator for the same picture."""
+    agg = d.groupby(["series", x], sort=True)[y].quantile([low_q, 0.5, 1 - low_q]).unstack()
+    for name in sorted(d["series"].unique()):
+        g = agg.loc[name]
+        xs = g.index.to_numpy(dtype=float)
+        ax.plot(xs, g[0.5].to_numpy(), color=pal[name], marker=mk[name], label=name, linewidth=1.5,
+                markersize=6)
+        if (g[low_q] != g[1 - low_q]).any():
+            ax.fill_between(xs, g[low_q].to_numpy(), g[1 - low_q].to_numpy(), color=pal[name], alpha=0.2,
+                            linewidth=0)
+
+
+def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
+                  ylabel: str, panel_title: str) -> Figure | None:
+    """Median (IQR band) of a per-epoch sample ``column`` vs ``x`` (log2), one line per strategy and one
+    panel per value of ``panel``."""
+    data = _samples(points, column)
+    if data.empty:
+        return None
+    panels = sorted(data[panel].unique())
+    fig, axes = layout.grid(len(panels), title)
+    pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
+    for ax, value in zip(axes, panels, strict=True):
+        _band_lines(ax, data[data[panel] == value], x, "value", 0.25, pal, mk)
+        layout.log2_x(ax, sorted(data[x].unique()))
+        ax.set(title=panel_title.format(value), xlabel=xlabel, ylabel=ylabel)
+    layout.y_scale(axes, data["value"])
+    layout.legend(fig, axes)
+    return fig
+
+
+def epoch_time_figure(points: pd.DataFrame, title: str) -> Figure | None:
+    """Steady training time per epoch (s, validation excluded; median with IQR band) vs global batch
+    (log2), one panel per spe."""
+    return _median_lines(points, "steady_train_s", "global_batch_size", "steps_per_execution",
+                         f"{title}: steady training time per epoch vs global batch",
+                         "global batch size (examples, log2)", "training time per epoch (s)",
+                         "steps_per_execution = {}")
+
+
+def throughput_figure(points: pd.DataFrame, title: str) -> Figure | None:
+    """Training throughput (examples/s, median with IQR band) vs steps_per_execution, one panel per batch."""
+    return _median_lines(points, "steady_examples_per_s", "steps_per_execution", "global_batch_size",
+                         f"{title}: training throughput vs steps_per_execution", "steps_per_execution (log2)",
+                         "training throughput (examples/s)", "global batch = {}")
+
+
+def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
+    """Validation accuracy per epoch, one line per strategy (band = range over spe and repeats), one panel
+    per global batch; dashed line = chance accuracy, dotted line = the workload's target accuracy (when it has
+    one). Diverged points are drawn too."""
+    pts = points[points["status"].isin(["ok", "diverged"])].copy()
+    if pts.empty:
+        return None
+    pts["series"] = layout.series_labels(pts)
+    rows = [{"series": r.series, "global_batch_size": r.global_batch_size, "epoch": ep, "val_accuracy": acc}
+            for r in pts.itertuples() for ep, acc in r.val_accuracy_curve if math.isfinite(acc)]
+    data = pd.DataFrame(rows)
+    if data.empty:
+        return None
+    batches = sorted(data["global_batch_size"].unique())
+    fig, axes = layout.grid(len(batches), f"{title}: validation accuracy per epoch")
+    pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
+    chance = pts["chance_accuracy"].dropna()
+    target = pts["target_accuracy"].dropna() if "target_accuracy" in pts else pd.Series(dtype=float)
+    for ax, gb in zip(axes, batches, strict=True):
+        d = data[data["global_batch_size"] == gb]
+        _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk)
+        if len(chance):
+            ax.axhline(float(chance.iloc[0]), color="0.4", linestyle="--", linewidth=1, label="chance")
+        if len(target):
+            ax.axhline(float(target.iloc[0]), color="0.2", linestyle=":", linewidth=1.2, label="target")
+        ax.xaxis.set_major_locator(FixedLocator(sorted(d["epoch"].unique())))
+        # Span at least 0.2 and include chance, so a flat line at chance looks flat, not like learning.
+        top = max(float(data["val_accuracy"].max()), float(chance.max()) + 0.2 if len(chance) else 0.0,
+                  float(target.max()) if len(target) else 0.0)
+        bottom = min(float(data["val_accuracy"].min()), float(chance.min()) if len(chance) else 1.0)
+        ax.set_ylim(max(0.0, bottom - 0.02), min(1.0, top + 0.02))
+        ax.set(title=f"global batch = {gb}", xlabel="epoch (1 = warm-up)", ylabel="validation accuracy")
+    layout.legend(fig, axes)
+    return fig

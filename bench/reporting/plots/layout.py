@@ -1,0 +1,122 @@
+"""What every figure shares: panel grid, series labels, colours and markers, axes, legend, saving to PNG.
+
+Colours and markers are fixed by sorted series label, so every panel and figure agrees. Never imports
+TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+PANEL_W, PANEL_H, MAX_COLS = 4.0, 3.2, 3
+DPI = 100
+MARKERS = ("o", "X", "s", "P", "D", "^", "v", "<", ">", "p", "*", "h")
+
+
+def slug(text: str) -> str:
+    """File-name-safe ``text``: ``"fashion_cnn synthetic (reduced)"`` -> ``fashion_cnn-synthetic-reduced``."""
+    return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-").lower()
+
+
+def series_labels(frame: pd.DataFrame) -> pd.Series:
+    """Series label: strategy, plus precision when the frame holds more than one precision, plus
+    ``(diverged)`` for diverged points."""
+    label = frame["strategy"].astype(str)
+    if frame["precision"].nunique() > 1:
+        label = label + " " + frame["precision"]
+    return label.where(frame["status"] != "diverged", label + " (diverged)")
+
+
+def palette(labels: list[str]) -> dict[str, Any]:
+    """Colour per series, fixed by sorted label so every panel and figure agrees."""
+    labels = sorted(set(labels))
+    return dict(zip(labels, sns.color_palette("tab10", max(len(labels), 1)), strict=False))
+
+
+def markers(labels: list[str]) -> dict[str, str]:
+    """Marker per series (a second cue where lines overlap), fixed by sorted label like the colours."""
+    labels = sorted(set(labels))
+    return {lab: MARKERS[i % len(MARKERS)] for i, lab in enumerate(labels)}
+
+
+def grid(n: int, title: str, sharey: bool = True, extra_w: float = 1.6) -> tuple[Figure, list[Any]]:
+    """A figure of ``n`` panels, at most MAX_COLS a row, with ``title`` wrapped above them; returns the
+    figure and its ``n`` visible axes (``extra_w`` inches are kept for the legend or colour bar)."""
+    cols = min(n, MAX_COLS)
+    rows = math.ceil(n / cols)
+    panels_w = max(PANEL_W * cols, 6.0)  # a lone panel still gets room for its title
+    fig = Figure(figsize=(panels_w + extra_w, PANEL_H * rows + 0.6), layout="constrained", dpi=DPI)
+    with sns.axes_style("whitegrid"):
+        axes = fig.subplots(rows, cols, sharex=sharey, sharey=sharey, squeeze=False).ravel().tolist()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    # Wrap long titles so a one-panel figure never clips them (~0.1 inch per character at 12 pt).
+    fig.suptitle(textwrap.fill(title, width=int(panels_w * 8)))
+    return fig, axes[:n]
+
+
+def log2_x(ax: Any, values: list[int]) -> None:
+    """A log2 x axis with one plain tick per value (rotated when there are many)."""
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(sorted(values)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(v) for v in sorted(values)], rotation=0 if len(values) < 6 else 45)
+    if len(values) == 1:
+        ax.set_xlim(values[0] / 1.6, values[0] * 1.6)
+
+
+def y_scale(axes: list[Any], values: pd.Series) -> None:
+    """After plotting: log y (plain-number labels) when the values span more than a factor of 8, else a
+    linear axis from zero, so that a 2 % difference does not look like a factor of two."""
+    v = values[np.isfinite(values) & (values > 0)]
+    if not (len(v) and v.max() / v.min() > 8):
+        for ax in axes:
+            ax.set_ylim(0, max(ax.get_ylim()[1], float(v.max()) * 1.08 if len(v) else 1.0))
+        return
+    for ax in axes:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(_label_2_5))
+        ax.grid(which="minor", axis="y", linewidth=0.4, alpha=0.6)
+
+
+def _label_2_5(y: float, _pos: Any) -> str:
+    """Label the 2x and 5x minor ticks of a log axis (0.2, 0.5, 2, 5, 20, ...), leave the rest blank."""
+    if y <= 0:
+        return ""
+    mantissa = round(y / 10 ** math.floor(math.log10(y)), 6)
+    return f"{y:g}" if mantissa in (2.0, 5.0) else ""
+
+
+def legend(fig: Figure, axes: list[Any], title: str = "strategy") -> None:
+    """One legend for the whole figure, right of the panels: each series once, sorted, ``chance`` last."""
+    handles, labels = {}, []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    labels.sort(key=lambda lab: (lab == "chance", lab))  # same order in every figure; reference line last
+    if handles:
+        fig.legend([handles[lab] for lab in labels], labels, title=title, loc="outside right upper")
+
+
+def save(fig: Figure | None, path: Path) -> Path | None:
+    """Write ``fig`` as PNG at ``path`` (folders made as needed) and return the path; None when ``fig`` is."""
+    if fig is None:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    return path

@@ -1,0 +1,89 @@
+"""Speedups: each configuration against the baseline strategy's at equal settings. Never imports TensorFlow.
+
+Definitions (the report repeats them):
+
+* ``speedup``: ``examples_per_s / baseline examples_per_s`` at equal workload, dataset, global batch,
+  steps_per_execution and precision (:data:`MATCH_KEY`). Repeats are the sample
+  (:func:`bench.reporting.stats.repeat_ratio_ci`): an interval and a significance mark only with >= 3
+  repeats per side.
+* The baseline strategy (:data:`DEFAULT_BASELINE` unless the user names another) is found by
+  :func:`baseline_rows` and, per configuration, :func:`pick_baseline`; accuracy parity
+  (:mod:`bench.reporting.accuracy`) compares against the same rows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.records import BACKENDS
+from bench.reporting import stats
+
+DEFAULT_BASELINE = "cpu"
+
+# What must be equal for two strategies to be compared (speedup, accuracy parity).
+MATCH_KEY = ["workload", "dataset", "global_batch_size", "steps_per_execution", "precision"]
+
+
+def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Rows of the baseline strategy: those requested as typed (``cpu``); only when there are none, those
+    that resolved to it (``auto`` -> ``cpu``), so an ``auto`` run never silently replaces ``cpu``.
+
+    ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
+    bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
+    """
+    ok = summary[summary["status"] == "ok"]
+    backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
+    if backend:
+        ok = ok[ok["backend"] == backend]
+    exact = ok[(ok["strategy_requested"] == name) | (ok["strategy"] == baseline)]
+    return exact if not exact.empty else ok[ok["strategy_name"] == name]
+
+
+def pick_baseline(row: pd.Series, candidates: pd.DataFrame) -> pd.Series | None:
+    """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
+    if candidates.empty:
+        return None
+    same = candidates[np.logical_and.reduce([candidates[k] == row[k] for k in MATCH_KEY])]
+    if same.empty:
+        return None
+    local = same[same["host"] == row["host"]]
+    return (local if not local.empty else same).sort_values("strategy").iloc[0]
+
+
+def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
+    """Add ``baseline`` (label), ``speedup`` (throughput ratio) and its interval to a
+    :func:`bench.reporting.frame.summarize` frame.
+
+    ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
+    """
+    summary = summary.copy()
+    cands = baseline_rows(summary, baseline)
+    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
+    cols: dict[str, list[Any]] = {k: [] for k in names}
+    for _, row in summary.iterrows():
+        base = pick_baseline(row, cands) if row["status"] == "ok" else None
+        if base is None:
+            ci = stats.RatioCI(math.nan, math.nan, math.nan, 0, 0)
+        elif base["strategy"] == row["strategy"]:
+            ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
+        else:
+            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"])
+        cols["baseline"].append("" if base is None else base["strategy"])
+        cols["speedup"].append(ci.ratio)
+        cols["speedup_low"].append(ci.low)
+        cols["speedup_high"].append(ci.high)
+        cols["speedup_significant"].append(ci.significant)
+        cols["speedup_n_base"].append(ci.n_den)
+    for k, v in cols.items():
+        summary[k] = v
+    return summary
+
+
+def speedup_ci(row: pd.Series) -> stats.RatioCI:
+    """The speedup of a :func:`add_speedups` row as a RatioCI (for formatting)."""
+    return stats.RatioCI(row["speedup"], row["speedup_low"], row["speedup_high"], int(row["n_repeats"]),
+                         int(row["speedup_n_base"]))

@@ -1,0 +1,215 @@
+"""One point's training inside a worker process: build, compile, fit stage by stage, then the measurements that
+follow the fit. Runs only in a worker (it imports Keras); everything framework-specific goes through the engine.
+
+:class:`PointFit` fills the point's :class:`~bench.records.Record` as it goes: what ran (the effective
+``steps_per_execution``, FLOPs, math mode, parameters), each epoch (:class:`bench.measure.timing.EpochTimer`),
+the fit's own wall clock and teardown (seconds), and after the fit, outside every timed region, the validation
+predictions, the input pipeline's own rate and the peaks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import statistics
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+from bench.config import effective_steps_per_execution
+from bench.engines import Engine, StrategyInfo
+from bench.measure.probes import Peaks
+from bench.records import Epoch, ErrorInfo, Record, Stage
+from bench.runner.faults import Faults
+from bench.runner.plan import Point, WorkerJob
+from bench.runner.point_record import TPU_AUGMENTATION_NOTE
+from bench.workloads import get_workload, stage_epochs
+
+
+class FitContext(Protocol):
+    """What a point's fit needs of its worker process (:class:`bench.runner.worker.Worker` is one)."""
+
+    job: WorkerJob
+    strategy: Any
+    env: dict[str, Any]
+    peaks: Peaks
+    faults: Faults
+    run_dir: Path
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def resolved(self) -> StrategyInfo: ...
+
+    def emit(self, event: str, **fields: Any) -> None: ...
+
+
+class PointFit:
+    """The training of one point by one worker (``gb``: the global batch, examples)."""
+
+    def __init__(self, worker: FitContext, point: Point, rec: Record, arrays: Any, gb: int) -> None:
+        self.worker, self.point, self.rec, self.arrays, self.gb = worker, point, rec, arrays, gb
+        self.model: Any = None
+        self.frozen: list[Any] = []
+
+    def run(self) -> None:
+        """Build and compile under the strategy, fit every stage, then measure what follows the fit."""
+        import keras
+
+        from bench.workloads.models import runnable
+
+        point = self.point
+        keras.utils.set_random_seed(point.seed)  # dropout; weights: the run's shared file; order: bench.data.order
+        keras.mixed_precision.set_global_policy(point.precision)
+        self.workload = runnable(get_workload(point.workload, point.data))
+        self.pipes = self.worker.engine.make_pipelines(
+            self.workload, self.arrays, self.gb, point.seed, slow_decode=point.input_pipeline == "slow_decode",
+            epochs=point.epochs, cached=point.input_pipeline == "cached")
+        self.spe = self.resolve_spe()
+        stages = stage_epochs(self.workload, point.epochs)
+        self.build(stages[0][0])
+        autotune_mark = self.worker.engine.autotune_mark()
+        timer = self.train(stages)
+        self.after_fit(timer, autotune_mark)
+
+    def resolve_spe(self) -> int:
+        """The steps_per_execution that divides the epoch (recorded, with a note when it is not the request)."""
+        point, steps = self.point, self.pipes.steps_per_epoch
+        spe = effective_steps_per_execution(point.steps_per_execution, steps)
+        self.rec.effective_steps_per_execution = spe
+        if spe != point.steps_per_execution:
+            self.rec.notes.append(f"steps_per_execution {point.steps_per_execution} ran as {spe}, the largest "
+                                  f"divisor of the epoch's {steps} steps not above it (Keras would run whole "
+                                  "executions past the end of the epoch)")
+        return spe
+
+    def scope(self) -> Any:
+        """The strategy's scope (none for the no-scope strategies)."""
+        strategy = self.worker.strategy
+        return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
+    def compile_for(self, stage: str) -> None:
+        """Compile the model for a stage (``fine_tune``: the same optimizer, fresh, at the fine-tuning rate)."""
+        import keras
+
+        kwargs = self.workload.compile_settings()
+        kwargs["loss"] = self.worker.faults.loss(self.point.point_id, kwargs["loss"])
+        if stage == "fine_tune":
+            kwargs["optimizer"] = keras.optimizers.get(kwargs["optimizer"])
+            kwargs["optimizer"].learning_rate = self.workload.fine_tune_learning_rate
+        self.model.compile(**kwargs, steps_per_execution=self.spe)
+
+    def build(self, first_stage: str) -> None:
+        """Model from the run's shared initial weights, frozen layers, compiled; what ran goes in the record."""
+        from bench.measure.flops import FLOP_COUNT, forward_flops_per_example, train_flops_per_example
+        from bench.runner.init_weights import apply_shared_weights
+        from bench.workloads.models import augmentation_layers
+
+        rec, worker = self.rec, self.worker
+        with self.scope():
+            self.model = model = self.workload.new_model()
+            rec.initial_weights = apply_shared_weights(model, worker.run_dir, self.workload.name, self.point.seed)
+            self.frozen = [model.get_layer(name) for name in self.workload.frozen]
+            for layer in self.frozen:
+                layer.trainable = False
+            self.compile_for(first_stage)
+        in_model = augmentation_layers(model)
+        if in_model:
+            rec.augmentation_layers = in_model
+            if worker.resolved.device_kind == "tpu":
+                rec.notes.append(TPU_AUGMENTATION_NOTE)
+        rec.flops_per_example = train_flops_per_example(model)  # the stage now compiled; the last stage's below
+        rec.forward_flops_per_example = forward_flops_per_example(model)
+        rec.flop_count = FLOP_COUNT
+        rec.params = int(model.count_params())
+        rec.math_mode = worker.engine.math_mode(worker.resolved, self.point.precision)
+
+    def train(self, stages: list[tuple[str, int]]) -> Any:
+        """``fit`` each stage (unfreeze and recompile between them, as Keras' transfer-learning guide does);
+        returns the epoch timer. The fit's outside wall clock and teardown (seconds) go in the record."""
+        from bench.measure.timing import EpochTimer
+
+        point, rec, pipes, model = self.point, self.rec, self.pipes, self.model
+
+        def on_epoch(row: dict[str, Any]) -> None:
+            self.worker.emit("epoch", point_id=point.point_id, epoch=row["epoch"], epoch_s=row["epoch_s"],
+                             epochs=point.epochs)
+
+        timer = EpochTimer(self.gb, on_epoch=on_epoch)
+        t0 = time.perf_counter()
+        train, done = pipes.train, 0
+        for i, (stage, n) in enumerate(stages):
+            if i:
+                with self.scope():
+                    for layer in self.frozen:
+                        layer.trainable = True
+                    self.compile_for(stage)
+                train = pipes.rewind()
+            if len(stages) > 1:
+                timer.stage = stage
+                self.add_stage(stage, n)
+            timer.fit_started()
+            model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
+                      validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
+                      callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
+            # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
+            done += n
+            if timer.diverged:
+                break
+        if self.workload.frozen:
+            rec.pretrained_weights = getattr(model, "bench_pretrained", None)
+        t1 = time.perf_counter()
+        rec.fit_wall_s = t1 - t0  # outside wall clock around the whole fit
+        rec.teardown_s = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
+        return timer
+
+    def add_stage(self, stage: str, epochs: int) -> None:
+        """A staged point's ``stages`` entry: its epochs, trainable parameters, learning rate, FLOPs/example."""
+        import keras
+
+        from bench.measure.flops import train_flops_per_example
+
+        model, rec = self.model, self.rec
+        rec.flops_per_example = train_flops_per_example(model)  # fewer gradients while frozen
+        trainable = int(sum(math.prod(w.shape) for w in model.trainable_weights))
+        rec.stages = [*(rec.stages or []), Stage(
+            name=stage, epochs=epochs, trainable_params=trainable,
+            learning_rate=float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
+            flops_per_example=rec.flops_per_example)]
+
+    def after_fit(self, timer: Any, autotune_mark: Any) -> None:
+        """Epochs, status, warm-ups; then, outside every timed region, predictions, input rate and peaks."""
+        from bench.measure.flops import datasheet_peak
+        from bench.measure.predict import val_predictions
+        from bench.measure.probes import input_only_rate
+
+        rec, worker, point = self.rec, self.worker, self.point
+        rec.epochs = [Epoch.model_validate(row, strict=False) for row in timer.rows]
+        if timer.diverged:
+            rec.status = "diverged"
+            rec.error = ErrorInfo(type="NonFiniteLoss",
+                                  message=f"training loss became NaN/inf in epoch {timer.rows[-1]['epoch']}")
+        steady = [e.epoch_s for e in rec.steady_epochs() if e.epoch_s is not None]
+        rec.warmup_overhead_s = timer.rows[0]["epoch_s"] - statistics.median(steady) if steady else None
+        for st in rec.stages or []:  # each stage's first epoch traces its (re)compiled model: its own warm-up
+            rows = [r["epoch_s"] for r in timer.rows if r.get("stage") == st.name]
+            st.warmup_overhead_s = rows[0] - statistics.median(rows[1:]) if len(rows) > 1 else None
+        observed = worker.engine.device_pipeline_autotune(autotune_mark)
+        if observed is not None and rec.strategy.scope is not False:
+            rec.strategy.device_pipeline_autotune = observed  # seen, not requested
+        if not timer.diverged:
+            t = time.perf_counter()
+            rec.val_predictions = val_predictions(self.model, self.pipes)
+            rec.predict_measure_s = time.perf_counter() - t
+        if worker.job.measure_input:
+            t = time.perf_counter()
+            rec.input_examples_per_s = input_only_rate(self.pipes.fresh_train(), self.pipes.steps_per_epoch, self.gb)
+            rec.input_measure_s = time.perf_counter() - t
+        if worker.peaks.flops_per_s:
+            rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
+            rec.peak_scope = worker.peaks.scope
+            rec.peak_measure_s = worker.peaks.measure_s  # once per worker, before its first point
+        info = worker.resolved
+        rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, worker.env.get("accelerator"),
+                                                        point.precision, info.num_replicas, rec.math_mode)

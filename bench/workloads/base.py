@@ -1,0 +1,119 @@
+"""The :class:`Workload` dataclass, its error type and its training stages (no framework, no data access).
+
+``Workload`` is defined here and re-exported as ``bench.workloads.Workload``, its public name (its
+``__module__`` says so, for reprs and for pickles of notebook workloads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
+
+# The loss kinds of a built-in's ``loss`` (bench.workloads.models.LOSSES builds them); a workload with
+# ``binary_labels`` is compiled with binary cross-entropy whatever its loss kind.
+SPARSE_CE = "sparse_categorical_crossentropy"
+SOFTMAX_ON_PROBABILITIES = "softmax_on_probabilities"  # seed 004's bug: a softmax output, then from_logits=True
+LOSS_KINDS = (SPARSE_CE, SOFTMAX_ON_PROBABILITIES)
+
+
+class WorkloadError(ValueError):
+    """A user workload (an import path) that cannot be used: the message names the path and the problem."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A workload: a model, how it is compiled, the data it trains on, and what they look like.
+
+    ``build_model`` is a zero-argument callable returning an *uncompiled* ``keras.Model``; bench calls it
+    inside the strategy's scope or the distribution, once per point. ``compile_kwargs`` is a dict for
+    ``model.compile`` (optimizer, loss, metrics; give optimizers by name, e.g. ``"adam"``, or pass a
+    zero-argument callable returning the dict, so each point gets fresh objects). ``data`` names the data:
+    ``synthetic`` is the embedded dataset called ``dataset``; a data source string (``keras:mnist``,
+    ``folder:PATH``, ``csv:PATH/train.csv``, ``tfrecord:GLOB``: :mod:`bench.data.sources`); or a
+    zero-argument callable returning NumPy arrays ``(x_train, y_train, x_val, y_val)`` with integer class
+    labels. bench takes the input shape, the classes and the sizes from the data (images from files are
+    resized to ``shape`` when it is given). The main metric is reported as ``accuracy``.
+
+    A built-in leaves ``build_model`` and ``compile_kwargs`` None and describes its compile settings as data
+    (``optimizer``, ``learning_rate``, ``loss``, ``top_k``, with ``binary_labels``), which
+    :func:`bench.workloads.models.compile_kwargs` turns into Keras objects; a workload with ``compile_kwargs``
+    ignores them.
+    """
+
+    name: str  # in point ids and reports
+    build_model: Callable[[], Any] | None = None  # None: a built-in's, attached in the worker
+    compile_kwargs: CompileSettings | None = None
+    data: str | Callable[[], tuple[Any, Any, Any, Any]] = "synthetic"  # or (x_train, y_train, x_val, y_val)
+    dataset: str = ""  # the synthetic dataset it trains on (bench.data.synthetic)
+    seed: str = ""  # the tutorial it reproduces: 000 Colab cats-vs-dogs, 002 Fashion-MNIST TPU, 004 Reuters Conv1D
+    description: str = ""
+    shape: tuple[int, ...] = ()
+    classes: int = 0
+    full: tuple[int, int] = (0, 0)  # (n_train, n_val) of the seed's real dataset
+    reduced: tuple[int, int] = (0, 0)  # (n_train, n_val) for short CPU runs (data_scale=reduced)
+    # random augmentation in the input pipeline (never as model layers: seed 001): True = flips, or a
+    # tuple of bench.data.augment.KINDS
+    augment: bool | tuple[str, ...] = False
+    variant: str | None = None
+    binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
+    source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
+    vocab: int = 0  # token inputs: ids are < vocab (Embedding input_dim); 0: not token input
+    # transfer learning in two stages, one point: the layers named here are frozen for the first half of the
+    # epochs (stage "frozen": the new head learns), then trainable, the model recompiled with its optimizer at
+    # fine_tune_learning_rate, for the rest (stage "fine_tune"); () trains in one stage
+    frozen: tuple[str, ...] = ()
+    fine_tune_learning_rate: float = 1e-5
+    # the validation accuracy a configuration must reach to count as trained (MLPerf/DAWNBench style): a float for
+    # a user's workload on its own data; built-ins: per data scale of their embedded data ({"reduced": 0.85}),
+    # applying only at that scale's sizes. The report shows who reaches it and the training time it took.
+    target_accuracy: float | dict[str, float] | None = None
+    # a built-in's compile settings (used only without compile_kwargs): the keras.optimizers class and its
+    # learning rate; the loss kind (LOSS_KINDS; binary_labels: binary cross-entropy instead), reported with
+    # ``accuracy``; top_k > 0 adds top-k accuracy as ``top{k}_accuracy`` (not with binary labels)
+    optimizer: str = "Adam"
+    learning_rate: float = 1e-3
+    loss: str = SPARSE_CE
+    top_k: int = 0
+
+    @property
+    def modality(self) -> str:
+        """``image`` (h, w, c), ``tokens`` (length,) or ``features`` (anything else)."""
+        if len(self.shape) == 3:
+            return "image"
+        return "tokens" if self.vocab else "features"
+
+    def new_model(self) -> Any:
+        """A fresh, uncompiled model from ``build_model`` (ValueError for a built-in's metadata alone)."""
+        if self.build_model is None:
+            raise ValueError(f"workload {self.name!r} has no model builder (a built-in: see models.runnable)")
+        return self.build_model()
+
+    def compile_settings(self) -> dict[str, Any]:
+        """The keyword arguments for ``model.compile`` (a fresh dict; the callable's fresh objects)."""
+        if self.compile_kwargs is None:
+            raise ValueError(f"workload {self.name!r} has no compile settings (a built-in: see models.runnable)")
+        return dict(self.compile_kwargs() if callable(self.compile_kwargs) else self.compile_kwargs)
+
+
+Workload.__module__ = "bench.workloads"  # its public name (bench.Workload resolves there)
+
+
+def is_import_path(name: str) -> bool:
+    """``my_pkg.my_module:make`` (a user workload), as opposed to a built-in's name."""
+    return ":" in name
+
+
+STAGES = ("frozen", "fine_tune")
+MIN_STAGED_EPOCHS = 4  # each stage needs a warm-up epoch (tracing) and the last one a steady epoch after it
+
+
+def stage_epochs(workload: Workload, epochs: int) -> list[tuple[str, int]]:
+    """The stages a point of ``workload`` trains in, as (name, epochs): one ``("train", epochs)`` stage, or
+    for a transfer-learning workload (``frozen`` layers) ``epochs // 2`` frozen epochs then the rest
+    fine-tuning."""
+    if not workload.frozen:
+        return [("train", epochs)]
+    return [(STAGES[0], epochs // 2), (STAGES[1], epochs - epochs // 2)]

@@ -1,0 +1,69 @@
+"""The built-in workloads: :data:`WORKLOADS`, a dict of zero-argument factories returning :class:`Workload`.
+
+Each built-in is the seed tutorial's exact layer stack, described here by data only (this module must not
+reach Keras, even lazily: ``tests/test_import_contract.py``): shape, classes, sizes, targets and the compile
+settings (``optimizer``, ``learning_rate``, ``loss``, ``top_k``, ``binary_labels``). The worker attaches the
+model builder and the Keras objects with :func:`bench.workloads.models.runnable`; a new built-in is a new entry
+here and a builder in ``bench.workloads.models.BUILDERS``, never a branch on its name.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from bench.data import plants
+from bench.data.synthetic import REUTERS_VOCAB
+from bench.workloads.base import SOFTMAX_ON_PROBABILITIES, Workload
+
+PLANT_TARGET = 0.80
+PLANT_IMAGES = "plants"  # the dataset of generated JPEG files (bench.data.plants): synthetic, yet read from files
+
+
+def builtin(name: str, **fields: Any) -> Callable[[], Workload]:
+    """The factory of a built-in workload (data; the worker attaches the seed's model and Keras objects)."""
+    return functools.partial(Workload, name=name, **fields)
+
+
+REUTERS = {"dataset": "reuters", "seed": "004", "shape": (300,), "classes": 46, "full": (8982, 2246),
+           "reduced": (4096, 1024), "vocab": REUTERS_VOCAB, "optimizer": "Nadam", "top_k": 5,
+           "target_accuracy": {"reduced": 0.40}}
+PLANTS = {"dataset": PLANT_IMAGES, "seed": "001", "classes": 4, "full": plants.sizes("full"),
+          "reduced": plants.sizes("reduced")}
+PIPELINE_AUGMENTATION = ("crop", "flip", "rot90", "brightness", "contrast")
+
+WORKLOADS: dict[str, Callable[[], Workload]] = {
+    "fashion_cnn": builtin(
+        "fashion_cnn", dataset="fashion", seed="002", description="Fashion-MNIST CNN under TPUStrategy: Conv2D "
+        "64 -> MaxPool -> ReLU -> Dense 10 softmax, Adam 1e-3", shape=(28, 28, 1), classes=10, full=(60000, 10000),
+        reduced=(4096, 1024), target_accuracy={"reduced": 0.85}),
+    "catsdogs_cnn": builtin(
+        "catsdogs_cnn", dataset="catsdogs", seed="000", description="Colab TPU cats-vs-dogs CNN: 3 x (Conv2D + "
+        "MaxPool), Dense 256/128 + Dropout, sigmoid, binary cross-entropy, Adam", shape=(128, 128, 3), classes=2,
+        full=(8000, 2000), reduced=(256, 256), augment=True, binary_labels=True,
+        target_accuracy={"reduced": 0.70}),
+    "reuters_textcnn": builtin(
+        "reuters_textcnn", description="Reuters Conv1D text classifier: Embedding 7 -> Conv1D 64/5 -> Conv1D "
+        "32/3 -> Dense 46 softmax, Nadam, sparse CE (from_logits=False)", **REUTERS),
+    "reuters_textcnn_logits_bug": builtin(
+        "reuters_textcnn_logits_bug", description="seed 004 as published: softmax output with from_logits=True; "
+        "it does not learn (a test case for stall detection)", variant="softmax+from_logits",
+        loss=SOFTMAX_ON_PROBABILITIES, **REUTERS),
+    "plant_cnn": builtin(
+        "plant_cnn", description="Kaggle TPU guide, plant pathology 2020: apple-leaf JPEGs (4 classes, 2048 x "
+        "1365) read and decoded in the input pipeline; a small plain CNN on 64 x 64 inputs (Conv2D 8/16/32/64 + "
+        "MaxPool, global max pool, Dense 4 softmax), Adam; crop/flip/rot90/brightness/contrast in the pipeline",
+        shape=(64, 64, 3), augment=PIPELINE_AUGMENTATION, target_accuracy={"reduced": PLANT_TARGET}, **PLANTS),
+    "plant_cnn_layer_aug": builtin(
+        "plant_cnn_layer_aug", description="plant_cnn with its augmentation as Keras layers inside the model "
+        "(RandomFlip/RandomRotation/RandomContrast), as seed 001 first tried: a test case (a TPU cannot compile "
+        "it under TensorFlow)", shape=(64, 64, 3), variant="augmentation layers in the model",
+        target_accuracy={"reduced": PLANT_TARGET}, **PLANTS),
+    "plant_transfer": builtin(
+        "plant_transfer", description="seed 001's transfer-learning stage: a keras.applications MobileNetV2 "
+        "(alpha 0.35, 96 x 96, ImageNet weights when the Keras cache has them, else random) + global average "
+        "pool, Dropout 0.2, Dense 4 softmax; backbone frozen for half the epochs (Adam 1e-3), then fine-tuned "
+        "(Adam 1e-5); pipeline augmentation as plant_cnn", shape=(96, 96, 3), augment=PIPELINE_AUGMENTATION,
+        frozen=("backbone",), **PLANTS),
+}

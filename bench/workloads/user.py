@@ -1,0 +1,87 @@
+"""User workloads: a factory named by an import path (``my_pkg.my_module:make``), imported, called and checked
+once per process, its arrays (when its data is a callable) loaded and checked with it."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import sys
+
+import numpy as np
+
+from bench.data import sources
+from bench.workloads.base import Workload, WorkloadError
+
+_IMPORTED: dict[str, tuple[Workload, tuple[np.ndarray, ...]]] = {}  # per process: resolved once
+
+
+def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
+    """The user workload at ``path`` (``module:factory``, importable from the current folder or the
+    environment) and its arrays, resolved once per process; WorkloadError naming what is wrong.
+
+    Imports the user's module (which may import Keras: this is the user's code, not bench's).
+    """
+    if path in _IMPORTED:
+        return _IMPORTED[path]
+    module, _, attr = path.partition(":")
+    if not module or not attr:
+        raise WorkloadError(f"{path}: not an import path; write module:factory, e.g. my_pkg.my_module:make")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the current folder's modules are importable
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:
+        raise WorkloadError(f"{path}: cannot import {module} ({type(e).__name__}: {e})") from None
+    factory = getattr(mod, attr, None)
+    if not callable(factory):
+        raise WorkloadError(f"{path}: {module} has no callable {attr!r}")
+    try:
+        wl = factory()
+    except Exception as e:
+        raise WorkloadError(f"{path}: {attr}() raised {type(e).__name__}: {e}") from None
+    if not isinstance(wl, Workload):
+        raise WorkloadError(f"{path}: {attr}() returned {type(wl).__name__}, not a bench Workload")
+    if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
+        raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
+    if isinstance(wl.data, str):  # a data source: adapted in get_workload, loaded by the worker
+        try:
+            sources.parse(wl.data)
+        except sources.SourceError as e:
+            raise WorkloadError(f"{path}: data={e}") from None
+        meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays")
+        _IMPORTED[path] = (meta, ())
+        return _IMPORTED[path]
+    arrays = _user_arrays(path, wl)
+    x_train, y_train, x_val, y_val = arrays
+    meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays", shape=tuple(x_train.shape[1:]),
+                               classes=int(max(y_train.max(), y_val.max())) + 1,
+                               full=(len(x_train), len(x_val)), reduced=(len(x_train), len(x_val)))
+    _IMPORTED[path] = (meta, arrays)
+    return _IMPORTED[path]
+
+
+def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
+    """The four arrays of a user workload's ``data`` callable, checked."""
+    if not callable(wl.data):
+        raise WorkloadError(f"{path}: data={wl.data!r}; a user workload's data is a callable returning "
+                            f"(x_train, y_train, x_val, y_val) NumPy arrays, or a data source ({sources.SPEC_HELP})")
+    try:
+        out = wl.data()
+    except Exception as e:
+        raise WorkloadError(f"{path}: data() raised {type(e).__name__}: {e}") from None
+    if not isinstance(out, tuple | list) or len(out) != 4:
+        raise WorkloadError(f"{path}: data() must return (x_train, y_train, x_val, y_val)")
+    arrays = tuple(np.asarray(a) for a in out)
+    names = ("x_train", "y_train", "x_val", "y_val")
+    for (xn, yn), (x, y) in zip((names[:2], names[2:]), (arrays[:2], arrays[2:]), strict=True):
+        if len(x) != len(y) or len(x) == 0:
+            raise WorkloadError(f"{path}: {xn} has {len(x)} examples and {yn} {len(y)}; they must match "
+                                "(and not be empty)")
+        if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
+            raise WorkloadError(f"{path}: {yn} must be integer class ids of shape (n,), got {y.dtype} "
+                                f"{y.shape} (one-hot labels: use labels.argmax(axis=1))")
+    if arrays[0].shape[1:] != arrays[2].shape[1:]:
+        raise WorkloadError(f"{path}: x_train examples have shape {arrays[0].shape[1:]}, x_val "
+                            f"{arrays[2].shape[1:]}; they must match")
+    return arrays

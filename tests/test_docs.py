@@ -1,0 +1,133 @@
+"""The README and docs/ stay true: links resolve, every ``python -m bench`` command uses keys, suites, strategies,
+backends and workloads that exist (and parses where it names no file or placeholder), the record fields
+docs/records.md names are fields of the typed record, and the tests and files the pages cite exist."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from bench.cli import available_suites, parse_config
+from bench.config import ConfigError, user_keys
+from bench.records import Record
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+SUBCOMMAND_KEYS = {"report": {"out", "baseline", "parity_tolerance"}, "compare": {"fail_above", "metric"},
+                   "export-tfrecord": {"data", "out", "shard_mb"}}
+
+
+def commands(text: str) -> list[str]:
+    """Every ``python -m bench …`` invocation in a page: code-block lines (continuations joined, comments and
+    ``!cd … &&`` prefixes dropped) and inline code."""
+    joined = re.sub(r"\\\n\s*", " ", text)
+    found = []
+    for m in re.finditer(r"python -m bench(?![.\w])([^`\n#|;&]*)", joined):
+        found.append(m.group(1).strip())
+    return found
+
+
+def test_every_page_is_reachable_from_the_readme_and_every_link_resolves() -> None:
+    readme = (REPO / "README.md").read_text()
+    for page in PAGES[1:]:
+        if page.suffix == ".md":
+            assert f"docs/{page.name}" in readme, f"README does not link {page.name}"
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
+
+
+def test_the_readme_answers_first_and_stays_short() -> None:
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= 160, len(lines)
+    quick = lines.index("## Quickstart")
+    block = lines[quick:quick + 8]
+    assert any('pip install -e ".[tensorflow]" && python -m bench suite=cnn' in ln for ln in block)
+    assert any("pip install tox && tox" in ln for ln in block)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_command_uses_keys_and_names_that_exist(page: Path) -> None:
+    from bench.engines import ENGINES
+    from bench.workloads import WORKLOADS
+
+    suites, keys = set(available_suites()), set(user_keys())
+    names = {"strategies": None, "backends": set(ENGINES), "workloads": set(WORKLOADS)}
+    for cmd in commands(page.read_text()):
+        args = [a for a in shlex.split(cmd.replace("[", "'[").replace("]", "]'")) if a]
+        if args and args[0] in SUBCOMMAND_KEYS:
+            for a in args[1:]:
+                if "=" in a:  # ([key=value] is an optional key in a usage line)
+                    assert a.lstrip("[").split("=", 1)[0] in SUBCOMMAND_KEYS[args[0]], f"{page.name}: {cmd}"
+            continue
+        if args in ([], ["--help"]):
+            continue
+        overrides = [a for a in args if "=" in a]
+        assert overrides, f"{page.name}: {cmd!r} runs nothing"
+        for a in overrides:
+            key, value = a.split("=", 1)
+            key = key.lstrip("+~").split(".")[0]
+            assert key == "suite" or key in keys, f"{page.name}: {cmd!r}: unknown key {key}"
+            if key == "suite":
+                assert value in suites, f"{page.name}: {cmd!r}: no suite {value}"
+            if key in names and names[key] and "<" not in value and ":" not in value:
+                listed = set(value.strip("[]").split(","))
+                assert listed <= names[key], f"{page.name}: {cmd!r}: {listed - names[key]}"
+        concrete = not any(c in cmd for c in "<…") and "data=" not in cmd and ":" not in cmd
+        if concrete and any(a.startswith("suite=") for a in overrides):
+            try:
+                parse_config(overrides)
+            except ConfigError as e:  # e.g. a batch the suite's data cannot fill: the docs would be wrong
+                pytest.fail(f"{page.name}: {cmd!r}: {e}")
+
+
+def _field_exists(path: str) -> bool:
+    from pydantic import BaseModel
+
+    model: type[BaseModel] = Record
+    parts = path.split(".")
+    for i, part in enumerate(parts):
+        fields = {f.alias or name: f for name, f in model.model_fields.items()}
+        if part not in fields:
+            return False
+        ann = fields[part].annotation
+        nested = [a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)]
+        inner = [a for arg in getattr(ann, "__args__", ()) for a in getattr(arg, "__args__", ())
+                 if isinstance(a, type) and issubclass(a, BaseModel)]
+        if i < len(parts) - 1:
+            if not (nested or inner):
+                return False
+            model = (nested or inner)[0]
+    return True
+
+
+def test_the_record_fields_docs_name_are_fields_of_the_typed_record() -> None:
+    text = (REPO / "docs" / "records.md").read_text()
+    table = text[text.index("## Fields"):]
+    named = set(re.findall(r"`([a-z_]+(?:\.[a-z_]+)*)`", table))
+    epoch_fields = {"epoch", "steps", "examples", "epoch_s", "train_s", "val_s", "setup_s", "loss", "accuracy",
+                    "val_loss", "val_accuracy", "stage"}
+    stage_fields = {"name", "epochs", "trainable_params", "learning_rate", "flops_per_example", "warmup_overhead_s"}
+    values = {"ok", "failed", "skipped", "diverged", "notes", "sha256", "path", "created", "env"}
+    unknown = {n for n in named - epoch_fields - stage_fields - values if not _field_exists(n)}
+    assert unknown == set()
+    assert {n for n in epoch_fields if not _field_exists(f"epochs.{n}")} == set()
+    assert {n for n in stage_fields if not _field_exists(f"stages.{n}")} == set()
+    documented = named | {n.split(".")[0] for n in named}
+    assert set(Record.model_fields) - documented == set(), "record fields docs/records.md does not name"
+
+
+def test_the_tests_and_files_the_pages_cite_exist() -> None:
+    test_names = {m for p in (REPO / "tests").rglob("test_*.py")
+                  for m in re.findall(r"^def (test_\w+)", p.read_text(), flags=re.M)}
+    for page in PAGES:
+        text = page.read_text()
+        for name in re.findall(r"`(test_\w+)`", text):
+            assert name in test_names, f"{page.name}: no test {name}"
+        for path in re.findall(r"`((?:bench|tests|suites|examples|docs)/[\w./-]+\.(?:py|yaml|json|md|ipynb))", text):
+            assert (REPO / path).exists(), f"{page.name}: {path} does not exist"
