@@ -81,3 +81,20 @@ def test_epoch_order_is_a_seeded_permutation_in_full_batches_redrawn_each_epoch(
     flips = epoch_flips(7, 0, 100, 10)
     assert flips.shape == (100, 10) and 0.4 < flips.mean() < 0.6
     assert not np.array_equal(flips, epoch_flips(7, 1, 100, 10))
+
+
+def test_two_processes_do_not_generate_the_plant_images_twice(tmp_path) -> None:
+    """While one process writes the generated images it holds the lock; another that needs them waits for it
+    (then finds them written) instead of generating them again."""
+    import subprocess
+    import sys
+
+    from bench.data import plants
+
+    lock = tmp_path / ".plants.lock"
+    probe = ("import fcntl, sys\nf = open(sys.argv[1], 'a')\ntry:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+             "except BlockingIOError:\n    sys.exit(3)\n")
+    with plants._exclusive(lock):
+        held = subprocess.run([sys.executable, "-c", probe, str(lock)])
+    free = subprocess.run([sys.executable, "-c", probe, str(lock)])
+    assert (held.returncode, free.returncode) == (3, 0)

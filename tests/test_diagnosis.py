@@ -10,9 +10,6 @@ from bench.records import load_records
 from bench.reporting.frame import summarize
 from tests.conftest import run_bench
 
-# the input-bound verdict compares two rates measured in one process: alone, not beside another test
-pytestmark = pytest.mark.serial
-
 COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",
           "measure_peak=false"]
 
@@ -36,6 +33,7 @@ def default_run(tmp_path_factory) -> list[dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # the input-bound verdict compares two rates of one process: alone (shares default_run)
 def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, default_run) -> None:
     """Under both backends: the input-only probe starts from an empty queue under JAX too (it once started
     with the batches its threads had prepared during training in hand, and read a slow pipeline as fast)."""
@@ -53,6 +51,7 @@ def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, d
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # the input-bound verdict compares two rates of one process: alone (shares default_run)
 def test_seed_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not(default_run) -> None:
     s = summarize(default_run).set_index("workload")
     assert s.loc["reuters_textcnn", "not_learning"] == ""
@@ -62,6 +61,7 @@ def test_seed_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # the input-bound verdict compares two rates of one process: alone (shares default_run)
 def test_warm_up_is_recorded_and_separate(default_run) -> None:
     for r in default_run:
         first, *steady = r["epochs"]

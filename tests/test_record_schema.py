@@ -18,12 +18,15 @@ DOCS_SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "record.schema.json
 
 
 def undeclared(model: object, where: str = "") -> list[str]:
-    """Fields of a parsed record (and its parts) that the model does not declare."""
+    """Fields of a parsed record (and its parts) that the model does not declare. An epoch keeps whatever Keras'
+    logs name (a workload's own metrics: ``top5_accuracy``, ``val_top5_accuracy``), so its extras are allowed."""
     from pydantic import BaseModel
+
+    from bench.records import Epoch
 
     out: list[str] = []
     if isinstance(model, BaseModel):
-        out += [f"{where}{k}" for k in model.model_extra or {}]
+        out += [f"{where}{k}" for k in model.model_extra or {} if not isinstance(model, Epoch)]
         for name in type(model).model_fields:
             out += undeclared(getattr(model, name), f"{where}{name}.")
     elif isinstance(model, list):

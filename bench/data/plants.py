@@ -25,10 +25,12 @@ and read back as the ``csv:`` data source (:mod:`bench.data.sources`: a stratifi
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -135,13 +137,39 @@ def folder(scale: str) -> Path:
 
 
 def ensure(scale: str = "reduced") -> Path:
-    """The path of ``train.csv`` of the generated set at ``scale``, written first if absent."""
+    """The path of ``train.csv`` of the generated set at ``scale``, written first if absent. Processes that need
+    it at the same time (two runs, parallel tests) wait for the one writing it instead of writing it again."""
     if scale not in SCALES:
         raise ValueError(f"scale={scale!r}; allowed: {', '.join(SCALES)}")
     target = folder(scale)
     if (target / "train.csv").is_file():
         return target / "train.csv"
     target.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(target.parent / f".{target.name}.lock"):
+        if not (target / "train.csv").is_file():  # written while this process waited
+            _write(target, scale)
+    return target / "train.csv"
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` while the block runs (POSIX ``flock``; no lock where there is none: the
+    write below is atomic anyway, a second writer only repeats the work)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _write(target: Path, scale: str) -> None:
+    """Generate the images and ``train.csv`` in a temporary folder, then rename it to ``target`` (atomic)."""
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
     try:
         (tmp / "images").mkdir()
@@ -164,7 +192,6 @@ def ensure(scale: str = "reduced") -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return target / "train.csv"
 
 
 def spec(scale: str = "reduced") -> str:

@@ -82,7 +82,8 @@ class Dataset(_Part):
 
 class Epoch(_Part):
     """One epoch as the timing callback saw it: seconds of training (``train_s``), of validation (``val_s``) and
-    both (``epoch_s``); exact ``steps`` (from the optimizer's iteration count) and ``examples``; Keras' logs."""
+    both (``epoch_s``); exact ``steps`` (from the optimizer's iteration count) and ``examples``; Keras' logs, every
+    metric under the name Keras gives it (a workload's own, e.g. ``top5_accuracy``, kept as an extra field)."""
 
     epoch: int
     steps: int | None = None
