@@ -7,7 +7,7 @@ augmentation inside the pipeline and never as model layers (seed 001: TPUs canno
 pipeline is a dataset of index batches, and each batch is gathered (or decoded), converted and augmented
 as a whole (one vectorised op per batch, not per image).
 
-**No tf.data autotune** (measured, README "Finding: fit's teardown is tf.data's autotune thread"): an
+**No tf.data autotune** (measured, docs/findings.md: "fit's slow ending is tf.data's autotune thread"): an
 autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms up to 60 s; destroying
 the iterator at the end of ``fit`` can wait for the next wake-up, i.e. 10-80 s of dead time after the
 last epoch. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed

@@ -85,7 +85,7 @@ def _make_tpu(tpu: str, connect_timeout_s: float) -> tuple[tf.distribute.Strateg
         hint = ""
         if "ConfigureDistributedTPU" in str(e):
             hint = (" (this TensorFlow build has no TPU kernels: on a TPU VM install tensorflow-tpu, "
-                    "see README 'Running on a GPU or a TPU')")
+                    "see docs/accelerators.md)")
         msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
         msg = msg.split(" used by {{node")[0]  # TF appends the node's full attribute dump: not a reason
         raise StrategyUnavailable(
@@ -134,7 +134,7 @@ def device_pipelines_without_autotune() -> bool:
     ``tf.distribute`` feeds each replica through a ``MultiDeviceIterator`` whose per-device datasets are
     built by a private TF function and never inherit the input dataset's options, so autotune stays on
     there whatever bench sets on its own pipelines. Destroying such an iterator at the end of ``fit``
-    races tf.data's autotune thread (README: "fit's teardown is tf.data's autotune thread"). This wraps
+    races tf.data's autotune thread (docs/findings.md: "fit's slow ending is tf.data's autotune thread"). This wraps
     that function so its datasets get ``autotune.enabled = False``; on a TensorFlow without it, nothing
     changes and False is recorded (``strategy.device_pipeline_autotune``).
     """
