@@ -276,3 +276,15 @@ def test_small_rooms_and_no_private_reaches(tmp_path: Path) -> None:
     (root / "a.py").write_text("from bench.data import sources\nfrom bench.b import _x\n\n\ndef f():\n"
                                + "    y = 1\n" * 61 + "    return sources._keras_arrays\n")
     assert len(size_problems(root)) == 1 and len(private_reaches(root)) == 2  # the checks can fail
+
+
+def test_every_name_a_package_exports_exists() -> None:
+    """``__all__`` lists only names the module has (``from bench.records import *`` must not raise). The engines
+    are left to tests/test_engine_contract.py (importing one imports its framework)."""
+    import importlib
+
+    for path in sorted(BENCH.rglob("*.py")):
+        if "__all__" not in path.read_text() or "engines" in path.parts:
+            continue
+        module = importlib.import_module(module_name(path, BENCH))
+        assert [n for n in getattr(module, "__all__", []) if not hasattr(module, n)] == [], module.__name__

@@ -6,6 +6,7 @@
   datasheet peaks by math mode (FLOP/s);
 * :mod:`~bench.measure.probes`: the measured matmul peak (FLOP/s, through the engine), the input pipeline's own
   rate (examples/s), peak resident and device memory (bytes);
+* :mod:`~bench.measure.predict`: the per-example validation predictions after the fit (for paired tests);
 * :mod:`~bench.measure.env`: the host environment recorded with every point, by allowlist.
 
 The run side (:mod:`bench.runner`) calls these; nothing here plans, launches or writes records.

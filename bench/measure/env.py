@@ -1,6 +1,6 @@
 """Environment capture for records, without any framework: host, CPU, Python, bench's version and git
 commit, and the allowlisted environment variables. A worker adds its engine's part
-(:func:`bench.engines.tensorflow.framework_env`: framework versions, accelerator)."""
+(the engine's ``framework_env``, :class:`bench.engines.Engine`: framework versions, accelerator)."""
 
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ measured.
 Epoch 1 (the warm-up epoch) starts at the ``fit()`` call (:meth:`EpochTimer.fit_started`), not at Keras'
 first ``on_epoch_begin``: the first ``fit`` in a process spends seconds before that (model build, dataset
 distribution, function creation), warm-up a user pays that would otherwise be invisible. That part is
-also stored on its own as ``setup_s``. What ``fit`` does after its last epoch (0-10 s here,
-mostly destroying its validation iterator) is stored by the worker as ``teardown_s``, so ``sum(epoch_s) + teardown_s``
-is the wall clock around ``fit``.
+also stored on its own as ``setup_s``. What ``fit`` does after its last epoch (bookkeeping, ~0.01 s, now
+that tf.data's autotune is off: docs/findings.md) is stored by the worker as ``teardown_s``, so
+``sum(epoch_s) + teardown_s`` is the wall clock around ``fit``.
 
 Keras converts the epoch's logs to Python floats before ``on_epoch_end``, which synchronises the device,
 so the end timestamp covers finished work. The split between training and validation needs its own

@@ -71,7 +71,6 @@ __all__ = [
     "load_records",
     "parse",
     "read_record",
-    "steady_epochs",
     "upgrade",
     "validate_record",
     "write_record",

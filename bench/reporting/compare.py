@@ -3,7 +3,7 @@
 Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
 Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
 for each match the table gives the medians of A and B, the time ratio B/A (geometric means of the
-repeats) and, with >= 3 repeats per side, its 95% interval (:func:`bench.stats.repeat_ratio_ci`, the
+repeats) and, with >= 3 repeats per side, its 95% interval (:func:`bench.reporting.stats.repeat_ratio_ci`, the
 report's rule) and a verdict: ``faster`` / ``slower`` when the interval excludes 1, else ``~ not
 significant``; with fewer repeats, ``no claim (n < 3)``. The exit code gates CI: 1 when any
 *significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Points with fewer than 3

@@ -1,4 +1,4 @@
-"""No fit pays tf.data's autotune teardown race (docs/findings.md: "fit's teardown is tf.data's autotune thread").
+"""No fit pays tf.data's autotune teardown race (docs/findings.md: "`fit`'s slow ending is tf.data's autotune thread").
 
     python -m pytest tests/benchmarks/test_teardown.py -q -s --benchmark-enable
 
