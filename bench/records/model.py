@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 Status = Literal["ok", "failed", "skipped", "diverged"]
 
@@ -199,6 +199,8 @@ class Record(_Part):
     peak_scope: str | None = None
     peak_measure_s: float | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None
+    # set by bench.records.upgrade: every absent field's meaning is filled in (never stored)
+    _upgraded: bool = PrivateAttr(default=False)
 
     def to_json(self) -> dict[str, Any]:
         """The record as stored: aliases (``class``), only the fields that were set (an older reader sees no new

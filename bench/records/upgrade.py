@@ -65,9 +65,14 @@ def parse(raw: Any, source: str = "record") -> Record:
 
 def upgrade(raw: Any, source: str = "record") -> Record:
     """A stored record (JSON object or :class:`Record`) as the current model, every absent field's meaning filled
-    in (module docstring). What the report side reads."""
+    in (module docstring). What the report side reads. A record this function returned is returned as it is (the
+    report side passes records from one step to the next); any other Record is copied, never changed."""
+    if isinstance(raw, Record) and raw._upgraded:
+        return raw
     record = raw.model_copy(deep=True) if isinstance(raw, Record) else parse(raw, source)
-    return UPGRADES[record.schema_version](record)
+    record = UPGRADES[record.schema_version](record)
+    record._upgraded = True
+    return record
 
 
 def _from_v1(r: Record) -> Record:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.records import LoadResult, load_records
+from bench.records import LoadResult, as_records, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
@@ -174,7 +174,7 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
     if not loaded.records:
         raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                           f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-    a = analyze(loaded.records, baseline=baseline, parity_tolerance_pp=parity_tolerance_pp)
+    a = analyze(as_records(loaded.records), baseline=baseline, parity_tolerance_pp=parity_tolerance_pp)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = {}
