@@ -47,7 +47,10 @@ def _batch(name: str, n: int):
     return x, (y[:, None].astype("float32") if workload.classes == 2 else y)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+# plant_transfer is left out here: its fit is tested end to end, both stages under both backends, with its
+# losses changing from epoch to epoch (tests/test_augment_transfer.py); a whole-model fit of MobileNetV2 here
+# cost 35 s of the suite's time (its backward graph compiled once more) for no behaviour of its own
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"plant_transfer"}))
 def test_two_step_fit_updates_weights(name: str) -> None:
     keras.utils.set_random_seed(0)
     model = build_model(name)

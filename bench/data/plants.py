@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.data import images
 from bench.data.synthetic import cache_dir
 
 GENERATOR_VERSION = 3
@@ -125,10 +124,15 @@ def leaf(label: int, h: int, w: int, rng: np.random.Generator) -> np.ndarray:
 
 def photo(drawn: np.ndarray) -> bytes:
     """A drawn leaf as the competition's photo: scaled up to 2048 x 1365 (bilinear) and JPEG-encoded."""
+    import io
+
     from PIL import Image
 
-    big = np.asarray(Image.fromarray(drawn).resize(FILE[::-1], Image.BILINEAR))
-    return images.encode(big, "jpeg", quality=QUALITY)
+    # the resized image is encoded as it is: the same bytes as bench.data.images.encode of its pixels, without the
+    # two copies of 2.8 Mpx in between (a quarter of the time it takes to write the set)
+    buf = io.BytesIO()
+    Image.fromarray(drawn).resize(FILE[::-1], Image.BILINEAR).save(buf, format="JPEG", quality=QUALITY)
+    return buf.getvalue()
 
 
 def folder(scale: str) -> Path:

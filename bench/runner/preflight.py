@@ -60,7 +60,8 @@ def problems(workload: str, data: str, backend: str) -> str:
         return (f"the model outputs {shape[1]} values per example but the labels go up to {wl.classes - 1} "
                 f"({wl.classes} classes)")
     try:
-        model.compile(**wl.compile_settings())
+        # eagerly: one batch does not repay tracing a graph (TensorFlow) or compiling one (JAX) per model
+        model.compile(**{"run_eagerly": True, **wl.compile_settings()})
         losses = model.evaluate(x, y, verbose=0, return_dict=True)
     except Exception as e:
         return f"the compiled loss or metrics do not fit the labels: {type(e).__name__}: {_first_line(e)}"
@@ -78,6 +79,8 @@ def _first_line(e: BaseException) -> str:
         lines = lines[1:]
     if len(lines) > 1 and lines[0].startswith("Graph execution error"):  # TF: the op's own message is last
         lines = [re.sub(r"\s*\[Op:.*$", "", ln) for ln in lines if not ln.startswith("[[")][-1:]
+    if lines:  # TensorFlow's eager op errors: "{{function_node __wrapped__Sub_device_/…}} WHAT [Op:Sub] name:"
+        lines[0] = re.sub(r"\s*\[Op:.*$", "", re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", lines[0]))
     return lines[0][:300] if lines else type(e).__name__
 
 
