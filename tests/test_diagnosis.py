@@ -33,22 +33,29 @@ def default_run(tmp_path_factory) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path, default_run) -> None:
-    """Under both backends: the input-only probe starts from an empty queue under JAX too (it once started
-    with the batches its threads had prepared during training in hand, and read a slow pipeline as fast).
-    Safe beside other tests: the slow pipeline sleeps 2 ms per example (a rate no load changes), and the
-    default one reads over 20 times faster than fashion_cnn trains, where the verdict needs 1.25."""
+@pytest.mark.serial  # alone: the verdict compares two rates, and the other half of the test run moves one of them
+def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path) -> None:
+    """Both pipelines of fashion_cnn in one run, under both backends: the input-only probe starts from an
+    empty queue under JAX too (it once started with the batches its threads had prepared during training in
+    hand, and read a slow pipeline as fast). Alone, not beside other tests: the slow pipeline's sequential 2 ms
+    per example and the training step add up, so a step slowed by a neighbour lowers training's share of the
+    pipeline's own rate: 93 % under TensorFlow and 92 % under JAX alone on the 2-core box, under the 80 % line
+    beside the other half of the test run (fresh-clone CI, 2026-11-23)."""
     # progress=on forces the live display (points done/total, current point, epoch, elapsed, ETA)
-    slow = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
-               "input_pipeline=slow_decode", "progress=on", "backends=[tensorflow,jax]",
-               progress="[1/2] fashion_cnn-cpu-b32-spe4-fp32-slow_decode-r0")
-    s = summarize(slow)
-    assert sorted(s["backend"]) == ["jax", "tensorflow"] and s["input_bound"].tolist() == [True, True]
-    assert {r["dataset"]["pipeline"] for r in slow} == {"slow_decode"}
-    d = summarize([r for r in default_run if r["workload"] == "fashion_cnn"])
-    assert d["input_bound"].tolist() == [False]
+    recs = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
+               "input_pipelines=[default,slow_decode]", "progress=on", "backends=[tensorflow,jax]",
+               progress="fashion_cnn-cpu-b32-spe4-fp32-slow_decode-r0 epoch")
+    s = summarize(recs)
+    by = {(b, str(pipe)): bool(bound) for b, pipe, bound in zip(s["backend"], s["dataset"], s["input_bound"],
+                                                                 strict=True)}
+    assert len(by) == 4, by
+    for (_, dataset), bound in by.items():
+        assert bound == ("pipeline=slow_decode" in dataset), by
     # the default pipeline alone is many times faster than training; the slow one is not
-    assert default_run[0]["input_examples_per_s"] > 5 * d["examples_per_s"].iloc[0]
+    for backend in ("tensorflow", "jax"):
+        default = s[(s["backend"] == backend) & ~s["dataset"].str.contains("slow_decode")]
+        rec = next(r for r in recs if r["backend"] == backend and r["dataset"]["pipeline"] == "default")
+        assert rec["input_examples_per_s"] > 5 * default["examples_per_s"].iloc[0]
 
 
 @pytest.mark.slow
