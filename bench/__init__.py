@@ -6,6 +6,7 @@ public names are loaded when first used (PEP 562):
 - ``bench.Workload``: a workload of your own (model builder, compile settings, data);
 - ``bench.run(workloads=[...], strategies=[...], ...)``: run a sweep from Python (a notebook) exactly as
   ``python -m bench`` does, and get the tidy frame of its records;
+- ``bench.epochs(frame_or_dirs)``: the same run, one row per point and epoch (for seaborn);
 - ``bench.report(frame_or_dirs)``: the markdown report and figures, shown inline in Jupyter.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 from bench.records import SCHEMA_VERSION
 
 __version__ = "0.1.0"
-__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "report", "run"]
+__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "epochs", "report", "run"]
 
 
 def __getattr__(name: str) -> Any:
@@ -23,7 +24,7 @@ def __getattr__(name: str) -> Any:
         from bench.workloads import Workload
 
         return Workload
-    if name in ("run", "report"):
+    if name in ("run", "report", "epochs"):
         from bench import notebook
 
         return getattr(notebook, name)

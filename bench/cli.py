@@ -24,6 +24,9 @@ from bench.workloads import WORKLOADS
 EXIT_BAD_INPUT = 2
 
 
+NO_SUITE = "_workloads"  # the empty suite of a run given by its workloads alone (not a YAML file)
+
+
 def suites_dir() -> Path:
     """Suite YAML folder: $BENCH_SUITES_DIR, the installed copy (bench/suites) or the checkout's suites/."""
     env = os.environ.get("BENCH_SUITES_DIR")
@@ -47,6 +50,7 @@ def usage() -> str:
     width = max(map(len, suites), default=4)
     lines = [
         "usage: python -m bench suite=NAME [key=value ...]     run a suite, write records and a report",
+        "       python -m bench workloads=[NAME,...] [key=value ...]   run workloads with the keys' defaults below",
         "       python -m bench report DIR [DIR ...] [out=PATH] [baseline=cpu]   report from result folders",
         "       python -m bench compare A B [fail_above=1.10]   compare two result folders (exit 1 if slower)",
         "       python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]   a data source as TFRecord shards",
@@ -65,7 +69,8 @@ def usage() -> str:
               "examples:", "  python -m bench suite=cnn",
               "  python -m bench suite=cnn strategies=[cpu,cpu_x2] batch_sizes=[32,256] "
               "steps_per_execution=[1,16] epochs=3 repeats=2 results_dir=/tmp/r",
-              "  python -m bench suite=cnn resume=latest"]
+              "  python -m bench suite=cnn resume=latest",
+              "  python -m bench workloads=[fashion_cnn,examples.digits:make] strategies=[cpu,cpu_x2] epochs=2"]
     return "\n".join(lines)
 
 
@@ -75,7 +80,8 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     if m:
         return f"suite={m.group(1)!r} is not a suite; allowed: {', '.join(suites)}"
     if "You must specify 'suite'" in msg:
-        return f"suite: missing; allowed: {', '.join(suites)} (e.g. python -m bench suite=cnn)"
+        return (f"suite: missing; allowed: {', '.join(suites)} (e.g. python -m bench suite=cnn), or name the "
+                "workloads without a suite (e.g. python -m bench workloads=[fashion_cnn])")
     m = re.search(r"Could not override '([^']*)'", msg)
     if m and m.group(1).startswith("workload_axes."):
         return (f"{m.group(1)}: not in this suite's workload_axes; add it with Hydra's +: "
@@ -113,13 +119,22 @@ def parse_config(argv: list[str]) -> SuiteConfig:
         node = OmegaConf.load(suites_dir() / f"{name}.yaml")
         node.name = name
         cs.store(group="suite", name=name, node=node, package="_global_")
+    # workloads=[…] without suite=: the keys' defaults (SuiteConfig) under an empty suite, named by the workloads
+    by_workloads = (not any(a.lstrip("+").startswith("suite=") for a in argv)
+                    and any(a.startswith("workloads=") for a in argv))
+    if by_workloads:
+        cs.store(group="suite", name=NO_SUITE, node={"name": NO_SUITE}, package="_global_")
     GlobalHydra.instance().clear()
     try:
         with initialize(version_base="1.3", config_path=None):
-            composed = compose("bench", overrides=argv)
+            composed = compose("bench", overrides=[f"suite={NO_SUITE}", *argv] if by_workloads else argv)
         cfg = OmegaConf.to_object(composed)
     except (HydraException, OmegaConfBaseException, ValueError) as e:
         raise ConfigError(_format_hydra_error(e, list(suites))) from e
+    if by_workloads:
+        from bench.workloads import run_name
+
+        cfg.name = run_name(cfg.workloads)  # the run id and the records' suite name what ran
     from bench.runner.inputs import check_inputs
 
     return check_inputs(validate(_command_line_axes_win(cfg, argv)))  # keys first, then what the data allows

@@ -3,7 +3,8 @@
 ``bench.run`` runs exactly what ``python -m bench`` runs: the same typed config and checks (a bad key or
 value raises :class:`bench.config.ConfigError`, a ``ValueError``, naming it, before anything runs), the same
 worker processes, records under ``results_dir`` and failures recorded as data; it returns the tidy frame of
-the run's records (one row per point, :func:`bench.reporting.frame.points_frame`). ``bench.report`` renders
+the run's records (one row per point, scalar columns: :func:`bench.reporting.tidy.points_table`, documented
+in docs/reports.md); ``bench.epochs`` gives one row per point and epoch. ``bench.report`` renders
 the markdown report and its figures from such a frame or from results folders and, in Jupyter, shows them
 inline.
 
@@ -23,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, user_keys, validate
-from bench.workloads import Workload
+from bench.workloads import Workload, run_name
 
 RUN_DIRS = "bench_run_dirs"  # the frame's attrs key: the results folders its records came from
 
@@ -32,8 +33,9 @@ def workload_name(workload: str | Callable[[], Workload] | Workload) -> str:
     """The config's name for a workload given as a name, an import path, a factory or a Workload."""
     if isinstance(workload, str):
         return workload
+    given = None
     if isinstance(workload, Workload):
-        instance = workload
+        instance, given = workload, workload.name
         workload = lambda: instance  # noqa: E731 (a factory of the given object, pickled below)
     if not callable(workload):
         raise ConfigError(f"workloads: {workload!r} is not a workload; allowed: a name, an import path "
@@ -43,7 +45,7 @@ def workload_name(workload: str | Callable[[], Workload] | Workload) -> str:
         return f"{module}:{qualname}"  # the workers import it as they would any user workload
     from bench.workloads import pickled
 
-    return pickled.store(workload)
+    return pickled.store(workload, given)  # named by the function (or the Workload) in every message
 
 
 def _importable_elsewhere(module: str) -> bool:
@@ -63,8 +65,9 @@ def _importable_elsewhere(module: str) -> bool:
 
 
 def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> SuiteConfig:
-    """The validated config of a run: the suite's YAML (``suite``; else the defaults, named ``notebook``)
-    with ``keys`` on top; ConfigError naming a bad key or value."""
+    """The validated config of a run: the suite's YAML (``suite``; else the keys' defaults, named by the
+    workloads as on the command line, :func:`bench.workloads.run_name`) with ``keys`` on top; ConfigError
+    naming a bad key or value."""
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
@@ -85,8 +88,8 @@ def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> S
             raise ConfigError(f"suite={suite!r} is not a suite; allowed: {', '.join(available_suites())}")
         node = OmegaConf.merge(node, OmegaConf.load(suites_dir() / f"{suite}.yaml"))
     try:
-        node = OmegaConf.merge(node, {"name": suite or "notebook", "defaults": [],
-                                      "workloads": [workload_name(w) for w in workloads], **keys})
+        names = [workload_name(w) for w in workloads]
+        node = OmegaConf.merge(node, {"name": suite or run_name(names), "defaults": [], "workloads": names, **keys})
         cfg = OmegaConf.to_object(node)
     except OmegaConfBaseException as e:
         key = getattr(e, "full_key", None) or "config"
@@ -111,7 +114,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     before anything runs on bad input, RuntimeError when the run was interrupted.
     """
     from bench.records import load_records
-    from bench.reporting.frame import points_frame
+    from bench.reporting.tidy import points_table
     from bench.runner.preflight import check_models
     from bench.runner.session import execute
 
@@ -121,11 +124,38 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     status, run_dir = execute(cfg)
     if run_dir is None:
         raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
-    frame = points_frame(load_records([run_dir], warn=False).records)
+    frame = points_table(load_records([run_dir], warn=False).records)
     frame.attrs[RUN_DIRS] = [str(run_dir)]
     if status > 128:
         raise RuntimeError(f"run interrupted (status {status}); its records are in {run_dir}; resume with "
                            f"bench.run(..., resume={run_dir.name!r})")
+    return frame
+
+
+def _dirs(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path]) -> list[Path]:
+    """The results folders of a frame from :func:`run` (its ``attrs``), or the folders given."""
+    if isinstance(frame_or_dirs, pd.DataFrame):
+        dirs = [Path(d) for d in frame_or_dirs.attrs.get(RUN_DIRS, [])]
+        if not dirs:
+            raise ValueError("this frame does not say where its records are (frame.attrs['bench_run_dirs']); "
+                             "pass the results folders instead")
+        return dirs
+    if isinstance(frame_or_dirs, str | Path):
+        return [Path(frame_or_dirs)]
+    return [Path(d) for d in frame_or_dirs]
+
+
+def epochs(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path]) -> pd.DataFrame:
+    """One row per point and epoch (seconds, examples/s, losses, accuracies; ``steady`` marks the epochs the
+    report's figures use) of a frame from :func:`run` or of results folders: the long frame for seaborn,
+    e.g. ``sns.lineplot(data=bench.epochs(frame), x="epoch", y="val_accuracy", hue="strategy")``. Columns:
+    :data:`bench.reporting.tidy.EPOCH_COLUMNS` (docs/reports.md)."""
+    from bench.records import load_records
+    from bench.reporting.tidy import epochs_frame
+
+    dirs = _dirs(frame_or_dirs)
+    frame = epochs_frame(load_records(dirs, warn=False).records)
+    frame.attrs[RUN_DIRS] = [str(d) for d in dirs]
     return frame
 
 
@@ -136,19 +166,19 @@ def report(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], out:
     ``show=True``, display them inline. Returns the path of ``report.md``."""
     from bench.reporting.markdown import build_report
 
-    if isinstance(frame_or_dirs, pd.DataFrame):
-        dirs = [Path(d) for d in frame_or_dirs.attrs.get(RUN_DIRS, [])]
-        if not dirs:
-            raise ValueError("this frame does not say where its records are (frame.attrs['bench_run_dirs']); "
-                             "pass the results folders instead")
-    elif isinstance(frame_or_dirs, str | Path):
-        dirs = [Path(frame_or_dirs)]
-    else:
-        dirs = [Path(d) for d in frame_or_dirs]
+    dirs = _dirs(frame_or_dirs)
     path = build_report(dirs, Path(out) if out else Path("reports") / dirs[0].name, baseline=baseline)
     if show or (show is None and _in_jupyter()):
         _display(path)
+        return ShownPath(path)  # the cell shows the report, not a PosixPath('…') after it
     return path
+
+
+class ShownPath(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath, as Path() is here
+    """The path of a report already displayed inline: a plain path, which Jupyter does not echo again."""
+
+    def _ipython_display_(self) -> None:
+        return None
 
 
 def _in_jupyter() -> bool:
@@ -164,11 +194,16 @@ def _display(path: Path) -> None:
     from IPython.display import Image, Markdown, display
 
     chunk: list[str] = []
+
+    def text() -> None:  # the lines since the last figure, unless blank (no empty outputs between figures)
+        if any(line.strip() for line in chunk):
+            display(Markdown("\n".join(chunk)))
+        chunk.clear()
+
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("![") and line.endswith(".png)"):
-            display(Markdown("\n".join(chunk)))
-            chunk = []
+            text()
             display(Image(filename=str(path.parent / line[line.index("(") + 1:-1])))
         else:
             chunk.append(line)
-    display(Markdown("\n".join(chunk)))
+    text()

@@ -39,7 +39,40 @@ def test_unknown_suite_names_the_allowed_ones() -> None:
 
 
 def test_missing_suite() -> None:
-    assert err() == "suite: missing; allowed: cnn, plant, smoke, text (e.g. python -m bench suite=cnn)"
+    assert err() == ("suite: missing; allowed: cnn, plant, smoke, text (e.g. python -m bench suite=cnn), or name "
+                     "the workloads without a suite (e.g. python -m bench workloads=[fashion_cnn])")
+    assert err("epochs=2").startswith("suite: missing")  # keys alone name nothing to run
+
+
+def test_workloads_without_a_suite_run_with_the_keys_defaults_named_by_the_workloads() -> None:
+    from bench.config import SuiteConfig
+
+    cfg = parse_config(["workloads=[fashion_cnn,reuters_textcnn]", "epochs=2"])
+    defaults = SuiteConfig()
+    assert cfg.name == "fashion_cnn-reuters_textcnn" and cfg.workloads == ["fashion_cnn", "reuters_textcnn"]
+    assert (cfg.strategies, cfg.batch_sizes, cfg.steps_per_execution, cfg.epochs) == (
+        defaults.strategies, defaults.batch_sizes, defaults.steps_per_execution, 2)
+    assert cfg.workload_axes == {}  # no suite's per-workload axes
+    assert parse_config(["suite=smoke", "workloads=[fashion_cnn]"]).name == "smoke"  # a suite still names its runs
+    assert err("workloads=[fashion_cnnn]").startswith("workloads[0]='fashion_cnnn' is not a workload")
+
+
+def test_a_run_without_a_suite_is_named_by_its_workloads() -> None:
+    from bench.workloads import run_name
+
+    assert run_name(["fashion_cnn"]) == "fashion_cnn"
+    assert run_name(["examples.digits:make", "pkg.models:build"]) == "digits-models"
+    assert run_name(["bench.workloads.pickled:tiny_cnn__w" + "0" * 64]) == "tiny_cnn"
+    assert run_name(["a", "b", "c", "d", "e"]) == "a-b-c-and-2-more"
+
+
+def test_the_resume_command_of_a_run_without_a_suite_names_its_workloads() -> None:
+    from bench.runner.session import resume_command
+
+    cfg = parse_config(["workloads=[fashion_cnn]", "results_dir=/r"])
+    assert resume_command(cfg, "RUN", []) == "python -m bench 'workloads=[fashion_cnn]' results_dir=/r resume=RUN"
+    argv = ["workloads=[fashion_cnn]", "epochs=2"]
+    assert resume_command(cfg, "RUN", argv) == "python -m bench 'workloads=[fashion_cnn]' epochs=2 resume=RUN"
 
 
 def test_type_error_names_the_key() -> None:

@@ -113,7 +113,8 @@ def test_the_record_fields_docs_name_are_fields_of_the_typed_record() -> None:
     epoch_fields = {"epoch", "steps", "examples", "epoch_s", "train_s", "val_s", "setup_s", "loss", "accuracy",
                     "val_loss", "val_accuracy", "stage"}
     stage_fields = {"name", "epochs", "trainable_params", "learning_rate", "flops_per_example", "warmup_overhead_s"}
-    values = {"ok", "failed", "skipped", "diverged", "notes", "sha256", "path", "created", "env"}
+    values = {"ok", "failed", "skipped", "diverged", "notes", "sha256", "path", "created", "env",
+              "integer", "one_hot", "binary"}  # label_format's values
     unknown = {n for n in named - epoch_fields - stage_fields - values if not _field_exists(n)}
     assert unknown == set()
     assert {n for n in epoch_fields if not _field_exists(f"epochs.{n}")} == set()

@@ -51,6 +51,52 @@ def test_single_folder_gets_a_seeded_stratified_split(tmp_path: Path) -> None:
     assert again.train == data.train  # the same split every time (SPLIT_SEED)
 
 
+def test_one_data_set_at_two_paths_is_one_data_set(tmp_path: Path) -> None:
+    """Records name a source without its path and with its content hash; the report merges records of one
+    content under one name: two copies of a folder, a renamed copy, and a record from before names lost their
+    paths. The spec as given (the path) stays in the record's ``source``, outside the identity."""
+    import shutil
+
+    from bench.reporting.frame import points_frame
+    from bench.runner.plan import Point
+    from bench.runner.point_record import dataset_record
+    from bench.workloads import get_workload
+    from tests.conftest import make_record
+
+    first = sourcedata.write_folder(tmp_path / "a" / "pets", per_class=8)
+    copies = [first, Path(shutil.copytree(first, tmp_path / "b" / "pets")),
+              Path(shutil.copytree(first, tmp_path / "c" / "pets_copy"))]
+    recs = []
+    for i, root in enumerate(copies):
+        spec = f"folder:{root}"
+        point = Point(workload="fashion_cnn", strategy="cpu", global_batch_size=4, steps_per_execution=1,
+                      precision="float32", repeat=0, seed=0, epochs=2, n_train=8, n_val=4, data_scale="reduced",
+                      data=spec)
+        ds = dataset_record(get_workload("fashion_cnn", spec), point)
+        assert ds["source"] == spec and str(tmp_path) not in ds["name"]
+        recs.append(make_record(point_id=f"p{i}", host=f"h{i}", dataset=ds, env={"hostname": f"host{i}"}))
+    assert [r["dataset"]["name"] for r in recs] == ["folder:pets", "folder:pets", "folder:pets_copy"]
+    assert len({r["dataset"]["sha256"] for r in recs}) == 1
+    old = make_record(point_id="p3", dataset={**recs[0]["dataset"], "name": f"folder:{first}"})  # an older record
+    frame = points_frame([*recs, old])
+    assert set(frame["dataset_name"]) == {"folder:pets"} and frame["dataset"].nunique() == 1
+    assert frame["dataset"].iloc[0] == "folder:pets (n_train=8 of 12)"  # the one label: no path in it
+    other = sourcedata.write_folder(tmp_path / "d" / "pets", per_class=9)  # same name, other content
+    ds = dataset_record(get_workload("fashion_cnn", f"folder:{other}"), Point(
+        workload="fashion_cnn", strategy="cpu", global_batch_size=4, steps_per_execution=1, precision="float32",
+        repeat=0, seed=0, epochs=2, n_train=8, n_val=4, data_scale="reduced", data=f"folder:{other}"))
+    assert ds["sha256"] != recs[0]["dataset"]["sha256"]
+
+
+@pytest.mark.parametrize(("spec", "name"), [
+    ("folder:/data/pets", "folder:pets"), ("folder:/data/pets/", "folder:pets"), ("folder:pets", "folder:pets"),
+    ("csv:/data/plants/train.csv", "csv:plants/train.csv"), ("csv:train.csv", "csv:train.csv"),
+    ("tfrecord:/mnt/shards", "tfrecord:shards"), ("keras:mnist", "keras:mnist"), ("synthetic", "synthetic"),
+])
+def test_a_source_is_named_without_its_path(spec: str, name: str) -> None:
+    assert sources.short_name(spec) == name
+
+
 def test_content_hash_follows_the_bytes(tmp_path: Path) -> None:
     root = sourcedata.write_folder(tmp_path / "pets", per_class=8)
     spec = f"folder:{root}"
@@ -326,7 +372,8 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
         assert r["status"] == "ok", r["error"]
         assert undeclared(parse(r)) == []  # a data source's dataset fields are all in the typed record
         ds = r["dataset"]
-        assert ds["name"] == f"csv:{path}" and ds["kind"] == "csv" and ds["encoded"] is True
+        assert ds["name"] == "csv:plants/train.csv" and ds["source"] == f"csv:{path}"  # the path: provenance only
+        assert ds["kind"] == "csv" and ds["encoded"] is True
         assert (ds["n_train"], ds["n_val"], ds["source_n_train"], ds["classes"]) == (168, 42, 168, 4)
         assert ds["class_names"] == ["healthy", "multiple_diseases", "rust", "scab"] and len(ds["sha256"]) == 64
         assert ds["shape"] == [28, 28, 1] and abs(ds["chance_accuracy"] - 12 / 42) < 1e-9
@@ -338,7 +385,7 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
     losses = [r["epochs"][0]["loss"] for r in recs]
     assert max(losses) - min(losses) < 1e-3 * max(losses)  # same weights, same decoded batches everywhere
     report = (next((tmp_path / "p").iterdir()) / "report.md").read_text()
-    assert f"fashion_cnn on csv:{path} (n_train=168 of 168)" in report
+    assert "fashion_cnn on csv:plants/train.csv (n_train=168 of 168)" in report and f"csv:{path}" not in report
 
 
 @pytest.mark.parametrize(("args", "message"), [

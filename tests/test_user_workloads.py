@@ -101,17 +101,19 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
         "uw_narrow:make": "the model outputs 2 values per example but the labels go up to 2 (3 classes)",
         "uw_sigmoid:make": "the model outputs 1 value per example but the labels have 3 classes",
         "uw_wrong_input:make": "the model does not take the data's input (5,): Input 0",
-        "uw_one_hot_loss:make": "the compiled loss or metrics do not fit the labels: ValueError",
         "uw_no_accuracy:make": "compile_kwargs has no metric named 'accuracy'",
-        "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes",
+        # a metric that takes neither label format: the error, the compiled loss and the fix
+        "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes"
+                       ": [4] vs. [4,3] (compiled loss: sparse_categorical_crossentropy. bench feeds integer class ids",
     }
     from bench.runner import preflight
     from bench.runner.preflight import check_models, model_problems
 
-    cfg = parse_config(["suite=smoke", f"workloads=[uw_good:make,{','.join(cases)}]", "strategies=[cpu]",
-                        "batch_sizes=[16]"])
+    cfg = parse_config(["suite=smoke", f"workloads=[uw_good:make,{','.join(cases)},uw_one_hot_loss:make]",
+                        "strategies=[cpu]", "batch_sizes=[16]"])
     found = model_problems(cfg)  # one child process checks them all
     assert found["uw_good:make"] == ""
+    assert found["uw_one_hot_loss:make"] == ""  # categorical_crossentropy: fed one-hot labels, it fits
     for path, problem in cases.items():
         assert problem in found[path], (path, found[path])
     with monkeypatch.context() as m, pytest.raises(ConfigError) as e:
@@ -135,26 +137,42 @@ def test_the_refusal_exits_2_and_writes_nothing(user_modules, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_the_example_workload_runs_under_cpu_and_cpu_x2_end_to_end(tmp_path) -> None:
-    """examples/digits.py from an import path, as a user runs it from the repository root."""
-    proc = run_bench("suite=smoke", "workloads=[examples.digits:make]", f"backends={BACKENDS}",
-                     "steps_per_execution=[4]", "epochs=3", f"results_dir={tmp_path / 'r'}",
+def test_the_example_workloads_run_under_cpu_and_cpu_x2_end_to_end(tmp_path) -> None:
+    """examples/digits.py and keras.io's Simple MNIST convnet (examples/keras_io_mnist.py: its model and its
+    categorical_crossentropy compile call unchanged) from import paths, as a user runs them from the repository
+    root: the keras.io model is fed one-hot labels, says so, and learns."""
+    from bench.predictions import decode
+
+    proc = run_bench("suite=smoke", "workloads=[examples.digits:make,examples.keras_io_mnist:make]",
+                     f"backends={BACKENDS}", "steps_per_execution=[4]", "epochs=3", f"results_dir={tmp_path / 'r'}",
                      f"reports_dir={tmp_path / 'p'}", "measure_peak=false")
     assert proc.returncode == 0, proc.stderr[-2000:]
     run_dir = next((tmp_path / "r").iterdir())
     recs = [json.loads(p.read_text()) for p in run_dir.glob("*.json") if p.name != "run.json"]
-    assert len(recs) == 2 * len(BACKENDS.strip("[]").split(","))
+    assert len(recs) == 2 * 2 * len(BACKENDS.strip("[]").split(","))
+    by_workload: dict[str, list[dict]] = {}
     for r in recs:
         assert r["status"] == "ok", r["error"]
-        assert r["point_id"].startswith("digits_cnn-") and r["workload"] == "digits_cnn"
-        assert r["workload_source"] == "examples.digits:make"
-        assert r["dataset"]["name"] == "arrays" and r["dataset"]["n_train"] == 512
-        assert r["dataset"]["shape"] == [16, 16, 1] and r["dataset"]["classes"] == 10
+        by_workload.setdefault(r["workload"], []).append(r)
+        assert r["dataset"]["name"] == "arrays" and r["dataset"]["n_train"] == 512 and r["dataset"]["classes"] == 10
         assert r["epochs"][-1]["val_accuracy"] > 0.3  # well above chance (0.1): it learns
-    assert [p.name for p in (run_dir / "init").iterdir()] == ["digits_cnn-s0.npz"]  # named by the workload
-    accs = [r["epochs"][-1]["val_accuracy"] for r in recs]
-    assert max(accs) - min(accs) <= 0.02  # same weights, same batches under every backend and strategy
-    assert "digits_cnn" in (next((tmp_path / "p").iterdir()) / "report.md").read_text()
+        predictions = decode(r["val_predictions"])  # the labels read back as class ids, one-hot fed or not
+        assert predictions.accuracy == pytest.approx(r["epochs"][-1]["val_accuracy"], abs=1e-6)
+    digits, keras_io = by_workload["digits_cnn"], by_workload["keras_io_mnist_convnet"]
+    for r in digits:
+        assert r["point_id"].startswith("digits_cnn-") and r["workload_source"] == "examples.digits:make"
+        assert r["dataset"]["shape"] == [16, 16, 1] and r["label_format"] == "integer"
+    for r in keras_io:
+        assert r["workload_source"] == "examples.keras_io_mnist:make" and r["dataset"]["shape"] == [28, 28, 1]
+        assert r["label_format"] == "one_hot"
+        assert any("one-hot rows: the compiled categorical_crossentropy expects them" in n for n in r["notes"])
+    assert sorted(p.name for p in (run_dir / "init").iterdir()) == [
+        "digits_cnn-s0.npz", "keras_io_mnist_convnet-s0.npz"]  # named by the workload
+    for group in (digits, keras_io):
+        accs = [r["epochs"][-1]["val_accuracy"] for r in group]
+        assert max(accs) - min(accs) <= 0.02  # same weights, same batches under every backend and strategy
+    report = (next((tmp_path / "p").iterdir()) / "report.md").read_text()
+    assert "digits_cnn" in report and "keras_io_mnist_convnet" in report
 
 
 def test_both_examples_resolve(monkeypatch) -> None:

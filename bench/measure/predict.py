@@ -30,5 +30,6 @@ def val_predictions(model: Any, pipes: Any) -> dict[str, Any]:
                          dtype=np.float64)
         out = out.reshape(len(out), -1)
         predicted.append((out[:, 0] > threshold).astype(np.int64) if out.shape[1] == 1 else out.argmax(axis=1))
-        labels.append(np.asarray(y).reshape(len(out), -1)[:, 0].astype(np.int64))
+        rows = np.asarray(y).reshape(len(out), -1)  # class ids, (batch, 1) binary floats, or one-hot rows
+        labels.append((rows.argmax(axis=1) if rows.shape[1] > 1 else rows[:, 0]).astype(np.int64))
     return encode(np.concatenate(predicted), np.concatenate(labels))

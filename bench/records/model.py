@@ -180,6 +180,9 @@ class Record(_Part):
     memory: Memory | None = None
     initial_weights: dict[str, Any] | None = None
     augmentation_layers: list[str] | None = None
+    # the labels as fed: integer (class ids), one_hot (adapted: the compiled loss or metrics want one-hot rows;
+    # bench.workloads.labels), binary ((batch, 1) floats for a sigmoid output); absent in records before it
+    label_format: str | None = None
     pretrained_weights: Any = None
     stages: list[Stage] | None = None
     params: int | None = None

@@ -40,8 +40,9 @@ from typing import Any
 import pandas as pd
 
 from bench.predictions import decode
-from bench.records import BACKENDS, Dataset, ErrorInfo, Record, RecordLike, as_records
+from bench.records import BACKENDS, ErrorInfo, Record, RecordLike, as_records
 from bench.reporting import stats
+from bench.reporting.datasets import dataset_label, one_name_per_content
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.runs import with_run_peaks
 from bench.reporting.speedups import DEFAULT_BASELINE, add_speedups
@@ -72,20 +73,6 @@ def error_text(error: ErrorInfo | None) -> str:
     typ, msg = error.type or "", error.message or ""
     text = f"{typ}: {msg}" if typ and msg else typ or msg
     return " ".join(str(text).split())
-
-
-def dataset_label(ds: Dataset, with_pipeline: bool = True) -> str:
-    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ. Real
-    data (a data source, a user's arrays) says how much of it was used: ``"keras:mnist (n_train=4096 of
-    60000)"``."""
-    name = ds.name or "?"
-    whole = ds.source_n_train
-    extra = [str(ds.scale)] if ds.scale and whole is None else []
-    if ds.n_train is not None:
-        extra.append(f"n_train={ds.n_train}" + (f" of {whole}" if whole is not None else ""))
-    if with_pipeline and ds.pipeline not in (None, "default"):
-        extra.append(f"pipeline={ds.pipeline}")  # a deliberately slow input pipeline is another dataset
-    return f"{name} ({', '.join(extra)})" if extra else str(name)
 
 
 def split_label(label: str) -> tuple[str, str]:
@@ -144,7 +131,7 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    frame = with_run_peaks(frame)
+    frame = with_run_peaks(one_name_per_content(frame))  # one data set at two paths is one data set
     return frame.sort_values([*CONFIG_KEY, "repeat", "run_id", "point_id"], kind="mergesort",
                              ignore_index=True)
 
@@ -167,7 +154,8 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
     return {
         "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": _host(r),
         "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
-        "dataset": dataset_label(ds), "dataset_name": ds.name, "input_pipeline": ds.pipeline or "default",
+        "dataset": dataset_label(ds), "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "",
+        "input_pipeline": ds.pipeline or "default",
         "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
         "strategy": label, "backend": r.backend, "strategy_requested": s.requested,
         "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,

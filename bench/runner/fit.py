@@ -63,6 +63,7 @@ class PointFit:
         keras.utils.set_random_seed(point.seed)  # dropout; weights: the run's shared file; order: bench.data.order
         keras.mixed_precision.set_global_policy(point.precision)
         self.workload = runnable(get_workload(point.workload, point.data))
+        self.record_labels()
         self.pipes = self.worker.engine.make_pipelines(
             self.workload, self.arrays, self.gb, point.seed, slow_decode=point.input_pipeline == "slow_decode",
             epochs=point.epochs, cached=point.input_pipeline == "cached")
@@ -72,6 +73,16 @@ class PointFit:
         autotune_mark = self.worker.engine.autotune_mark()
         timer = self.train(stages)
         self.after_fit(timer, autotune_mark)
+
+    def record_labels(self) -> None:
+        """The labels' format as fed (``label_format``), with a note when bench adapted them to the model."""
+        from bench.workloads.labels import INTEGER, ONE_HOT, expects_one_hot
+
+        wl = self.workload
+        self.rec.label_format = ONE_HOT if wl.one_hot_labels else "binary" if wl.binary_labels else INTEGER
+        if wl.one_hot_labels:
+            self.rec.notes.append(f"labels fed as one-hot rows: the compiled {expects_one_hot(wl.compile_settings())} "
+                                  "expects them (the data hold integer class ids)")
 
     def resolve_spe(self) -> int:
         """The steps_per_execution that divides the epoch (recorded, with a note when it is not the request)."""

@@ -22,7 +22,7 @@ def check_inputs(cfg: SuiteConfig) -> SuiteConfig:
     """The data source reads, each workload takes it, every global batch fits the data (ConfigError naming
     the key otherwise). Returns ``cfg``."""
     from bench.data.sources import SourceError, describe, is_synthetic
-    from bench.workloads import MIN_STAGED_EPOCHS, WorkloadError, get_workload
+    from bench.workloads import MIN_STAGED_EPOCHS, WorkloadError, get_workload, shown
 
     try:
         if not is_synthetic(cfg.data):
@@ -33,15 +33,15 @@ def check_inputs(cfg: SuiteConfig) -> SuiteConfig:
         try:  # a user workload: imports its module, calls its factory and data, checks the arrays
             wl = get_workload(w, cfg.data)
         except (WorkloadError, SourceError) as e:
-            raise ConfigError(f"workloads[{i}]={w!r}: {str(e).removeprefix(w + ': ')}") from None
+            raise ConfigError(f"workloads[{i}]={shown(w)!r}: {str(e).removeprefix(w + ': ')}") from None
         if cfg.epochs < MIN_STAGED_EPOCHS and wl.frozen:
-            raise ConfigError(f"epochs={cfg.epochs}: {w} trains in two stages (frozen backbone, then fine-tuning, "
-                              f"half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
+            raise ConfigError(f"epochs={cfg.epochs}: {shown(w)} trains in two stages (frozen backbone, then "
+                              f"fine-tuning, half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
     for w, s, gb, n_train, n_val in batch_combinations(cfg):
         steps = n_train // gb
         if steps < 1 or n_val // gb < 1:
             raise ConfigError(
-                f"batch_sizes: global batch {gb} ({s}) is larger than {w}'s "
+                f"batch_sizes: global batch {gb} ({s}) is larger than {shown(w)}'s "
                 f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
                 f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
     return cfg
@@ -72,6 +72,8 @@ def clamp_warnings(cfg: SuiteConfig) -> list[str]:
     one small combination. The plan names the point by what runs (``spe3``) and keeps the request as
     ``requested_steps_per_execution``.
     """
+    from bench.workloads import shown
+
     out = []
     for w, s, gb, n_train, _ in batch_combinations(cfg):
         steps = n_train // gb
@@ -84,6 +86,6 @@ def clamp_warnings(cfg: SuiteConfig) -> list[str]:
                    f"does not divide the {steps} steps")  # Keras would run whole executions past the epoch
             same = [o for o in spes if o != spe and effective_steps_per_execution(o, steps) == eff]
             once = f"; the same configuration as steps_per_execution={same[0]}, run once" if same else ""
-            out.append(f"steps_per_execution={spe} {why} of one {w} epoch at global batch {gb} ({s}): runs "
+            out.append(f"steps_per_execution={spe} {why} of one {shown(w)} epoch at global batch {gb} ({s}): runs "
                        f"with {eff} (points and reports name spe{eff}{once})")
     return out

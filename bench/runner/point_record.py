@@ -46,18 +46,17 @@ def process_record(worker: int, pid: int, log: Any = None) -> Process:
 
 def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     """The record's ``dataset``: what the point trained on. ``name`` is ``synthetic`` (bench's embedded data,
-    ``source`` naming which), ``arrays`` (a user workload's own arrays) or a data source's spec
-    (``keras:mnist``, ``folder:…``), with that source's kind, sizes, classes and content hash; ``shape``
-    is the model's input (images from files are resized to it)."""
+    ``source`` naming which), ``arrays`` (a user workload's own arrays) or a data source's name without its
+    path (``keras:mnist``, ``folder:pets``: :func:`bench.data.sources.short_name`), with that source's kind,
+    sizes, classes and content hash and the spec as given in ``source``; ``shape`` is the model's input
+    (images from files are resized to it)."""
     out: dict[str, Any] = {"name": "synthetic", "source": wl.dataset, "scale": point.data_scale,
                            "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
                            "classes": wl.classes, "pipeline": point.input_pipeline}
     spec = source_of(wl, point.data_scale)
     if spec:
-        out.update(describe(spec).as_record())
-        if uses_source(wl):
-            out["source"] = spec
-        else:  # bench's generated files (synthetic, like the other embedded data, but JPEGs on disk)
+        out.update(describe(spec).as_record())  # name (no path) and source (the spec as given)
+        if not uses_source(wl):  # bench's generated files: synthetic like the other embedded data, JPEGs on disk
             out.update(name="synthetic", source=wl.dataset, files=spec)
             for key in ("source_n_train", "source_n_val"):
                 out.pop(key)

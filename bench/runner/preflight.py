@@ -6,9 +6,9 @@ be refused before any point runs, not recorded as failed in every point. Checkin
 which needs Keras and a backend, so it happens in a child process (``python -m bench.runner.preflight``,
 the job as one JSON line on stdin), on the CPU (``JAX_PLATFORMS=cpu``, no visible GPU: it must not take
 an accelerator the workers are about to use), under the run's first backend. It builds each model, runs
-it on one small batch from the workload's own input pipeline and evaluates the compiled loss and metrics
-on it. Built-in workloads are not checked: their models are built for their data
-(:func:`bench.workloads.on_source`) and pinned by tests.
+it on one small batch from the workload's own input pipeline (labels in the format the compiled loss wants:
+:mod:`bench.workloads.labels`) and evaluates the compiled loss and metrics on it. Built-in workloads are
+not checked: their models are built for their data (:func:`bench.workloads.on_source`) and pinned by tests.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 
 from bench.config import ConfigError, SuiteConfig
 from bench.engines import process_env
-from bench.workloads import is_import_path
+from bench.workloads import is_import_path, shown
 
 PREFLIGHT_TIMEOUT_S = 300.0
 BATCH = 4
@@ -35,6 +35,7 @@ def problems(workload: str, data: str, backend: str) -> str:
     from bench.runner.plan import Point
     from bench.runner.worker import point_data
     from bench.workloads import get_workload
+    from bench.workloads.labels import label_fix
     from bench.workloads.models import runnable
 
     wl = runnable(get_workload(workload, data))
@@ -59,12 +60,14 @@ def problems(workload: str, data: str, backend: str) -> str:
     if 1 < shape[1] < wl.classes:
         return (f"the model outputs {shape[1]} values per example but the labels go up to {wl.classes - 1} "
                 f"({wl.classes} classes)")
+    settings = wl.compile_settings()
     try:
         # eagerly: one batch does not repay tracing a graph (TensorFlow) or compiling one (JAX) per model
-        model.compile(**{"run_eagerly": True, **wl.compile_settings()})
+        model.compile(**{"run_eagerly": True, **settings})
         losses = model.evaluate(x, y, verbose=0, return_dict=True)
     except Exception as e:
-        return f"the compiled loss or metrics do not fit the labels: {type(e).__name__}: {_first_line(e)}"
+        return (f"the compiled loss or metrics do not fit the labels: {type(e).__name__}: {_first_line(e)} "
+                f"{label_fix(settings)}")
     if "accuracy" not in losses:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
@@ -112,7 +115,7 @@ def check_models(cfg: SuiteConfig) -> None:
     """ConfigError naming every user workload whose model does not fit its data, first one first, each with
     its index in ``workloads`` (nothing runs then)."""
     found = model_problems(cfg)
-    bad = [f"workloads[{i}]={w!r}: {found[w]}" for i, w in enumerate(cfg.workloads) if found.get(w)]
+    bad = [f"workloads[{i}]={shown(w)!r}: {found[w]}" for i, w in enumerate(cfg.workloads) if found.get(w)]
     if bad:
         raise ConfigError("; ".join(bad))
 

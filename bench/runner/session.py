@@ -41,8 +41,12 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
 def resume_command(cfg: SuiteConfig, run_id: str, argv: list[str] | None = None) -> str:
     """The command that resumes ``run_id``: this run's own overrides (from argv) plus ``resume=<run_id>``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not any(a.startswith("suite=") for a in args):  # not started from the command line: rebuild it
-        args = [f"suite={cfg.name}", f"results_dir={cfg.results_dir}"]
+    if not any(a.startswith(("suite=", "workloads=")) for a in args):  # not started from the command line
+        from bench.workloads import run_name
+
+        by_workloads = cfg.name == run_name(cfg.workloads)  # run without a suite: named by its workloads
+        named = f"workloads=[{','.join(cfg.workloads)}]" if by_workloads else f"suite={cfg.name}"
+        args = [named, f"results_dir={cfg.results_dir}"]
     args = [a for a in args if not a.startswith("resume=")] + [f"resume={run_id}"]
     return "python -m bench " + " ".join(shlex.quote(a) for a in args)
 

@@ -11,7 +11,8 @@ the seed tutorials' exact layer stacks, described by data alone, their compile s
 
 The public names live in:
 
-- :mod:`~bench.workloads.base`: ``Workload``, ``WorkloadError``, ``is_import_path``, ``stage_epochs``;
+- :mod:`~bench.workloads.base`: ``Workload``, ``WorkloadError``, ``is_import_path``, ``shown``, ``run_name``,
+  ``stage_epochs``;
 - :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``);
 - :mod:`~bench.workloads.targets`: ``target_for``, ``TARGET_SOURCE``;
 - :mod:`~bench.workloads.user`: user workloads from import paths (``imported``);
@@ -33,6 +34,8 @@ from bench.workloads.base import (
     Workload,
     WorkloadError,
     is_import_path,
+    run_name,
+    shown,
     stage_epochs,
 )
 from bench.workloads.registry import PLANT_IMAGES, PLANT_TARGET, WORKLOADS
@@ -58,6 +61,8 @@ __all__ = [
     "imported",
     "is_import_path",
     "on_source",
+    "run_name",
+    "shown",
     "source_of",
     "stage_epochs",
     "target_for",

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,9 @@ class Workload:
     augment: bool | tuple[str, ...] = False
     variant: str | None = None
     binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
+    # labels fed as one-hot float32 rows: set by bench when the compiled loss or metrics want them
+    # (bench.workloads.labels: keras.io's categorical_crossentropy), never by hand
+    one_hot_labels: bool = False
     source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
     vocab: int = 0  # token inputs: ids are < vocab (Embedding input_dim); 0: not token input
     # transfer learning in two stages, one point: the layers named here are frozen for the first half of the
@@ -104,6 +108,37 @@ Workload.__module__ = "bench.workloads"  # its public name (bench.Workload resol
 def is_import_path(name: str) -> bool:
     """``my_pkg.my_module:make`` (a user workload), as opposed to a built-in's name."""
     return ":" in name
+
+
+PICKLED = "bench.workloads.pickled:"  # the import paths of workloads defined in a notebook
+
+
+def shown(name: str) -> str:
+    """A workload as messages show it: a built-in's name or a user's import path as given; a factory
+    defined in a notebook by its function's name (``digits``), not the import path of its pickle
+    (``bench.workloads.pickled:digits__w8b98…``, kept in records as ``workload_source``)."""
+    if not name.startswith(PICKLED):
+        return name
+    attribute = name.removeprefix(PICKLED)
+    label, sep, _ = attribute.rpartition("__w")
+    return f"{label} (defined in the notebook)" if sep and label else "a workload defined in the notebook"
+
+
+def run_name(workloads: list[str]) -> str:
+    """The name of a run given by its workloads alone (no suite): the names joined by ``-``, a user
+    workload by its module (``examples.digits:make`` -> ``digits``), a notebook one by its function; after
+    three, ``-and-N-more``. What run ids and records' ``suite`` show, e.g. ``fashion_cnn-digits``."""
+    names = []
+    for w in workloads:
+        if w.startswith(PICKLED):
+            label = w.removeprefix(PICKLED).rpartition("__w")[0] or "notebook"
+        elif is_import_path(w):
+            label = w.partition(":")[0].rsplit(".", 1)[-1]
+        else:
+            label = w
+        names.append(re.sub(r"[^A-Za-z0-9_.]+", "_", label).strip("_.") or "workload")
+    shown_names = names[:3] + ([f"and-{len(names) - 3}-more"] if len(names) > 3 else [])
+    return "-".join(shown_names) or "workloads"
 
 
 STAGES = ("frozen", "fine_tune")

@@ -24,6 +24,7 @@ from keras import layers
 
 from bench.data.synthetic import REUTERS_VOCAB  # seed 004's summary: Embedding params 216,874 = 30,982 x 7
 from bench.workloads import SOFTMAX_ON_PROBABILITIES, SPARSE_CE, Workload, get_workload
+from bench.workloads.labels import expects_one_hot
 
 
 def build_fashion_cnn(wl: Workload) -> keras.Model:
@@ -262,9 +263,11 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
 
 
 def runnable(workload: Workload) -> Workload:
-    """``workload`` with its model builder and compile settings: a built-in gets its seed's (fresh objects
-    per call); a workload that already has both is returned as it is."""
-    if workload.build_model is not None and workload.compile_kwargs is not None:
-        return workload
-    return dataclasses.replace(workload, build_model=functools.partial(build_model, workload),
-                               compile_kwargs=functools.partial(compile_kwargs, workload))
+    """``workload`` with its model builder and compile settings (a built-in gets its seed's, fresh objects
+    per call) and the label format they expect (``one_hot_labels``: :func:`bench.workloads.labels.expects_one_hot`)."""
+    if workload.build_model is None or workload.compile_kwargs is None:
+        workload = dataclasses.replace(workload, build_model=functools.partial(build_model, workload),
+                                       compile_kwargs=functools.partial(compile_kwargs, workload))
+    if not workload.binary_labels and expects_one_hot(workload.compile_settings()):
+        workload = dataclasses.replace(workload, one_hot_labels=True)  # e.g. keras.io's categorical_crossentropy
+    return workload

@@ -4,7 +4,8 @@ A function defined in a notebook (or any ``__main__``) has no import path a work
 :func:`bench.notebook.run` pickles such a factory with ``cloudpickle`` (which pickles ``__main__``
 functions, and the notebook functions and values they use, by value; imported modules such as ``keras``
 or ``numpy`` by reference) into ``$BENCH_CACHE_DIR/workloads/<sha256>.pkl`` and names it by the import
-path ``bench.workloads.pickled:w<sha256>``. Resolving that path (in the main process and in every worker,
+path ``bench.workloads.pickled:<name>__w<sha256>``, ``<name>`` the function's own name, which is what
+warnings and errors show (:func:`bench.workloads.shown`). Resolving that path (in the main process and in every worker,
 through :func:`bench.workloads.imported`, like any user workload) loads the pickle here. Workers run on
 the same machine, so the file is there; a record's ``workload_source`` keeps the path, and the file stays
 in the cache so that ``resume`` works.
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 PREFIX = "w"
+SEP = "__w"  # between the factory's name and its hash: "digits__w8b98c27f…"
 
 
 def folder() -> Path:
@@ -26,8 +29,9 @@ def folder() -> Path:
     return Path(os.environ.get("BENCH_CACHE_DIR") or Path.home() / ".cache" / "bench") / "workloads"
 
 
-def store(factory: Callable[[], Any]) -> str:
-    """Pickle ``factory`` by value; returns its import path ``bench.workloads.pickled:w<sha256>``."""
+def store(factory: Callable[[], Any], name: str | None = None) -> str:
+    """Pickle ``factory`` by value; returns its import path ``bench.workloads.pickled:<name>__w<sha256>``,
+    ``name`` the factory's ``__name__`` unless given (made an identifier: ``<lambda>`` -> ``lambda``)."""
     import cloudpickle
 
     blob = cloudpickle.dumps(factory)
@@ -38,13 +42,16 @@ def store(factory: Callable[[], Any]) -> str:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_bytes(blob)
         os.replace(tmp, path)
-    return f"{__name__}:{PREFIX}{digest}"
+    label = re.sub(r"\W+", "_", name or getattr(factory, "__name__", "") or "workload").strip("_") or "workload"
+    return f"{__name__}:{label}{SEP}{digest}"
 
 
 def __getattr__(name: str) -> Any:
-    """``w<sha256>``: the factory pickled under that hash (module attributes resolve to pickles)."""
-    path = folder() / f"{name.removeprefix(PREFIX)}.pkl"
-    if not name.startswith(PREFIX) or not path.is_file():
+    """``<name>__w<sha256>`` (or the older ``w<sha256>``): the factory pickled under that hash (module
+    attributes resolve to pickles)."""
+    digest = name.rpartition(SEP)[2] if SEP in name else name.removeprefix(PREFIX)
+    path = folder() / f"{digest}.pkl"
+    if not (SEP in name or name.startswith(PREFIX)) or not path.is_file():
         raise AttributeError(f"no pickled workload {name!r} in {folder()} (a notebook workload is kept there; "
                              "run it from its notebook again)")
     import cloudpickle

@@ -56,6 +56,7 @@ from bench.data.sources.base import (
     is_synthetic,
     pad_sequences,
     parse,
+    short_name,
     stratified_split,
 )
 from bench.data.sources.image_files import Listing, files_describe, files_load, listing
@@ -84,7 +85,7 @@ __all__ = [
     "STRATIFIED_SPLIT", "SYNTHETIC", "VAL_FRACTION", "VAL_PREFIXES", "Encoded", "KerasSet", "Listing", "Source",
     "SourceError", "clear_caches", "describe", "files_describe", "files_load", "hash_files", "is_synthetic",
     "keras_arrays", "keras_datasets_dir", "keras_describe", "keras_load", "listing", "load", "pad_sequences",
-    "parse", "stratified_split", "tfrecord_describe", "tfrecord_examples", "tfrecord_load",
+    "parse", "short_name", "stratified_split", "tfrecord_describe", "tfrecord_examples", "tfrecord_load",
 ]
 
 @functools.lru_cache(maxsize=32)

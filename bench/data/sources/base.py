@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 
@@ -63,10 +63,25 @@ class Source:
     split: str = ""  # how train/validation were separated
 
     def as_record(self) -> dict[str, object]:
-        """What the record's ``dataset`` says of the source."""
-        return {"name": self.spec, "kind": self.kind, "modality": self.modality, "encoded": self.encoded,
+        """What the record's ``dataset`` says of the source: ``name`` is :func:`short_name` (the identity,
+        with ``sha256``, the same on every machine); the spec as given, with its path, stays in ``source``."""
+        return {"name": short_name(self.spec), "source": self.spec, "kind": self.kind, "modality": self.modality,
+                "encoded": self.encoded,
                 "source_n_train": self.n_train, "source_n_val": self.n_val, "classes": self.classes,
                 "class_names": list(self.class_names), "sha256": self.sha256, "split": self.split}
+
+
+def short_name(spec: str) -> str:
+    """A source's name without where it lies on this machine: ``folder:/data/pets`` -> ``folder:pets``,
+    ``csv:/data/plants/train.csv`` -> ``csv:plants/train.csv`` (a csv file by its folder too: every competition
+    calls it train.csv), ``tfrecord:/data/shards`` -> ``tfrecord:shards``; ``keras:mnist`` as it is. Records and
+    reports name data sets by it, so one data set at two paths or on two machines is one data set."""
+    kind, sep, arg = spec.partition(":")
+    if not sep or kind not in ("folder", "csv", "tfrecord") or not arg:
+        return spec
+    path = PurePath(arg.rstrip("/\\") or arg)
+    keep = path.parts[-2:] if kind == "csv" and len(path.parts) >= 2 else path.parts[-1:]
+    return f"{kind}:{'/'.join(keep)}"
 
 
 def parse(spec: str) -> tuple[str, str]:

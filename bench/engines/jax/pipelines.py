@@ -108,6 +108,8 @@ class Batches:
                 x = augment.apply(x, draws)
         if self.workload.binary_labels:
             y = y.astype(np.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
+        elif self.workload.one_hot_labels:  # a categorical loss: one-hot float32 rows (bench.workloads.labels)
+            y = np.eye(self.workload.classes, dtype=np.float32)[y]
         return x, y
 
     def restart(self) -> None:

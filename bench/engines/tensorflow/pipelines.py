@@ -84,6 +84,8 @@ def augment(x: tf.Tensor, p: dict[str, tf.Tensor]) -> tf.Tensor:
 
 
 def _labels(workload: Workload, y: tf.Tensor) -> tf.Tensor:
+    if workload.one_hot_labels:  # a categorical loss: one-hot float32 rows (bench.workloads.labels)
+        return tf.one_hot(y, workload.classes, dtype=tf.float32)
     return tf.cast(y, tf.float32)[:, None] if workload.binary_labels else y  # BCE wants (batch, 1) floats
 
 

@@ -1,0 +1,50 @@
+"""Which label format a model's compiled loss and metrics expect: integer class ids, as bench's data hold
+them, or one-hot rows. No framework: Keras' losses and metrics are recognised by name.
+
+keras.io and Kaggle notebooks use both forms. keras.io's "Simple MNIST convnet" compiles with
+``loss="categorical_crossentropy"`` on labels made one-hot with ``keras.utils.to_categorical``; seed 002
+compiles with ``sparse_categorical_crossentropy`` on integer labels. bench feeds integer labels unless the
+model asks for one-hot ones (:func:`expects_one_hot`); the input pipelines then turn each label into a
+one-hot float32 row (``Workload.one_hot_labels``), and the record says so (``label_format``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# losses and metrics that take one-hot targets (as names, Keras classes, or Keras functions)
+ONE_HOT_LOSSES = frozenset({"categorical_crossentropy", "categorical_focal_crossentropy", "categorical_hinge",
+                            "CategoricalCrossentropy", "CategoricalFocalCrossentropy", "CategoricalHinge"})
+ONE_HOT_METRICS = frozenset({"categorical_accuracy", "top_k_categorical_accuracy", "CategoricalAccuracy",
+                             "TopKCategoricalAccuracy"} | ONE_HOT_LOSSES)
+INTEGER, ONE_HOT = "integer", "one_hot"
+
+
+def name_of(obj: Any) -> str:
+    """A loss or metric as Keras names it: a string as it is, a function by ``__name__``, an object by class."""
+    if isinstance(obj, str):
+        return obj
+    return str(getattr(obj, "__name__", None) or type(obj).__name__)
+
+
+def expects_one_hot(settings: dict[str, Any]) -> str:
+    """The loss or metric in ``model.compile`` keyword arguments ``settings`` that wants one-hot labels (its
+    name), or "" when integer class ids fit (a single-output model; a dict or list of losses is left as it
+    is)."""
+    loss = settings.get("loss")
+    if loss is not None and not isinstance(loss, dict | list | tuple) and name_of(loss) in ONE_HOT_LOSSES:
+        return name_of(loss)
+    metrics = settings.get("metrics") or []
+    for m in metrics if isinstance(metrics, list | tuple) else []:
+        if not isinstance(m, dict | list | tuple) and name_of(m) in ONE_HOT_METRICS:
+            return name_of(m)
+    return ""
+
+
+def label_fix(settings: dict[str, Any]) -> str:
+    """The advice when the compiled loss or metrics do not fit the labels bench feeds, naming the loss."""
+    loss = settings.get("loss")
+    name = name_of(loss) if loss is not None else "none"
+    return (f"(compiled loss: {name}. bench feeds integer class ids 0..K-1, one-hot rows when the loss or a "
+            "metric is categorical, e.g. categorical_crossentropy: for a K-unit output use "
+            "sparse_categorical_crossentropy or categorical_crossentropy, with metrics that take the same labels)")

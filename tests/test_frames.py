@@ -1,0 +1,60 @@
+"""The frames a notebook gets: one row per point and one row per point and epoch, scalar columns only, each
+documented with its unit in docs/reports.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from bench.records import as_records, load_records
+from bench.reporting.tidy import EPOCH_COLUMNS, POINT_COLUMNS, epochs_frame, points_table
+from tests.conftest import REPO
+
+RECORDS = [Path(__file__).parent / "data" / "records", Path(__file__).parent / "data" / "records_backends"]
+
+
+def _scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | bool | int | float) or pd.api.types.is_scalar(value)
+
+
+def test_one_row_per_point_with_documented_scalar_columns() -> None:
+    records = load_records(RECORDS, warn=False).records
+    table = points_table(records)
+    assert list(table.columns) == [c for c, _, _ in POINT_COLUMNS] and len(table) == len(records)
+    assert all(_scalar(v) for col in table.columns for v in table[col]), "a column holds tuples or lists"
+    ok = table[table["status"] == "ok"]
+    assert (ok["steady_train_s"] > 0).all() and (ok["n_steady_epochs"] >= 1).all()
+    assert (ok["steady_epoch_s"] >= ok["steady_train_s"]).all()  # training and validation vs training alone
+
+
+def test_one_row_per_point_and_epoch_matching_the_records() -> None:
+    records = as_records(load_records(RECORDS, warn=False).records)
+    long = epochs_frame(records)
+    assert list(long.columns) == [c for c, _, _ in EPOCH_COLUMNS]
+    assert len(long) == sum(len(r.epochs) for r in records)
+    assert all(_scalar(v) for col in long.columns for v in long[col])
+    for r in records[:20]:
+        rows = long[(long["run_id"] == r.run_id) & (long["point_id"] == r.point_id)]
+        assert rows["epoch"].tolist() == [e.epoch for e in r.epochs]
+        assert rows.loc[rows["steady"], "epoch"].tolist() == [e.epoch for e in r.steady_epochs()]
+    table = points_table(records)  # the same labels in both frames: they join on run_id and point_id
+    joined = long.merge(table[["run_id", "point_id", "strategy", "dataset"]], on=["run_id", "point_id"],
+                        suffixes=("", "_point"))
+    assert len(joined) == len(long)
+    assert (joined["strategy"] == joined["strategy_point"]).all()
+    assert (joined["dataset"] == joined["dataset_point"]).all()
+
+
+def test_the_docs_list_every_column_with_its_unit() -> None:
+    text = (REPO / "docs" / "reports.md").read_text(encoding="utf-8")
+    points, epochs = text.split("**One row per point** (`bench.run`):")[1].split("**One row per point and epoch**")
+    for section, columns in ((points, POINT_COLUMNS), (epochs, EPOCH_COLUMNS)):
+        documented = re.findall(r"^\| `([a-z0-9_]+)` \| ([^|]+) \|", section, flags=re.M)
+        assert [(c, u.strip()) for c, u in documented] == [(c, u) for c, u, _ in columns]
+
+
+def test_empty_runs_give_empty_frames_with_the_columns() -> None:
+    assert list(points_table([]).columns) == [c for c, _, _ in POINT_COLUMNS]
+    assert list(epochs_frame([]).columns) == [c for c, _, _ in EPOCH_COLUMNS]
