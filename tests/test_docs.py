@@ -1,6 +1,7 @@
 """The README and docs/ stay true: links resolve, every ``python -m bench`` command uses keys, suites, strategies,
 backends and workloads that exist (and parses where it names no file or placeholder), the record fields
-docs/records.md names are fields of the typed record, and the tests and files the pages cite exist."""
+docs/records.md names are fields of the typed record, the tests and files the pages cite exist, and an example
+that runs the JAX backend names the install it needs where it stands (the quickstart installs TensorFlow only)."""
 
 from __future__ import annotations
 
@@ -79,11 +80,36 @@ def test_every_command_uses_keys_and_names_that_exist(page: Path) -> None:
                 listed = set(value.strip("[]").split(","))
                 assert listed <= names[key], f"{page.name}: {cmd!r}: {listed - names[key]}"
         concrete = not any(c in cmd for c in "<…") and "data=" not in cmd and ":" not in cmd
-        if concrete and any(a.startswith("suite=") for a in overrides):
+        if concrete and any(a.startswith(("suite=", "workloads=")) for a in overrides):  # a suite, or none
             try:
                 parse_config(overrides)
             except ConfigError as e:  # e.g. a batch the suite's data cannot fill: the docs would be wrong
                 pytest.fail(f"{page.name}: {cmd!r}: {e}")
+
+
+JAX_RUN = re.compile(r"backends=\[[^\]]*jax|backends=\[\"jax")  # a run that needs the JAX extra
+JAX_INSTALL = re.compile(r"\.\[(?:[a-z]+,)*jax[\],]|bench\[jax\]|jax\[(?:cuda12|tpu)\]|with both installed")
+
+
+def units(text: str) -> list[str]:
+    """A page cut where a reader reads an example as one piece: each fenced code block (with the line that
+    introduces it) and each paragraph or list item of prose."""
+    out, prose = [], []
+    for i, part in enumerate(re.split(r"^\s*```", text, flags=re.M)):
+        if i % 2:  # a code block: with the last prose line before it, which often says what it needs
+            out.append((prose[-1] if prose else "") + "\n" + part)
+        else:
+            prose = [p for p in re.split(r"\n\s*\n|\n(?=\s*- )", part) if p.strip()]
+            out.extend(prose)
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_an_example_that_needs_jax_says_so_where_it_stands(page: Path) -> None:
+    """The quickstart installs ``.[tensorflow]`` only: a command or ``bench.run`` call that runs the JAX backend
+    names the JAX extra (or jax's own install) in the same code block or paragraph."""
+    missing = [u.strip()[:120] for u in units(page.read_text()) if JAX_RUN.search(u) and not JAX_INSTALL.search(u)]
+    assert missing == [], f"{page.name}: JAX examples without the install they need: {missing}"
 
 
 def _field_exists(path: str) -> bool:
