@@ -1,15 +1,17 @@
 """examples/compare_strategies.ipynb, executed end to end by a real Jupyter kernel (nbclient): every cell runs
-as written, the frames and the seaborn plot come out, and the report renders inline without empty outputs or
-a stray repr."""
+as written, the frames and the seaborn plot come out, the report renders inline without empty outputs or a
+stray repr, and ``bench.run`` in the notebook writes the records the command line writes for the same
+configuration (this test absorbed the notebook-vs-CLI test: one run serves both)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_bench
 
 NOTEBOOK = REPO / "examples" / "compare_strategies.ipynb"
 
@@ -39,5 +41,26 @@ def test_the_example_notebook_runs_in_a_kernel_and_shows_a_clean_report(tmp_path
     assert not [o for o in report if o.output_type == "execute_result"]  # no PosixPath('…/report.md') after it
     assert "# " in markdown[0] and "fashion_cnn" in "".join(markdown)
     assert list((tmp_path / "results").iterdir()) and list((tmp_path / "reports").glob("*/report.md"))
-    runs = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert any("-fashion_cnn-" in r for r in runs) and any("-tiny_cnn-" in r for r in runs)  # named by what ran
+    runs = {p.name.split("-")[1]: p for p in (tmp_path / "results").iterdir()}  # <time>-<what ran>-<commit>
+    assert sorted(runs) == ["fashion_cnn", "tiny_cnn"]  # run folders named by what ran, not by a pickle's hash
+    nb = {name: _records(path) for name, path in runs.items()}
+    assert all(r["status"] == "ok" for recs in nb.values() for r in recs.values())
+    (tiny,) = [r for r in nb["tiny_cnn"].values() if r["strategy"]["name"] == "cpu"]
+    assert tiny["workload"] == "tiny_cnn" and tiny["label_format"] == "one_hot"
+    assert tiny["workload_source"].startswith("bench.workloads.pickled:tiny_cnn__w")  # the pickle, for provenance
+    assert tiny["epochs"][-1]["val_accuracy"] > 0.3  # chance is 0.1
+
+    # the command line writes the same records for the same configuration (no suite there either)
+    proc = run_bench("workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[64]", "steps_per_execution=[4]",
+                     "epochs=3", "n_train=1024", "n_val=256", f"results_dir={tmp_path / 'cli'}", "report=false")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ((pid, cli),) = _records(next((tmp_path / "cli").iterdir())).items()
+    mine = nb["fashion_cnn"][pid]
+    assert mine["config_hash"] == cli["config_hash"] and mine["dataset"] == cli["dataset"]
+    assert mine["initial_weights"]["sha256"] == cli["initial_weights"]["sha256"]
+    assert mine["epochs"][0]["loss"] == pytest.approx(cli["epochs"][0]["loss"], rel=1e-4)
+
+
+def _records(run_dir: Path) -> dict[str, dict]:
+    return {r["point_id"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json"))
+            if "point_id" in r}

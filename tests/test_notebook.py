@@ -1,9 +1,9 @@
-"""The notebook API: ``bench.run`` runs what the CLI runs and returns the tidy frame; ``bench.report``
-renders it; a workload defined in the notebook reaches the workers by value (cloudpickle)."""
+"""The notebook API (its end-to-end run: tests/test_example_notebook.py): ``bench.run`` runs what the CLI runs
+and returns the tidy frame; ``bench.report`` renders it; a workload defined in the notebook reaches the workers
+by value (cloudpickle) and is named by its function."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +13,7 @@ import pytest
 import bench
 from bench.config import ConfigError
 from bench.notebook import config, workload_name
-from tests.conftest import REPO, run_bench
-
-SMALL = {"strategies": ["cpu"], "batch_sizes": [64], "steps_per_execution": [4], "epochs": 2, "n_train": 256,
-         "n_val": 128, "measure_peak": False}
+from tests.conftest import REPO
 
 
 def test_the_facade_exports_workload_run_and_report() -> None:
@@ -93,44 +90,3 @@ def test_a_notebook_workload_is_shown_by_its_name_in_warnings_and_errors(tmp_pat
     given = make()
     assert isinstance(given, Workload) and shown(workload_name(given)) == f"{given.name} (defined in the notebook)"
 
-
-def _records(run_dir: Path) -> dict[str, dict]:
-    return {r["point_id"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json"))
-            if "point_id" in r}
-
-
-@pytest.mark.slow
-def test_bench_run_returns_the_same_records_as_the_cli(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.chdir(REPO)
-    cli_args = ["workloads=[fashion_cnn]", "strategies=[cpu]", "batch_sizes=[64]",  # no suite: the defaults
-                "steps_per_execution=[4]", "epochs=2", "n_train=256", "n_val=128", "measure_peak=false",
-                f"results_dir={tmp_path / 'cli'}", "report=false"]
-    proc = run_bench(*cli_args)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-
-    def digits():  # a workload defined "in the notebook"
-        from examples.digits import make
-
-        return make()
-
-    frame = bench.run([("fashion_cnn"), digits], results_dir=str(tmp_path / "nb"), **SMALL)
-    (cli_dir,) = (tmp_path / "cli").iterdir()
-    cli = _records(cli_dir)
-    nb_dir = Path(frame.attrs["bench_run_dirs"][0])
-    nb = _records(nb_dir)
-    # the run ids name what ran: the workloads, a notebook one by its function
-    assert "-fashion_cnn-" in cli_dir.name and "-fashion_cnn-digits-" in nb_dir.name
-    assert {r["suite"] for r in cli.values()} == {"fashion_cnn"}
-    assert set(frame["point_id"]) == set(nb) and len(frame) == 2
-    (pid,) = cli
-    assert nb[pid]["config_hash"] == cli[pid]["config_hash"] and nb[pid]["status"] == cli[pid]["status"] == "ok"
-    assert nb[pid]["dataset"] == cli[pid]["dataset"] and nb[pid]["initial_weights"]["sha256"] == \
-        cli[pid]["initial_weights"]["sha256"]
-    assert nb[pid]["epochs"][0]["loss"] == pytest.approx(cli[pid]["epochs"][0]["loss"], rel=1e-4)
-    row = frame[frame["workload"] == "digits_cnn"].iloc[0]
-    assert row["status"] == "ok" and row["final_val_accuracy"] > 0.2 and row["repeat_examples_per_s"] > 0
-    assert next(r for r in nb.values() if r["workload"] == "digits_cnn")["workload_source"].startswith(
-        "bench.workloads.pickled:digits__w")
-    path = bench.report(frame, out=tmp_path / "report", show=False)
-    text = path.read_text()
-    assert "digits_cnn" in text and "fashion_cnn" in text and list(path.parent.glob("*.png"))
