@@ -180,8 +180,9 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
     figures = {}
     for (workload, dataset), pts in a.points.groupby(["workload", "dataset"], sort=True):
         summ = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+        eps = a.epochs[(a.epochs["workload"] == workload) & (a.epochs["dataset"] == dataset)]
         figures[(workload, dataset)] = plots.plot_workload(
-            pts, summ, f"{workload} on {dataset}", baseline, out_dir, plots.slug(f"{workload}-{dataset}"))
+            pts, eps, summ, f"{workload} on {dataset}", baseline, out_dir, plots.slug(f"{workload}-{dataset}"))
     path = out_dir / "report.md"
     path.write_text(render_markdown(a, loaded, dirs, figures), encoding="utf-8")
     return path

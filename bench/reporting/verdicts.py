@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from bench.records import RecordLike
+from bench.records import RecordLike, as_records
 from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
@@ -126,6 +126,7 @@ class Analysis:
     wrappers: pd.DataFrame
     baseline: str
     parity_tolerance_pp: float
+    epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
 
     @property
     def show_backend(self) -> bool:
@@ -136,14 +137,18 @@ class Analysis:
 def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
             parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Analysis:
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
-    points = points_frame(records)
+    from bench.reporting.tidy import epochs_frame
+
+    typed = as_records(records)
+    points, epochs = points_frame(typed), epochs_frame(typed)
     summary = summarize(points, baseline)
     if summary.empty:
         empty = pd.DataFrame()
-        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp)
+        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp,
+                        epochs)
     summary = add_learning(summary, points, baseline, parity_tolerance_pp)
     parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp)
     flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
     summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
-                    break_even(summary), wrapper_costs(summary), baseline, parity_tolerance_pp)
+                    break_even(summary), wrapper_costs(summary), baseline, parity_tolerance_pp, epochs)

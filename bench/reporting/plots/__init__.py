@@ -42,19 +42,19 @@ __all__ = [
 ]
 
 
-def plot_epoch_time(points: pd.DataFrame, title: str, path: Path) -> Path | None:
+def plot_epoch_time(epochs: pd.DataFrame, title: str, path: Path) -> Path | None:
     """Save :func:`epoch_time_figure` as PNG at ``path``; None (nothing written) without data."""
-    return save(epoch_time_figure(points, title), Path(path))
+    return save(epoch_time_figure(epochs, title), Path(path))
 
 
-def plot_throughput(points: pd.DataFrame, title: str, path: Path) -> Path | None:
+def plot_throughput(epochs: pd.DataFrame, title: str, path: Path) -> Path | None:
     """Save :func:`throughput_figure` as PNG at ``path``; None (nothing written) without data."""
-    return save(throughput_figure(points, title), Path(path))
+    return save(throughput_figure(epochs, title), Path(path))
 
 
-def plot_val_accuracy(points: pd.DataFrame, title: str, path: Path) -> Path | None:
+def plot_val_accuracy(epochs: pd.DataFrame, points: pd.DataFrame, title: str, path: Path) -> Path | None:
     """Save :func:`val_accuracy_figure` as PNG at ``path``; None (nothing written) without data."""
-    return save(val_accuracy_figure(points, title), Path(path))
+    return save(val_accuracy_figure(epochs, points, title), Path(path))
 
 
 def plot_speedup_heatmap(summary: pd.DataFrame, title: str, baseline: str, path: Path) -> Path | None:
@@ -67,15 +67,16 @@ def plot_backends(summary: pd.DataFrame, title: str, path: Path) -> Path | None:
     return save(backend_figure(summary, title), Path(path))
 
 
-def plot_workload(points: pd.DataFrame, summary: pd.DataFrame, title: str, baseline: str, out_dir: Path,
-                  stem: str) -> dict[str, Path]:
-    """Write every figure of one workload as ``out_dir/<stem>-<figure>.png``; returns figure -> path for
-    the figures that had data (figures without data are skipped, never an error)."""
+def plot_workload(points: pd.DataFrame, epochs: pd.DataFrame, summary: pd.DataFrame, title: str, baseline: str,
+                  out_dir: Path, stem: str) -> dict[str, Path]:
+    """Write every figure of one workload as ``out_dir/<stem>-<figure>.png`` (the per-epoch figures from
+    ``epochs``, the frame ``bench.epochs`` gives a notebook); returns figure -> path for the figures that had
+    data (figures without data are skipped, never an error)."""
     out_dir = Path(out_dir)
     paths = {
-        "epoch_time": plot_epoch_time(points, title, out_dir / f"{stem}-epoch_time.png"),
-        "throughput": plot_throughput(points, title, out_dir / f"{stem}-throughput.png"),
-        "val_accuracy": plot_val_accuracy(points, title, out_dir / f"{stem}-val_accuracy.png"),
+        "epoch_time": plot_epoch_time(epochs, title, out_dir / f"{stem}-epoch_time.png"),
+        "throughput": plot_throughput(epochs, title, out_dir / f"{stem}-throughput.png"),
+        "val_accuracy": plot_val_accuracy(epochs, points, title, out_dir / f"{stem}-val_accuracy.png"),
         "speedup": plot_speedup_heatmap(summary, title, baseline, out_dir / f"{stem}-speedup.png"),
         "backends": plot_backends(summary, title, out_dir / f"{stem}-backends.png"),
     }

@@ -1,9 +1,9 @@
-"""Line figures from the per-point frame (:func:`bench.reporting.frame.points_frame`): training time per epoch,
-training throughput and validation accuracy, one line per series with a band. Never imports TensorFlow."""
+"""Line figures from the per-epoch frame (:func:`bench.reporting.tidy.epochs_frame`, what ``bench.epochs`` gives a
+notebook): training time per epoch, training throughput and validation accuracy, one line per series with a
+band. Never imports TensorFlow."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -14,13 +14,12 @@ from matplotlib.ticker import FixedLocator
 from bench.reporting.plots import layout
 
 
-def _samples(points: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Long frame: one row per steady epoch of every ok point, ``value`` = that epoch's ``column``."""
-    ok = points[points["status"] == "ok"].copy()
+def _samples(epochs: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One row per steady epoch of every ok point, ``value`` = that epoch's ``column``."""
+    ok = epochs[(epochs["status"] == "ok") & epochs["steady"].astype(bool)].copy()
     if ok.empty:
         return ok
     ok["series"] = layout.series_labels(ok)
-    ok = ok.explode(column)
     ok["value"] = pd.to_numeric(ok[column], errors="coerce")
     return ok[np.isfinite(ok["value"])]
 
@@ -41,11 +40,11 @@ def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dic
                             linewidth=0)
 
 
-def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
+def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
                   ylabel: str, panel_title: str) -> Figure | None:
-    """Median (IQR band) of a per-epoch sample ``column`` vs ``x`` (log2), one line per strategy and one
+    """Median (IQR band) of the steady epochs' ``column`` vs ``x`` (log2), one line per strategy and one
     panel per value of ``panel``."""
-    data = _samples(points, column)
+    data = _samples(epochs, column)
     if data.empty:
         return None
     panels = sorted(data[panel].unique())
@@ -60,35 +59,32 @@ def _median_lines(points: pd.DataFrame, column: str, x: str, panel: str, title: 
     return fig
 
 
-def epoch_time_figure(points: pd.DataFrame, title: str) -> Figure | None:
+def epoch_time_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
     """Steady training time per epoch (s, validation excluded; median with IQR band) vs global batch
     (log2), one panel per spe."""
-    return _median_lines(points, "steady_train_s", "global_batch_size", "steps_per_execution",
+    return _median_lines(epochs, "train_s", "global_batch_size", "steps_per_execution",
                          f"{title}: steady training time per epoch vs global batch",
                          "global batch size (examples, log2)", "training time per epoch (s)",
                          "steps_per_execution = {}")
 
 
-def throughput_figure(points: pd.DataFrame, title: str) -> Figure | None:
+def throughput_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
     """Training throughput (examples/s, median with IQR band) vs steps_per_execution, one panel per batch."""
-    return _median_lines(points, "steady_examples_per_s", "steps_per_execution", "global_batch_size",
+    return _median_lines(epochs, "examples_per_s", "steps_per_execution", "global_batch_size",
                          f"{title}: training throughput vs steps_per_execution", "steps_per_execution (log2)",
                          "training throughput (examples/s)", "global batch = {}")
 
 
-def val_accuracy_figure(points: pd.DataFrame, title: str) -> Figure | None:
+def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) -> Figure | None:
     """Validation accuracy per epoch, one line per strategy (band = range over spe and repeats), one panel
-    per global batch; dashed line = chance accuracy, dotted line = the workload's target accuracy (when it has
-    one). Diverged points are drawn too."""
-    pts = points[points["status"].isin(["ok", "diverged"])].copy()
-    if pts.empty:
-        return None
-    pts["series"] = layout.series_labels(pts)
-    rows = [{"series": r.series, "global_batch_size": r.global_batch_size, "epoch": ep, "val_accuracy": acc}
-            for r in pts.itertuples() for ep, acc in r.val_accuracy_curve if math.isfinite(acc)]
-    data = pd.DataFrame(rows)
+    per global batch (from ``epochs``); dashed line = chance accuracy, dotted line = the workload's target
+    accuracy (when it has one; both from ``points``). Diverged points are drawn too."""
+    data = epochs[epochs["status"].isin(["ok", "diverged"])].copy()
+    data = data[np.isfinite(pd.to_numeric(data["val_accuracy"], errors="coerce"))]
     if data.empty:
         return None
+    data["series"] = layout.series_labels(data)
+    pts = points[points["status"].isin(["ok", "diverged"])]
     batches = sorted(data["global_batch_size"].unique())
     fig, axes = layout.grid(len(batches), f"{title}: validation accuracy per epoch")
     pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
