@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -77,3 +80,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     found[name] = check()
                 if not found[name]:
                     item.add_marker(pytest.mark.skip(reason=f"needs a {name.upper()} (hardware run)"))
+
+
+def workers_of(tag: str) -> list[int]:
+    """Live (non-zombie) ``bench.runner.worker`` processes started by the test run tagged ``tag``."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            if b"bench.runner.worker" not in (p / "cmdline").read_bytes():
+                continue
+            if f"BENCH_TEST_TAG={tag}".encode() not in (p / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (p / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            pids.append(int(p.name))
+    return pids
+
+
+@pytest.fixture
+def tag():
+    """A label put into the environment of this test's bench processes; stray workers are killed at the end."""
+    label = uuid.uuid4().hex
+    yield label
+    for pid in workers_of(label):  # only when a test failed: a passing test has already asserted there are none
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
