@@ -21,6 +21,7 @@ from bench.reporting.format import config_name
 from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
 from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
+from bench.reporting.tidy import epochs_frame
 
 
 def _learners(summary: pd.DataFrame) -> pd.DataFrame:
@@ -137,8 +138,6 @@ class Analysis:
 def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
             parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Analysis:
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
-    from bench.reporting.tidy import epochs_frame
-
     typed = as_records(records)
     points, epochs = points_frame(typed), epochs_frame(typed)
     summary = summarize(points, baseline)

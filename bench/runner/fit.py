@@ -76,13 +76,13 @@ class PointFit:
 
     def record_labels(self) -> None:
         """The labels' format as fed (``label_format``), with a note when bench adapted them to the model."""
-        from bench.workloads.labels import INTEGER, ONE_HOT, expects_one_hot
+        from bench.workloads.labels import INTEGER, ONE_HOT
 
         wl = self.workload
         self.rec.label_format = ONE_HOT if wl.one_hot_labels else "binary" if wl.binary_labels else INTEGER
         if wl.one_hot_labels:
-            self.rec.notes.append(f"labels fed as one-hot rows: the compiled {expects_one_hot(wl.compile_settings())} "
-                                  "expects them (the data hold integer class ids)")
+            self.rec.notes.append(f"labels fed as one-hot rows: the compiled {wl.one_hot_labels} expects them "
+                                  "(the data hold integer class ids)")
 
     def resolve_spe(self) -> int:
         """The steps_per_execution that divides the epoch (recorded, with a note when it is not the request)."""

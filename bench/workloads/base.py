@@ -60,9 +60,9 @@ class Workload:
     augment: bool | tuple[str, ...] = False
     variant: str | None = None
     binary_labels: bool = False  # labels fed as (batch, 1) floats (a sigmoid output with binary cross-entropy)
-    # labels fed as one-hot float32 rows: set by bench when the compiled loss or metrics want them
-    # (bench.workloads.labels: keras.io's categorical_crossentropy), never by hand
-    one_hot_labels: bool = False
+    # labels fed as one-hot float32 rows when set: the name of the compiled loss or metric that wants them
+    # (bench.workloads.labels: keras.io's categorical_crossentropy); set by bench, never by hand
+    one_hot_labels: str = ""
     source: str = ""  # the import path a user workload came from (``my_pkg.my_module:make``)
     vocab: int = 0  # token inputs: ids are < vocab (Embedding input_dim); 0: not token input
     # transfer learning in two stages, one point: the layers named here are frozen for the first half of the
@@ -111,6 +111,14 @@ def is_import_path(name: str) -> bool:
 
 
 PICKLED = "bench.workloads.pickled:"  # the import paths of workloads defined in a notebook
+PICKLED_SEP = "__w"  # between a notebook factory's name and its hash: "pickled:digits__w8b98c27f…"
+
+
+def notebook_name(name: str) -> str:
+    """The function name in a notebook workload's import path (``digits``); "" for any other workload and
+    for the older ``pickled:w<sha256>`` paths, which carried none."""
+    label, sep, _ = name.removeprefix(PICKLED).rpartition(PICKLED_SEP)
+    return label if name.startswith(PICKLED) and sep else ""
 
 
 def shown(name: str) -> str:
@@ -119,9 +127,8 @@ def shown(name: str) -> str:
     (``bench.workloads.pickled:digits__w8b98…``, kept in records as ``workload_source``)."""
     if not name.startswith(PICKLED):
         return name
-    attribute = name.removeprefix(PICKLED)
-    label, sep, _ = attribute.rpartition("__w")
-    return f"{label} (defined in the notebook)" if sep and label else "a workload defined in the notebook"
+    label = notebook_name(name)
+    return f"{label} (defined in the notebook)" if label else "a workload defined in the notebook"
 
 
 def run_name(workloads: list[str]) -> str:
@@ -131,7 +138,7 @@ def run_name(workloads: list[str]) -> str:
     names = []
     for w in workloads:
         if w.startswith(PICKLED):
-            label = w.removeprefix(PICKLED).rpartition("__w")[0] or "notebook"
+            label = notebook_name(w) or "notebook"
         elif is_import_path(w):
             label = w.partition(":")[0].rsplit(".", 1)[-1]
         else:

@@ -268,6 +268,7 @@ def runnable(workload: Workload) -> Workload:
     if workload.build_model is None or workload.compile_kwargs is None:
         workload = dataclasses.replace(workload, build_model=functools.partial(build_model, workload),
                                        compile_kwargs=functools.partial(compile_kwargs, workload))
-    if not workload.binary_labels and expects_one_hot(workload.compile_settings()):
-        workload = dataclasses.replace(workload, one_hot_labels=True)  # e.g. keras.io's categorical_crossentropy
+    wanted = "" if workload.binary_labels else expects_one_hot(workload.compile_settings())
+    if wanted:
+        workload = dataclasses.replace(workload, one_hot_labels=wanted)  # e.g. keras.io's categorical_crossentropy
     return workload

@@ -20,8 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.workloads.base import PICKLED_SEP as SEP
+
 PREFIX = "w"
-SEP = "__w"  # between the factory's name and its hash: "digits__w8b98c27f…"
 
 
 def folder() -> Path:
