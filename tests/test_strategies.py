@@ -41,26 +41,42 @@ def test_mirrored_over_two_logical_cpus_trains_with_spe_above_one() -> None:
     assert out["iterations"] == 8
 
 
-def test_cpu_is_plain_keras_with_no_strategy_scope() -> None:
+# Every strategy that configures no logical devices, asked in turn in one process with GPUs hidden, in the order
+# that keeps each answer what a fresh process gives: the no-scope ones first, then the absent hardware, the TPU
+# attempt last (a failed initialisation leaves state behind). One TensorFlow start instead of seven; each test
+# below reads its own answer. The unanswered grpc:// address needs a process of its own: once TensorFlow's
+# context is up, the connect blocks the thread that starts it, and the time limit never gets to act.
+NO_LOGICAL_DEVICES = """
+    import json
+    import tensorflow as tf
+    from bench.engines import StrategyUnavailable
+    from bench.engines.tensorflow.strategies import looks_like_tpu_vm, make_strategy
+    out = {"tpu_vm": looks_like_tpu_vm()}
+    for name in ["default", "auto", "cpu", "cpu_onedevice", "gpu", "gpus", "tpu"]:
+        try:
+            s, info = make_strategy(name)
+            out[name] = {**info.as_record(), "scope": s is not None, "error": None,
+                         "current": type(tf.distribute.get_strategy()).__name__}
+        except StrategyUnavailable as e:
+            out[name] = {"error": str(e)}
+    out["gpus_visible"] = len(tf.config.get_visible_devices("GPU"))
+    print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def no_logical_devices() -> dict:
+    return in_process(NO_LOGICAL_DEVICES, env={"CUDA_VISIBLE_DEVICES": ""})
+
+
+def test_cpu_is_plain_keras_with_no_strategy_scope(no_logical_devices) -> None:
     """`cpu` is the baseline a notebook has: no strategy scope, GPUs hidden; the wrapper has its own name."""
-    out = in_process("""
-        import json
-        import tensorflow as tf
-        from bench.engines.tensorflow.strategies import make_strategy
-        s, cpu = make_strategy("cpu")
-        print(json.dumps({"cpu": cpu.as_record(), "scope": s is not None,
-                          "current": type(tf.distribute.get_strategy()).__name__,
-                          "gpus": len(tf.config.get_visible_devices("GPU"))}))
-    """)
-    assert not out["scope"] and out["current"] == "_DefaultDistributionStrategy" and out["gpus"] == 0
-    assert out["cpu"]["class"] == "none (no strategy scope)" and out["cpu"]["scope"] is False
-    assert out["cpu"]["devices"] == ["/cpu:0"] and out["cpu"]["num_replicas"] == 1
-    out = in_process("""
-        import json
-        from bench.engines.tensorflow.strategies import make_strategy
-        s, info = make_strategy("cpu_onedevice")
-        print(json.dumps({**info.as_record(), "scope": s is not None}))
-    """)
+    cpu = no_logical_devices["cpu"]
+    assert not cpu["scope"] and cpu["current"] == "_DefaultDistributionStrategy"
+    assert no_logical_devices["gpus_visible"] == 0
+    assert cpu["class"] == "none (no strategy scope)" and cpu["scope"] is False
+    assert cpu["devices"] == ["/cpu:0"] and cpu["num_replicas"] == 1
+    out = no_logical_devices["cpu_onedevice"]
     assert out["class"] == "OneDeviceStrategy" and out["scope"] and out["devices"] == ["/cpu:0"]
     assert out["device_pipeline_autotune_hook"] == "installed"  # each record then says what its pipelines got
 
@@ -80,52 +96,27 @@ def test_the_autotune_state_recorded_is_the_one_observed() -> None:
     del seen[mark:]
 
 
-def test_default_and_auto() -> None:
-    out = in_process("""
-        import json
-        from bench.engines.tensorflow.strategies import make_strategy
-        s, info = make_strategy("default")
-        print(json.dumps({**info.as_record(), "scope": s is not None}))
-    """)
+def test_default_and_auto(no_logical_devices) -> None:
+    out = no_logical_devices["default"]
     # "default" is what a plain notebook does: no strategy scope at all
     assert not out["scope"] and out["class"] == "none (no strategy scope)" and out["num_replicas"] == 1
-    out = in_process("""
-        import json
-        import tensorflow as tf
-        from bench.engines.tensorflow.strategies import looks_like_tpu_vm, make_strategy
-        s, info = make_strategy("auto")
-        print(json.dumps({**info.as_record(), "gpus": len(tf.config.list_physical_devices("GPU")),
-                          "tpu_vm": looks_like_tpu_vm()}))
-    """, env={"CUDA_VISIBLE_DEVICES": ""})
-    if out["tpu_vm"]:
+    if no_logical_devices["tpu_vm"]:
         pytest.skip("a TPU VM: auto resolves to tpu")
+    out = no_logical_devices["auto"]
     # the seeds' fallback with no TPU and no (visible) GPU: the CPU, and the record says so
     assert out["requested"] == "auto" and out["name"] == "cpu" and out["class"] == "none (no strategy scope)"
 
 
-@pytest.mark.parametrize(("name", "env", "expected"), [
-    ("gpu", {"CUDA_VISIBLE_DEVICES": ""}, "no GPU visible to TensorFlow"),
-    ("gpus", {"CUDA_VISIBLE_DEVICES": ""}, "no GPU visible to TensorFlow"),
+@pytest.mark.parametrize(("name", "expected"), [
+    ("gpu", "no GPU visible to TensorFlow"),
+    ("gpus", "no GPU visible to TensorFlow"),
     # no TPU: 'local' resolves, then initialisation fails with TF's own error (there is no TPU to initialise)
-    ("tpu", {}, "initialize_tpu_system(TPUClusterResolver(tpu='local')) failed: NotFoundError: TPUs not found"),
+    ("tpu", "initialize_tpu_system(TPUClusterResolver(tpu='local')) failed: NotFoundError: TPUs not found"),
 ])
-def test_absent_hardware_is_unavailable_with_the_exact_reason(name, env, expected) -> None:
-    from bench.engines.tensorflow.strategies import looks_like_tpu_vm
-
-    if name == "tpu" and looks_like_tpu_vm():
+def test_absent_hardware_is_unavailable_with_the_exact_reason(no_logical_devices, name, expected) -> None:
+    if name == "tpu" and no_logical_devices["tpu_vm"]:
         pytest.skip("a TPU is attached")
-    out = in_process(f"""
-        import json
-        from bench.engines import StrategyUnavailable
-        from bench.engines.tensorflow.strategies import make_strategy
-        try:
-            make_strategy({name!r}); print(json.dumps({{"error": None}}))
-        except StrategyUnavailable as e:
-            print(json.dumps({{"error": str(e)}}))
-    """, env=env)
-    if name.startswith("gpu") and out["error"] is None:
-        pytest.skip("a GPU is visible")
-    assert expected in out["error"]
+    assert expected in no_logical_devices[name]["error"]
 
 
 def test_unanswered_grpc_tpu_address_gives_up_after_the_time_limit() -> None:
