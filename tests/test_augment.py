@@ -109,7 +109,7 @@ def test_augmentation_layers_in_the_model_are_reported_as_such_under_jax(tmp_pat
         pytest.skip("needs jax")
     proc = run_bench("suite=smoke", "workloads=[plant_cnn_layer_aug]", "strategies=[cpu]", "backends=[tensorflow,jax]",
                      "batch_sizes=[16]", "steps_per_execution=[2]", "n_train=64", "n_val=32", "epochs=2",
-                     f"results_dir={tmp_path / 'r'}", "report=false", "measure_peak=false")
+                     f"results_dir={tmp_path / 'r'}", "report=false", "measure_peak=false", "measure_input=false")
     assert proc.returncode == 0, proc.stderr[-2000:]
     run_dir = next((tmp_path / "r").iterdir())
     recs = {r["backend"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json")) if "point_id" in r}

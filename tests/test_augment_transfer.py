@@ -1,5 +1,5 @@
-"""Seed 001's transfer learning in one point, end to end under both backends. Its own module, early in the
-collection order, so that the parallel test run starts the suite's longest test first, in a process of its own."""
+"""Seed 001's transfer learning in one point, end to end under both backends: a module of its own, so that the
+parallel test run starts it among the first (tests/conftest.py LONGEST_FIRST) beside the other long modules."""
 
 from __future__ import annotations
 
