@@ -53,6 +53,7 @@ def usage() -> str:
         "       python -m bench workloads=[NAME,...] [key=value ...]   run workloads with the keys' defaults below",
         "       python -m bench report DIR [DIR ...] [out=PATH] [baseline=cpu]   report from result folders",
         "       python -m bench compare A B [fail_above=1.10]   compare two result folders (exit 1 if slower)",
+        "       python -m bench doctor workloads=[NAME,...] [key=value ...]   what would fail on a TPU, checked here",
         "       python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]   a data source as TFRecord shards",
         "",
         f"suites (suite=NAME; YAML files in {suites_dir()}):",
@@ -104,8 +105,9 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     return msg.splitlines()[0]
 
 
-def parse_config(argv: list[str]) -> SuiteConfig:
-    """Compose suite YAML + overrides into a validated SuiteConfig; ConfigError on any bad input."""
+def parse_config(argv: list[str], batches_fit_data: bool = True) -> SuiteConfig:
+    """Compose suite YAML + overrides into a validated SuiteConfig; ConfigError on any bad input (the doctor
+    passes ``batches_fit_data=False``: it trains nothing, so a batch larger than the local data is no error)."""
     from hydra import compose, initialize
     from hydra.core.config_store import ConfigStore
     from hydra.core.global_hydra import GlobalHydra
@@ -137,7 +139,7 @@ def parse_config(argv: list[str]) -> SuiteConfig:
         cfg.name = run_name(cfg.workloads)  # the run id and the records' suite name what ran
     from bench.runner.inputs import check_inputs
 
-    return check_inputs(validate(_command_line_axes_win(cfg, argv)))  # keys first, then what the data allows
+    return check_inputs(validate(_command_line_axes_win(cfg, argv)), batches_fit_data)  # keys, then the data
 
 
 def _command_line_axes_win(cfg: SuiteConfig, argv: list[str]) -> SuiteConfig:
@@ -163,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
         from bench.reporting.commands import compare_main, report_main
 
         return (report_main if argv[0] == "report" else compare_main)(argv[1:])
+    if argv and argv[0] == "doctor":
+        try:
+            cfg = parse_config(argv[1:], batches_fit_data=False)
+        except ConfigError as e:
+            print(f"bench doctor: error: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        from bench.doctor.command import run_doctor
+
+        return run_doctor(cfg)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if argv else EXIT_BAD_INPUT

@@ -18,9 +18,10 @@ from bench.config import (
 )
 
 
-def check_inputs(cfg: SuiteConfig) -> SuiteConfig:
+def check_inputs(cfg: SuiteConfig, batches_fit_data: bool = True) -> SuiteConfig:
     """The data source reads, each workload takes it, every global batch fits the data (ConfigError naming
-    the key otherwise). Returns ``cfg``."""
+    the key otherwise; the last not when ``batches_fit_data`` is False: the doctor judges batches for a TPU
+    and trains none). Returns ``cfg``."""
     from bench.data.sources import SourceError, describe, is_synthetic
     from bench.workloads import MIN_STAGED_EPOCHS, WorkloadError, get_workload, shown
 
@@ -37,7 +38,7 @@ def check_inputs(cfg: SuiteConfig) -> SuiteConfig:
         if cfg.epochs < MIN_STAGED_EPOCHS and wl.frozen:
             raise ConfigError(f"epochs={cfg.epochs}: {shown(w)} trains in two stages (frozen backbone, then "
                               f"fine-tuning, half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
-    for w, s, gb, n_train, n_val in batch_combinations(cfg):
+    for w, s, gb, n_train, n_val in batch_combinations(cfg) if batches_fit_data else ():
         steps = n_train // gb
         if steps < 1 or n_val // gb < 1:
             raise ConfigError(

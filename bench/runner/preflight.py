@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 from bench.config import ConfigError, SuiteConfig
+from bench.doctor.findings import first_line
 from bench.engines import process_env
 from bench.workloads import is_import_path, shown
 
@@ -47,11 +47,11 @@ def problems(workload: str, data: str, backend: str) -> str:
     try:
         model = wl.new_model()
     except Exception as e:
-        return f"build_model() raised {type(e).__name__}: {_first_line(e)}"
+        return f"build_model() raised {type(e).__name__}: {first_line(e)}"
     try:
         out = model(x)
     except Exception as e:
-        return f"the model does not take the data's input {tuple(np.shape(x))[1:]}: {_first_line(e)}"
+        return f"the model does not take the data's input {tuple(np.shape(x))[1:]}: {first_line(e)}"
     shape = tuple(int(d) for d in np.shape(out))
     if len(shape) != 2:
         return f"the model outputs shape {shape[1:]} per example; bench trains classifiers: (classes,) or (1,)"
@@ -66,25 +66,12 @@ def problems(workload: str, data: str, backend: str) -> str:
         model.compile(**{"run_eagerly": True, **settings})
         losses = model.evaluate(x, y, verbose=0, return_dict=True)
     except Exception as e:
-        return (f"the compiled loss or metrics do not fit the labels: {type(e).__name__}: {_first_line(e)} "
+        return (f"the compiled loss or metrics do not fit the labels: {type(e).__name__}: {first_line(e)} "
                 f"{label_fix(settings)}")
     if "accuracy" not in losses:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
     return ""
-
-
-def _first_line(e: BaseException) -> str:
-    """The line of an error message that says what is wrong (Keras' call errors start with a generic one)."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))  # Keras' bold/colour escapes
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    if len(lines) > 1 and lines[0].startswith("Exception encountered when calling"):
-        lines = lines[1:]
-    if len(lines) > 1 and lines[0].startswith("Graph execution error"):  # TF: the op's own message is last
-        lines = [re.sub(r"\s*\[Op:.*$", "", ln) for ln in lines if not ln.startswith("[[")][-1:]
-    if lines:  # TensorFlow's eager op errors: "{{function_node __wrapped__Sub_device_/…}} WHAT [Op:Sub] name:"
-        lines[0] = re.sub(r"\s*\[Op:.*$", "", re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", lines[0]))
-    return lines[0][:300] if lines else type(e).__name__
 
 
 def model_problems(cfg: SuiteConfig) -> dict[str, str]:
@@ -133,7 +120,7 @@ def main() -> int:
         try:
             result[w] = problems(w, job["data"], job["backend"])
         except Exception as e:  # the data or the pipeline: name it, never crash the check
-            result[w] = f"{type(e).__name__}: {_first_line(e)}"
+            result[w] = f"{type(e).__name__}: {first_line(e)}"
     out.write(json.dumps(result) + "\n")
     out.flush()
     return 0

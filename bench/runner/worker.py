@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,31 +30,14 @@ from bench.records import ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
-from bench.workloads import get_workload
 
 
 def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     """A point's examples (generated, read from the bench cache or a data source; kept in ``cache`` by what
     they are): arrays, or encoded images (:class:`bench.data.sources.Encoded`) the input pipeline decodes."""
-    from bench.data import sources, synthetic
-    from bench.workloads import imported, source_of
+    from bench.workloads.examples import load_examples
 
-    wl = get_workload(point.workload, point.data)
-    spec = source_of(wl, point.data_scale)
-    loader: Callable[..., Any]
-    if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline
-        key = (spec, point.n_train, point.n_val, wl.shape[0] if wl.modality == "tokens" else 0)
-        loader = sources.load
-    elif wl.source:  # a user workload: its own arrays, the first n_train / n_val
-        x_train, y_train, x_val, y_val = imported(point.workload)[1]
-        return synthetic.Arrays(x_train[:point.n_train], y_train[:point.n_train], x_val[:point.n_val],
-                                y_val[:point.n_val])
-    else:
-        key = (wl.dataset, point.n_train, point.n_val, point.seed)
-        loader = synthetic.load
-    if key not in cache:
-        cache[key] = loader(*key)
-    return cache[key]
+    return load_examples(point.workload, point.data, point.data_scale, point.n_train, point.n_val, point.seed, cache)
 
 
 class Worker:

@@ -1,0 +1,66 @@
+"""``python -m bench doctor key=value …``: the checks of every workload under every backend asked, one child
+process per backend, then the framework-free checks, printed as one table per workload and backend.
+
+Exit status: 0 when no check failed, 1 when one did (a CI gate), 2 for bad input (the command line's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from bench.config import SuiteConfig
+from bench.doctor.findings import FAIL, Finding, exit_status, table
+from bench.doctor.plan_checks import batch_findings, data_findings, precision_findings
+from bench.engines import process_env
+from bench.workloads import get_workload, shown
+
+CHILD_TIMEOUT_S = 600.0
+
+
+def framework_findings(cfg: SuiteConfig, backend: str) -> list[Finding]:
+    """The child process's findings for every workload under ``backend`` (a failed child is a finding)."""
+    env = {**os.environ, **process_env(backend, "cpu", os.environ), "JAX_PLATFORMS": "cpu",
+           "CUDA_VISIBLE_DEVICES": "-1", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
+    job = json.dumps({"workloads": list(cfg.workloads), "data": cfg.data, "data_scale": cfg.data_scale,
+                      "backend": backend, "pipelines": list(cfg.input_pipelines)})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "bench.doctor.child"], input=job + "\n", text=True,
+                              capture_output=True, env=env, timeout=CHILD_TIMEOUT_S)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("[")]
+        if proc.returncode == 0 and lines:
+            return [Finding(**f) for f in json.loads(lines[-1])]
+        why = f"exit {proc.returncode}: " + " | ".join(proc.stderr.strip().splitlines()[-2:])
+    except subprocess.TimeoutExpired:
+        why = f"no answer within {CHILD_TIMEOUT_S:.0f} s"
+    return [Finding(w, backend, "checks_ran", FAIL, f"the check process failed ({why})",
+                    "run python -m bench with this workload on the CPU to see the whole error") for w in cfg.workloads]
+
+
+def _name(workload: str, data: str) -> str:
+    """The name a user gave the workload (a user workload's ``Workload.name``, not its import path)."""
+    try:
+        return get_workload(workload, data).name
+    except Exception:  # refused already by the config check; here only a label is at stake
+        return shown(workload)
+
+
+def run_doctor(cfg: SuiteConfig) -> int:
+    """Print every workload's findings under every backend; the exit status (0 / 1)."""
+    findings: list[Finding] = []
+    for backend in cfg.backends:
+        checked = framework_findings(cfg, backend)
+        for w in cfg.workloads:
+            findings += [f for f in checked if f.workload == w]
+            findings += batch_findings(cfg, w, backend) + data_findings(w, cfg.data, backend)
+            findings += precision_findings(cfg, w, backend)
+    findings = [Finding(**{**f.as_dict(), "workload": _name(f.workload, cfg.data)}) for f in findings]
+    print(table(findings))
+    failed = sum(f.status == FAIL for f in findings)
+    warned = sum(f.status == "warn" for f in findings)
+    print(f"doctor: {failed} failed, {warned} warnings, {len(findings) - failed - warned} ok "
+          f"({len(cfg.workloads)} workloads x {len(cfg.backends)} backends; checked on the CPU for a TPU host)")
+    return exit_status(findings)

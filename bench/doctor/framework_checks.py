@@ -1,0 +1,166 @@
+"""The doctor's checks that need Keras and the backend: they run in the doctor's child process
+(:mod:`bench.doctor.child`), on the CPU, on one small batch of the point's own input pipeline.
+
+- ``xla_compile``: the real train step compiled with XLA, as a TPU compiles it (TensorFlow: the model's
+  ``train_step`` in ``tf.function(jit_compile=True)``; JAX: Keras' jitted train function). Keras turns an
+  explicit ``jit_compile=True`` off when a layer says ``supports_jit=False``: under TensorFlow a TPU compiles
+  it anyway and fails, under JAX the whole model then runs op by op (keras#23229: 10 min to 2.5 h on a TPU).
+- ``layers``: layers TPUs cannot run inside the model (those lowering to ``ImageProjectiveTransformV3``: the
+  random rotation, zoom, translation, shear and perspective layers; any layer with ``supports_jit=False``).
+- ``dtypes``: float64 weights or inputs (no float64 on a TPU), string inputs (strings cannot reach a TPU).
+- ``pipeline_python`` (TensorFlow): Python inside the tf.data graph (``py_function``, ``numpy_function``,
+  ``from_generator``), which a TPU host runs one call at a time and a TPU Node cannot run at all.
+- ``static_shapes`` (TensorFlow): an unknown dimension in what the pipeline yields (no ``drop_remainder``,
+  unpadded sequences): XLA compiles one program per shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from bench.doctor.findings import FAIL, OK, Finding, first_line
+
+# layers lowering to ImageProjectiveTransformV3 under TensorFlow, which has no XLA kernel (tensorflow#42454)
+PROJECTIVE = ("RandomRotation", "RandomZoom", "RandomTranslation", "RandomShear", "RandomPerspective")
+PYTHON_OPS = ("PyFunc", "PyFuncStateless", "EagerPyFunc", "GeneratorDataset")
+AUGMENT_FIX = "augment in the input pipeline (a workload's augment=..., seed 001), not in the model"
+
+
+def all_layers(model: Any) -> list[Any]:
+    """Every layer inside ``model``, nested ones included (not the model itself)."""
+    return list(model._flatten_layers(include_self=False, recursive=True))
+
+
+def no_jit_fix(layers: list[str]) -> str:
+    """The fix for layers a TPU cannot compile: augmentation moves to the input pipeline; other layers need a
+    jit-able rewrite."""
+    if all(name.startswith("Random") for name in layers):
+        return AUGMENT_FIX
+    return "rewrite the layer with ops XLA compiles (then supports_jit=True), or move it out of the model"
+
+
+def layer_findings(model: Any, workload: str, backend: str) -> list[Finding]:
+    layers = all_layers(model)
+    projective = [f"{type(ly).__name__} ({ly.name})" for ly in layers if type(ly).__name__ in PROJECTIVE]
+    no_jit = [f"{type(ly).__name__} ({ly.name})" for ly in layers
+              if getattr(ly, "supports_jit", True) is False and type(ly).__name__ not in PROJECTIVE]
+    if projective or no_jit:
+        why = []
+        if projective:
+            why.append(f"{', '.join(projective)}: ImageProjectiveTransformV3, no XLA kernel")
+        if no_jit:
+            why.append(f"{', '.join(no_jit)}: supports_jit=False")
+        return [Finding(workload, backend, "layers", FAIL, "; ".join(why), no_jit_fix(projective + no_jit))]
+    random = sorted({type(ly).__name__ for ly in layers if type(ly).__name__.startswith("Random")})
+    note = f" ({', '.join(random)} compile with XLA)" if random else ""
+    return [Finding(workload, backend, "layers", OK, f"{len(layers)} layers, none a TPU cannot run{note}")]
+
+
+def dtype_findings(model: Any, x: Any, workload: str, backend: str) -> list[Finding]:
+    import numpy as np
+
+    found = []
+    f64 = sorted({w.path for w in model.weights if str(w.dtype) == "float64"})
+    if f64:
+        found.append(f"float64 weights: {', '.join(f64[:3])}{' …' if len(f64) > 3 else ''}")
+    raw = getattr(x, "dtype", None)
+    raw = np.asarray(x).dtype if raw is None else raw
+    dtype = str(getattr(raw, "name", raw))  # tf.string -> "string", NumPy's <U3 -> "str96"
+    if "float64" in dtype:
+        found.append(f"float64 inputs ({dtype})")
+    if "string" in dtype or getattr(raw, "kind", "") in ("U", "S", "O"):
+        found.append(f"string inputs ({dtype}): tokenize in the input pipeline")
+    if found:
+        return [Finding(workload, backend, "dtypes", FAIL, "; ".join(found),
+                        "float32 (or bfloat16) weights and inputs: cast in the pipeline, dtype='float32' in layers")]
+    return [Finding(workload, backend, "dtypes", OK, f"inputs {dtype}, weights float32 or narrower")]
+
+
+def _unsupported_ops(message: str) -> list[str]:
+    """Op names XLA refused, from TensorFlow's "Detected unsupported operations …" message."""
+    return sorted(set(re.findall(r"(\w+) \(No registered '\w+' OpKernel", message)))
+
+
+def xla_tensorflow(model: Any, settings: dict[str, Any], x: Any, y: Any, workload: str, backend: str) -> list[Finding]:
+    """The model's own train step in ``tf.function(jit_compile=True)`` on one batch (after one ordinary step
+    has built the optimizer's variables): what ``TPUStrategy`` compiles."""
+    import tensorflow as tf
+
+    model.compile(**{**settings, "jit_compile": False})
+    model.train_on_batch(x, y)
+    step = tf.function(model.train_step, jit_compile=True)
+    try:
+        step((x, y))
+    except Exception as e:  # XLA's refusal: name the ops
+        ops = _unsupported_ops(str(e))
+        evidence = f"XLA cannot compile: {', '.join(ops)}" if ops else first_line(e)
+        return [Finding(workload, backend, "xla_compile", FAIL, evidence,
+                        AUGMENT_FIX if set(ops) & {"ImageProjectiveTransformV3"} else
+                        "replace the ops XLA cannot compile (tf.py_function, string ops, dynamic shapes)")]
+    return [Finding(workload, backend, "xla_compile", OK, "the train step compiles with XLA (jit_compile=True)")]
+
+
+def xla_jax(model: Any, settings: dict[str, Any], x: Any, y: Any, workload: str, backend: str) -> list[Finding]:
+    """Keras' jitted train function on one batch; a model Keras would not jit is a failure too (it runs op
+    by op on the TPU)."""
+    model.compile(**{**settings, "jit_compile": True})
+    try:
+        model.train_on_batch(x, y)
+    except Exception as e:
+        return [Finding(workload, backend, "xla_compile", FAIL, first_line(e),
+                        "replace what jax.jit cannot trace (Python control flow on values, NumPy calls)")]
+    if not model.jit_compile:
+        slow = [type(ly).__name__ for ly in all_layers(model) if getattr(ly, "supports_jit", True) is False]
+        return [Finding(workload, backend, "xla_compile", FAIL,
+                        f"Keras turned jit_compile off ({', '.join(sorted(set(slow))) or 'a layer'} supports_jit="
+                        "False): every op would run un-jitted on the TPU", no_jit_fix(slow))]
+    return [Finding(workload, backend, "xla_compile", OK, "the train step compiles with jax.jit")]
+
+
+def graph_ops(dataset: Any) -> list[str]:
+    """Every op in a tf.data pipeline's graph, its library functions (map functions) included."""
+    import tensorflow as tf
+
+    graph = tf.compat.v1.GraphDef()
+    graph.ParseFromString(dataset._as_serialized_graph().numpy())
+    ops = [n.op for n in graph.node]
+    for fn in graph.library.function:
+        ops.extend(n.op for n in fn.node_def)
+    return ops
+
+
+def pipeline_findings(dataset: Any, pipeline: str, workload: str, backend: str) -> list[Finding]:
+    """Python ops in the pipeline's graph, and the static shapes of what it yields."""
+    python = sorted({op for op in graph_ops(dataset) if op in PYTHON_OPS})
+    out = []
+    check = f"pipeline_python[{pipeline}]"
+    if python:
+        out.append(Finding(workload, backend, check, FAIL, f"Python in the input pipeline: {', '.join(python)}",
+                           "TensorFlow ops instead (tf.image, tf.io, tf.strings) or precompute the step"))
+    else:
+        out.append(Finding(workload, backend, check, OK, "no Python ops in the pipeline's graph"))
+    unknown = [f"{name}: {spec.shape}" for name, spec in _specs(dataset.element_spec)
+               if spec.shape.rank is None or None in spec.shape.as_list()]
+    check = f"static_shapes[{pipeline}]"
+    if unknown:
+        out.append(Finding(workload, backend, check, FAIL, f"unknown dimensions: {'; '.join(unknown)}",
+                           "batch(..., drop_remainder=True); pad sequences to one length"))
+    else:
+        shapes = "; ".join(f"{n}: {s.shape}" for n, s in _specs(dataset.element_spec))
+        out.append(Finding(workload, backend, check, OK, f"static: {shapes}"))
+    return out
+
+
+def _specs(spec: Any, name: str = "") -> Iterable[tuple[str, Any]]:
+    """(name, TensorSpec) for every tensor in a nested element_spec (x, y, or dicts of them)."""
+    if isinstance(spec, (tuple, list)):
+        labels = ("x", "y", "w")
+        for i, s in enumerate(spec):
+            yield from _specs(s, f"{name}{labels[i] if not name and i < 3 else f'[{i}]'}")
+    elif isinstance(spec, dict):
+        for k, s in spec.items():
+            yield from _specs(s, f"{name}.{k}" if name else str(k))
+    else:
+        yield name or "x", spec

@@ -1,0 +1,201 @@
+"""``python -m bench doctor``: every check made to fail and to pass, on the CPU (issue 23, first part)."""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import numpy as np
+import pytest
+
+from bench.cli import parse_config
+from bench.doctor import FAIL, OK, WARN, Finding, exit_status
+from bench.doctor.plan_checks import batch_findings, data_findings, precision_findings
+from tests.conftest import REPO, run_bench
+
+W, B = "w", "tensorflow"
+
+
+def statuses(findings: list[Finding]) -> dict[str, str]:
+    return {f.check: f.status for f in findings}
+
+
+@pytest.mark.parametrize(("batch", "check", "status", "evidence"), [
+    (60, "batch_divides", FAIL, "global batch 60 does not divide over tpu (8 replicas)"),
+    (1000, "batch_multiple_of_8", WARN, "125 per TPU core, not a multiple of 8"),
+    (64, "batch_fills_matrix_units", WARN, "8 per TPU core, under the 128 rows"),
+    (1024, "batch", OK, "128 per TPU core"),
+])
+def test_batch_against_a_tpu_host_and_the_strategies_asked(batch, check, status, evidence) -> None:
+    cfg = parse_config(["suite=smoke", "strategies=[cpu,cpu_x2]", f"batch_sizes=[{batch}]", "n_train=4096",
+                        "n_val=1024"])
+    (f,) = batch_findings(cfg, "fashion_cnn", B)
+    assert (f.check, f.status) == (check, status) and evidence in f.evidence, f
+    assert (f.fix != "") == (status != OK)
+
+
+def test_a_per_replica_batch_is_judged_per_core() -> None:
+    cfg = parse_config(["suite=smoke", "batch_scaling=per_replica", "batch_sizes=[12]", "strategies=[cpu]"])
+    (f,) = batch_findings(cfg, "fashion_cnn", B)
+    assert f.status == WARN and "batch 12 per replica: 12 per TPU core" in f.evidence and f.fix == "batch_sizes=[16]"
+
+
+@pytest.mark.parametrize(("data", "status"), [
+    ("synthetic", OK), ("keras:mnist", OK), ("tfrecord:gs://bucket/train-*.tfrec", OK),
+    ("csv:/home/me/plants/train.csv", WARN), ("folder:pets", WARN),
+])
+def test_data_a_tpu_node_cannot_read_is_a_warning(data, status) -> None:
+    (f,) = data_findings(W, data, B)
+    assert f.status == status, f
+
+
+@pytest.mark.parametrize(("precisions", "status"), [
+    ("[float32]", WARN), ("[float32,mixed_bfloat16]", OK), ("[mixed_float16]", WARN)])
+def test_precision_advice_for_a_tpu(precisions, status) -> None:
+    (f,) = precision_findings(parse_config(["suite=smoke", f"precisions={precisions}"]), W, B)
+    assert f.status == status
+
+
+def test_exit_status_fails_on_a_failure_only() -> None:
+    ok, warn, fail = (Finding(W, B, "c", s, "e") for s in (OK, WARN, FAIL))
+    assert (exit_status([ok, warn]), exit_status([ok, fail, warn]), exit_status([])) == (0, 1, 0)
+
+
+# --- framework checks, in this process (Keras on TensorFlow) -------------------------------------------------
+
+def _model(*layers, shape=(16, 16, 3), dtype="float32"):
+    import keras
+
+    return keras.Sequential([keras.Input(shape, dtype=dtype), *layers, keras.layers.Flatten(),
+                             keras.layers.Dense(3, activation="softmax", dtype=dtype)])
+
+
+SETTINGS = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}
+
+
+def test_seed_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check() -> None:
+    """Seed 001's first attempt: RandomRotation inside the model lowers to ImageProjectiveTransformV3, which
+    XLA cannot compile (TPUStrategy fails); RandomFlip alone compiles."""
+    keras = pytest.importorskip("keras")
+    from bench.doctor.framework_checks import layer_findings, xla_tensorflow
+
+    x, y = np.random.default_rng(0).random((8, 16, 16, 3), dtype=np.float32), np.arange(8) % 3
+    broken = _model(keras.layers.RandomFlip(), keras.layers.RandomRotation(0.1))
+    (xla,) = xla_tensorflow(broken, SETTINGS, x, y, W, B)
+    assert xla.status == FAIL and "ImageProjectiveTransformV3" in xla.evidence and "input pipeline" in xla.fix
+    (layers,) = layer_findings(broken, W, B)
+    assert layers.status == FAIL and "RandomRotation" in layers.evidence and "RandomFlip" not in layers.evidence
+    clean = _model(keras.layers.RandomFlip())
+    assert [f.status for f in xla_tensorflow(clean, SETTINGS, x, y, W, B)] == [OK]
+    (layers,) = layer_findings(clean, W, B)
+    assert layers.status == OK and "RandomFlip compile with XLA" in layers.evidence
+
+
+def test_float64_and_string_inputs_fail_the_dtype_check() -> None:
+    pytest.importorskip("keras")
+    from bench.doctor.framework_checks import dtype_findings
+
+    x = np.zeros((2, 16, 16, 3), np.float32)
+    assert statuses(dtype_findings(_model(), x, W, B)) == {"dtypes": OK}
+    (f,) = dtype_findings(_model(dtype="float64"), x.astype(np.float64), W, B)
+    assert f.status == FAIL and "float64 weights" in f.evidence and "float64 inputs" in f.evidence
+    (f,) = dtype_findings(_model(), np.array([["a b"], ["c"]]), W, B)
+    assert f.status == FAIL and "string inputs" in f.evidence
+
+
+def test_python_in_the_pipeline_and_unknown_shapes_fail() -> None:
+    tf = pytest.importorskip("tensorflow")
+    from bench.doctor.framework_checks import pipeline_findings
+
+    x, y = np.zeros((20, 4), np.float32), np.arange(20) % 3
+    clean = tf.data.Dataset.from_tensor_slices((x, y)).batch(8, drop_remainder=True)
+    assert statuses(pipeline_findings(clean, "p", W, B)) == {"pipeline_python[p]": OK, "static_shapes[p]": OK}
+    py = clean.map(lambda a, b: (tf.py_function(lambda v: v * 2, [a], tf.float32), b))
+    gen = tf.data.Dataset.from_generator(lambda: iter(x), output_signature=tf.TensorSpec((4,), tf.float32)).batch(
+        8, drop_remainder=True)
+    numpy_fn = clean.map(lambda a, b: (tf.ensure_shape(tf.numpy_function(lambda v: v, [a], tf.float32), (8, 4)), b))
+    for ds, op in [(py, "EagerPyFunc"), (gen, "GeneratorDataset"), (numpy_fn, "PyFunc")]:
+        f = {f.check: f for f in pipeline_findings(ds, "p", W, B)}["pipeline_python[p]"]
+        assert f.status == FAIL and op in f.evidence, (op, f)
+    ragged = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)  # no drop_remainder: a partial last batch
+    f = {f.check: f for f in pipeline_findings(ragged, "p", W, B)}["static_shapes[p]"]
+    assert f.status == FAIL and "x: (None, 4)" in f.evidence and "drop_remainder=True" in f.fix
+    seqs = tf.data.Dataset.from_generator(lambda: ([1] * n for n in (3, 5)),
+                                          output_signature=tf.TensorSpec((None,), tf.int32)).padded_batch(
+        2, drop_remainder=True)
+    f = {f.check: f for f in pipeline_findings(seqs, "p", W, B)}["static_shapes[p]"]
+    assert f.status == FAIL and "(2, None)" in f.evidence  # a sequence length XLA would compile once per value
+
+
+# --- the command, end to end ------------------------------------------------------------------------------------
+
+NO_JIT = textwrap.dedent('''
+    import keras
+    import numpy as np
+    from bench.workloads import Workload
+
+    class Slow(keras.layers.Layer):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.supports_jit = False
+
+        def call(self, x):
+            return x
+
+    def data():
+        rng = np.random.default_rng(0)
+        return (rng.random((64, 6), dtype=np.float32), rng.integers(0, 3, 64),
+                rng.random((16, 6), dtype=np.float32), rng.integers(0, 3, 16))
+
+    def make():
+        return Workload(name="no_jit", data=data, build_model=lambda: keras.Sequential(
+            [keras.Input((6,)), Slow(), keras.layers.Dense(3, activation="softmax")]),
+            compile_kwargs={"optimizer": "adam", "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]})
+''')
+
+
+@pytest.mark.slow
+def test_the_doctor_fails_seed_001s_model_and_a_python_pipeline_and_passes_a_clean_workload(tmp_path) -> None:
+    """One TensorFlow check process for three workloads and two pipelines: fashion_cnn passes everything
+    but the advice; the slow_decode pipeline (bench's own numpy_function) and the augmentation layers fail;
+    exit status 1, and 0 for the clean workload alone."""
+    proc = run_bench("doctor", "workloads=[fashion_cnn,plant_cnn_layer_aug]", "backends=[tensorflow]",
+                     "input_pipelines=[default,slow_decode]", "batch_sizes=[1024]", "precisions=[mixed_bfloat16]",
+                     "n_train=4096", "n_val=1024", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    fashion, plants = out.split("plant_cnn_layer_aug under tensorflow")
+    assert "fashion_cnn under tensorflow: fail" in fashion  # slow_decode
+    for line in ("xla_compile", "pipeline_python[default]", "static_shapes[default]", "layers", "dtypes",
+                 "batch ", "precision"):
+        row = next(r for r in fashion.splitlines() if r.startswith(line))
+        assert row.split()[1] == "ok", row
+    assert next(r for r in fashion.splitlines() if r.startswith("pipeline_python[slow_decode]")).split()[1] == "fail"
+    assert "PyFunc" in fashion and "ImageProjectiveTransformV3" in plants
+    assert next(r for r in plants.splitlines() if r.startswith("xla_compile")).split()[1] == "fail"
+    assert "doctor: " in out and " failed" in out
+    clean = run_bench("doctor", "workloads=[fashion_cnn]", "backends=[tensorflow]", "batch_sizes=[1024]",
+                      "n_train=4096", "n_val=1024", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout[-3000:]
+    assert "warn" in clean.stdout  # float32 on a TPU: advice, not a failure
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs JAX (pip install 'bench[jax]')")
+def test_under_jax_a_layer_keras_will_not_jit_fails(tmp_path) -> None:
+    """keras#23229: a layer with supports_jit=False makes Keras run the whole model un-jitted under JAX (on a
+    TPU, 10 min became 2.5 h): the doctor fails it, and passes fashion_cnn under JAX."""
+    (tmp_path / "uw_nojit.py").write_text(NO_JIT)
+    proc = run_bench("doctor", "workloads=[fashion_cnn,uw_nojit:make]", "backends=[jax]", "batch_sizes=[64]",
+                     cwd=tmp_path, env={"PYTHONPATH": f"{tmp_path}:{REPO}"})
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    fashion, mine = proc.stdout.split("no_jit under jax")
+    assert next(r for r in fashion.splitlines() if r.startswith("xla_compile")).split()[1] == "ok"
+    row = next(r for r in mine.splitlines() if r.startswith("xla_compile"))
+    assert row.split()[1] == "fail" and "Keras turned jit_compile off" in mine and "Slow" in mine
+
+
+def test_bad_input_exits_2_naming_the_key(tmp_path) -> None:
+    proc = run_bench("doctor", "workloads=[fashion_cnn]", "batch_size=[64]", cwd=tmp_path)
+    assert proc.returncode == 2 and "batch_size" in proc.stderr and "batch_sizes" in proc.stderr
+    assert proc.stdout == ""
