@@ -89,6 +89,7 @@ LONGEST_FIRST = [
     "test_augment.py",  # 85: the plant photos are generated here or in the transfer test
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line
     "test_user_workloads.py",  # 80
+    "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
     "test_diagnosis.py",  # 41

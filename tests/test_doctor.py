@@ -199,3 +199,27 @@ def test_bad_input_exits_2_naming_the_key(tmp_path) -> None:
     proc = run_bench("doctor", "workloads=[fashion_cnn]", "batch_size=[64]", cwd=tmp_path)
     assert proc.returncode == 2 and "batch_size" in proc.stderr and "batch_sizes" in proc.stderr
     assert proc.stdout == ""
+
+
+@pytest.mark.slow
+def test_a_run_with_tpu_points_checks_first_and_records_the_findings(tmp_path) -> None:
+    """strategies=[tpu] on this TPU-less box: the doctor runs before the points, names the failure (bench's own
+    slow_decode pipeline runs Python) on stderr and in doctor.json, and the TPU point's record (skipped: no
+    TPU here) carries its findings; a point of another strategy carries none."""
+    import json
+
+    from bench.records import load_records
+
+    proc = run_bench("workloads=[fashion_cnn]", "strategies=[cpu,tpu]", "input_pipelines=[slow_decode]",
+                     "batch_sizes=[64]", "epochs=2", "n_train=128", "n_val=64", f"results_dir={tmp_path}",
+                     "report=false", "measure_peak=false", "measure_input=false")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "bench: doctor: fashion_cnn under tensorflow: pipeline_python[slow_decode] failed" in proc.stderr
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    found = json.loads((run_dir / "doctor.json").read_text())
+    assert {(f["check"], f["status"]) for f in found} >= {("pipeline_python[slow_decode]", FAIL), ("xla_compile", OK)}
+    by = {r["strategy"]["requested"]: r for r in load_records([run_dir]).records}
+    assert by["tpu"]["status"] == "skipped" and by["cpu"]["status"] == "ok"
+    checks = {c["check"]: c["status"] for c in by["tpu"]["tpu_checks"]}
+    assert checks["pipeline_python[slow_decode]"] == FAIL and checks["static_shapes[slow_decode]"] == OK
+    assert by["cpu"].get("tpu_checks") is None

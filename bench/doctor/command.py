@@ -10,11 +10,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from bench.config import SuiteConfig
 from bench.doctor.findings import FAIL, Finding, exit_status, table
 from bench.doctor.plan_checks import batch_findings, data_findings, precision_findings
 from bench.engines import process_env
+from bench.records import atomic_write_json
 from bench.workloads import get_workload, shown
 
 CHILD_TIMEOUT_S = 600.0
@@ -48,8 +50,11 @@ def _name(workload: str, data: str) -> str:
         return shown(workload)
 
 
-def run_doctor(cfg: SuiteConfig) -> int:
-    """Print every workload's findings under every backend; the exit status (0 / 1)."""
+DOCTOR_FILE = "doctor.json"  # a run's findings, in its folder, read by the workers of its TPU points
+
+
+def findings_for(cfg: SuiteConfig) -> list[Finding]:
+    """Every finding for every workload under every backend of ``cfg`` (framework checks first)."""
     findings: list[Finding] = []
     for backend in cfg.backends:
         checked = framework_findings(cfg, backend)
@@ -57,7 +62,29 @@ def run_doctor(cfg: SuiteConfig) -> int:
             findings += [f for f in checked if f.workload == w]
             findings += batch_findings(cfg, w, backend) + data_findings(w, cfg.data, backend)
             findings += precision_findings(cfg, w, backend)
-    findings = [Finding(**{**f.as_dict(), "workload": _name(f.workload, cfg.data)}) for f in findings]
+    return findings
+
+
+def before_tpu_points(cfg: SuiteConfig, run_dir: Path) -> list[Finding]:
+    """The doctor before a run's TPU points (``strategies`` has ``tpu``): the findings for the run's workloads
+    and backends, written to ``run_dir/doctor.json`` (each TPU point's record carries its own) and the
+    failures named on stderr. Nothing when the run has no TPU point."""
+    if "tpu" not in cfg.strategies:
+        return []
+    findings = findings_for(cfg)
+    atomic_write_json(run_dir / DOCTOR_FILE, [f.as_dict() for f in findings])
+    failed = [f for f in findings if f.status == FAIL]
+    for f in failed:
+        print(f"bench: doctor: {_name(f.workload, cfg.data)} under {f.backend}: {f.check} failed: {f.evidence} "
+              f"({f.fix})", file=sys.stderr)
+    print(f"bench: doctor: {len(failed)} check(s) failed before the TPU points ({DOCTOR_FILE} in the run folder; "
+          "python -m bench doctor shows them all)", file=sys.stderr)
+    return findings
+
+
+def run_doctor(cfg: SuiteConfig) -> int:
+    """Print every workload's findings under every backend; the exit status (0 / 1)."""
+    findings = [Finding(**{**f.as_dict(), "workload": _name(f.workload, cfg.data)}) for f in findings_for(cfg)]
     print(table(findings))
     failed = sum(f.status == FAIL for f in findings)
     warned = sum(f.status == "warn" for f in findings)

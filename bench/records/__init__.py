@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.records.model import (
     REQUIRED_FIELDS,
+    Check,
     Dataset,
     Epoch,
     ErrorInfo,
@@ -54,6 +55,7 @@ __all__ = [
     "RUN_MANIFEST",
     "SCHEMA_VERSION",
     "STATUSES",
+    "Check",
     "Dataset",
     "Epoch",
     "ErrorInfo",

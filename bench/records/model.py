@@ -138,6 +138,16 @@ class Memory(_Part):
 PeakFlops = dict[str, float] | float  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
 
 
+class Check(_Part):
+    """One check of the TPU-readiness doctor (``bench.doctor``), as run before a run's TPU points: its name,
+    ``ok`` / ``warn`` / ``fail``, what it saw and the one-line fix."""
+
+    check: str
+    status: str
+    evidence: str
+    fix: str = ""
+
+
 class Record(_Part):
     """One point: one (backend, strategy, workload, global batch, steps_per_execution, precision, repeat)."""
 
@@ -183,6 +193,8 @@ class Record(_Part):
     # the labels as fed: integer (class ids), one_hot (adapted: the compiled loss or metrics want one-hot rows;
     # bench.workloads.labels), binary ((batch, 1) floats for a sigmoid output); absent in records before it
     label_format: str | None = None
+    # a TPU point's doctor findings for its workload and backend, checked on the CPU before the run's TPU points
+    tpu_checks: list[Check] | None = None
     pretrained_weights: Any = None
     stages: list[Stage] | None = None
     params: int | None = None

@@ -102,6 +102,10 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
         print(f"bench: error: {e}", file=sys.stderr)
         return 2, None
     write_manifest(run_dir, run_id, cfg, points)
+    if any(p.strategy == "tpu" for p in todo):
+        from bench.doctor.command import before_tpu_points
+
+        before_tpu_points(cfg, run_dir)
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
     progress = Progress(total=len(todo), enabled=show)
     status = 0

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.measure.env import host_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
-from bench.records import ErrorInfo, Record, write_record
+from bench.records import Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
@@ -38,6 +38,17 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     from bench.workloads.examples import load_examples
 
     return load_examples(point.workload, point.data, point.data_scale, point.n_train, point.n_val, point.seed, cache)
+
+
+def tpu_checks(run_dir: Path, point: Point) -> list[Check] | None:
+    """The doctor's findings for a TPU point's workload and backend, as the run checked them before its TPU
+    points (``doctor.json`` in the run folder; None when it is absent: a run resumed from an older bench)."""
+    try:
+        found = json.loads((run_dir / "doctor.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return [Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
+            for f in found if f["workload"] == point.workload and f["backend"] == point.backend]
 
 
 class Worker:
@@ -91,6 +102,8 @@ class Worker:
             rec = base_record(self.job.run_id, self.job.suite, p, unresolved_strategy(p.strategy), host_env(),
                               None, None)
             rec.process = self.process
+            if p.strategy == "tpu":
+                rec.tpu_checks = tpu_checks(Path(self.job.run_dir), p)
             rec.status = "skipped"
             rec.error = ErrorInfo(type=exc_type, message=reason)
             self.finish(rec)
@@ -124,6 +137,8 @@ class Worker:
         gb = point.global_batch(replicas)
         rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas)
         rec.process = self.process
+        if point.strategy == "tpu":
+            rec.tpu_checks = tpu_checks(Path(self.job.run_dir), point)
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
         try:
