@@ -15,6 +15,7 @@ import pandas as pd
 from bench.records import LoadResult, as_records, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
+from bench.reporting.bounds import bounds_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.learning import PARITY_TOLERANCE_PP
@@ -146,6 +147,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
             lines += [sentence, ""]
         lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
         lines += break_even_section(be, a.show_backend)
+        lines += bounds_section(g)
         figs = figures.get((workload, dataset), {})
         if figs:
             lines += ["### Figures", ""]

@@ -1,0 +1,40 @@
+"""The report's lower bound on other accelerators: FLOPs per epoch over a chip's datasheet peak, by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from bench.measure.datasheets import best_peak
+from bench.reporting.bounds import bound_cell, bounds_section, epoch_flops, lower_bound_s
+
+
+def test_the_best_peak_of_a_device_is_its_fastest_arithmetic() -> None:
+    assert best_peak("gpu", "T4") == 65e12 and best_peak("gpu", "A100") == 312e12  # fp16 / bf16 tensor cores
+    assert best_peak("tpu", "v5e") == 197e12 and best_peak("gpu", "no such GPU") is None
+
+
+def test_the_bound_is_flops_over_peak() -> None:
+    row = pd.Series({"flops_per_example": 2.0e6, "steps_per_epoch": 100, "global_batch_size": 64})
+    assert epoch_flops(row) == 2.0e6 * 6400  # 12.8 GFLOP
+    assert lower_bound_s(12.8e9, 197e12) == pytest.approx(6.497e-5, rel=1e-3)
+    assert math.isnan(lower_bound_s(12.8e9, None)) and math.isnan(lower_bound_s(math.nan, 1e12))
+    assert (bound_cell(6.497e-5), bound_cell(1.97e-4), bound_cell(2.5), bound_cell(math.nan)) == (
+        "≥ 65 µs", "≥ 0.2 ms", "≥ 2.50 s", "—")
+
+
+def _row(strategy: str, train_s: float, status: str = "ok") -> dict:
+    return {"strategy": strategy, "status": status, "global_batch_size": 64, "steps_per_epoch": 100,
+            "steps_per_execution": 1, "precision": "float32", "flops_per_example": 2.0e6,
+            "train_s_median": train_s}
+
+
+def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -> None:
+    text = "\n".join(bounds_section(pd.DataFrame([_row("cpu", 3.0), _row("cpu_x2", 2.0), _row("gpu", 0.1, "failed")])))
+    assert "A bound, not a prediction" in text
+    assert "cpu_x2 at b64 spe1 float32" in text and "| 2.00 " in text  # the fastest that ran, not the failed one
+    assert "≥ 65 µs" in text  # TPU v5e: 12.8 GFLOP / 197 TFLOP/s
+    assert "≥ 0.2 ms" in text  # T4: 12.8 GFLOP / 65 TFLOP/s = 0.197 ms
+    assert bounds_section(pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])) == []
