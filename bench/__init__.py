@@ -7,7 +7,8 @@ public names are loaded when first used (PEP 562):
 - ``bench.run(workloads=[...], strategies=[...], ...)``: run a sweep from Python (a notebook) exactly as
   ``python -m bench`` does, and get the tidy frame of its records;
 - ``bench.epochs(frame_or_dirs)``: the same run, one row per point and epoch (for seaborn);
-- ``bench.report(frame_or_dirs)``: the markdown report and figures, shown inline in Jupyter.
+- ``bench.report(frame_or_dirs)``: the markdown report and figures, shown inline in Jupyter;
+- ``bench.doctor(workloads=[...], ...)``: what would fail or crawl on a TPU, checked on the CPU, one row per check.
 """
 
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from bench.records import SCHEMA_VERSION
 
 __version__ = "0.1.0"
-__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "epochs", "report", "run"]
+__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "doctor", "epochs", "report", "run"]
 
 
 def __getattr__(name: str) -> Any:
@@ -24,7 +25,7 @@ def __getattr__(name: str) -> Any:
         from bench.workloads import Workload
 
         return Workload
-    if name in ("run", "report", "epochs"):
+    if name in ("run", "report", "epochs", "doctor"):
         from bench import notebook
 
         return getattr(notebook, name)

@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as e:
             print(f"bench doctor: error: {e}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        from bench.doctor.command import run_doctor
+        from bench.readiness.command import run_doctor
 
         return run_doctor(cfg)
     if not argv or argv[0] in ("-h", "--help", "help"):

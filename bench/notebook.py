@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, user_keys, validate
-from bench.workloads import Workload, run_name
+from bench.workloads import Workload, get_workload, run_name
 
 RUN_DIRS = "bench_run_dirs"  # the frame's attrs key: the results folders its records came from
 
@@ -64,10 +64,11 @@ def _importable_elsewhere(module: str) -> bool:
     return any(r and here.is_relative_to(Path(r).resolve()) for r in roots)
 
 
-def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> SuiteConfig:
+def config(workloads: Sequence[Any], suite: str | None = None, batches_fit_data: bool = True,
+           **keys: Any) -> SuiteConfig:
     """The validated config of a run: the suite's YAML (``suite``; else the keys' defaults, named by the
     workloads as on the command line, :func:`bench.workloads.run_name`) with ``keys`` on top; ConfigError
-    naming a bad key or value."""
+    naming a bad key or value (``batches_fit_data=False``: the doctor's, a batch larger than the data is none)."""
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
@@ -100,7 +101,7 @@ def config(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> S
                 axes.pop(axis, None)
     from bench.runner.inputs import check_inputs
 
-    return check_inputs(validate(cfg))  # keys first, then what the data allows (as the command line does)
+    return check_inputs(validate(cfg), batches_fit_data)  # keys first, then what the data allows (as the CLI)
 
 
 def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.DataFrame:
@@ -129,6 +130,25 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     if status > 128:
         raise RuntimeError(f"run interrupted (status {status}); its records are in {run_dir}; resume with "
                            f"bench.run(..., resume={run_dir.name!r})")
+    return frame
+
+
+def doctor(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.DataFrame:
+    """``python -m bench doctor`` from Python: what would fail or crawl on a TPU, checked here on the CPU.
+
+    Takes the keys :func:`run` takes (``backends``, ``batch_sizes``, ``input_pipelines``, ``precisions``, …).
+    Returns one row per check: ``workload``, ``backend``, ``check``, ``status`` (ok / warn / fail),
+    ``evidence``, ``fix``; ``frame.attrs["exit_status"]`` is the command's (0, or 1 when a check failed).
+    """
+    from bench.readiness.command import findings_for
+    from bench.readiness.findings import exit_status
+
+    cfg = config(workloads, suite, batches_fit_data=False, **keys)
+    found = findings_for(cfg)
+    names = {w: get_workload(w, cfg.data).name for w in cfg.workloads}
+    frame = pd.DataFrame([{**f.as_dict(), "workload": names.get(f.workload, f.workload)} for f in found],
+                         columns=["workload", "backend", "check", "status", "evidence", "fix"])
+    frame.attrs["exit_status"] = exit_status(found)
     return frame
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bench.cli import parse_config
-from bench.doctor import FAIL, OK, WARN, Finding, exit_status
-from bench.doctor.plan_checks import batch_findings, data_findings, precision_findings
+from bench.readiness import FAIL, OK, WARN, Finding, exit_status
+from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
 from tests.conftest import REPO, run_bench
 
 W, B = "w", "tensorflow"
@@ -77,7 +77,7 @@ def test_seed_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check(
     """Seed 001's first attempt: RandomRotation inside the model lowers to ImageProjectiveTransformV3, which
     XLA cannot compile (TPUStrategy fails); RandomFlip alone compiles."""
     keras = pytest.importorskip("keras")
-    from bench.doctor.framework_checks import layer_findings, xla_tensorflow
+    from bench.readiness.framework_checks import layer_findings, xla_tensorflow
 
     x, y = np.random.default_rng(0).random((8, 16, 16, 3), dtype=np.float32), np.arange(8) % 3
     broken = _model(keras.layers.RandomFlip(), keras.layers.RandomRotation(0.1))
@@ -93,7 +93,7 @@ def test_seed_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check(
 
 def test_float64_and_string_inputs_fail_the_dtype_check() -> None:
     pytest.importorskip("keras")
-    from bench.doctor.framework_checks import dtype_findings
+    from bench.readiness.framework_checks import dtype_findings
 
     x = np.zeros((2, 16, 16, 3), np.float32)
     assert statuses(dtype_findings(_model(), x, W, B)) == {"dtypes": OK}
@@ -105,7 +105,7 @@ def test_float64_and_string_inputs_fail_the_dtype_check() -> None:
 
 def test_python_in_the_pipeline_and_unknown_shapes_fail() -> None:
     tf = pytest.importorskip("tensorflow")
-    from bench.doctor.framework_checks import pipeline_findings
+    from bench.readiness.framework_checks import pipeline_findings
 
     x, y = np.zeros((20, 4), np.float32), np.arange(20) % 3
     clean = tf.data.Dataset.from_tensor_slices((x, y)).batch(8, drop_remainder=True)
@@ -223,3 +223,31 @@ def test_a_run_with_tpu_points_checks_first_and_records_the_findings(tmp_path) -
     checks = {c["check"]: c["status"] for c in by["tpu"]["tpu_checks"]}
     assert checks["pipeline_python[slow_decode]"] == FAIL and checks["static_shapes[slow_decode]"] == OK
     assert by["cpu"].get("tpu_checks") is None
+
+
+@pytest.mark.slow
+def test_bench_doctor_in_a_notebook_returns_one_row_per_check(tmp_path, monkeypatch) -> None:
+    """bench.doctor: the same checks as the command, as a frame; a workload defined in the notebook (pickled by
+    value) is checked in the child process and shown by its name."""
+    import bench
+    from bench.workloads import Workload
+
+    def tiny() -> Workload:
+        import keras
+
+        def data():
+            rng = np.random.default_rng(0)
+            return (rng.random((64, 6), dtype=np.float32), rng.integers(0, 3, 64),
+                    rng.random((16, 6), dtype=np.float32), rng.integers(0, 3, 16))
+
+        return Workload(name="tiny_f64", data=data, build_model=lambda: keras.Sequential(
+            [keras.Input((6,)), keras.layers.Dense(3, activation="softmax", dtype="float64")]),
+            compile_kwargs={"optimizer": "adam", "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]})
+
+    monkeypatch.chdir(tmp_path)
+    frame = bench.doctor([tiny], backends=["tensorflow"], batch_sizes=[1024])  # larger than its data: no error
+    assert list(frame.columns) == ["workload", "backend", "check", "status", "evidence", "fix"]
+    assert set(frame["workload"]) == {"tiny_f64"} and frame.attrs["exit_status"] == 1
+    row = frame.set_index("check").loc["dtypes"]
+    assert row["status"] == FAIL and "float64 weights" in row["evidence"]
+    assert frame.set_index("check").loc["batch", "status"] == OK

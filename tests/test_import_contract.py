@@ -36,7 +36,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bench.data": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
     "bench.engines": ("bench.runner", "bench.reporting", "bench.cli"),
     "bench.measure": ("bench.runner", "bench.reporting", "bench.cli"),
-    "bench.doctor": ("bench.runner", "bench.reporting", "bench.cli"),
+    "bench.readiness": ("bench.runner", "bench.reporting", "bench.cli"),
     "bench.runner": ("bench.cli",),
 }
 

@@ -19,7 +19,7 @@ from tests.conftest import REPO
 def test_the_facade_exports_workload_run_and_report() -> None:
     from bench.workloads import Workload
 
-    assert bench.Workload is Workload and callable(bench.run) and callable(bench.report)
+    assert bench.Workload is Workload and callable(bench.run) and callable(bench.report) and callable(bench.doctor)
     with pytest.raises(AttributeError):
         _ = bench.no_such_name
 

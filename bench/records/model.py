@@ -139,7 +139,7 @@ PeakFlops = dict[str, float] | float  # FLOP/s by dtype (``float32``, ``mixed_bf
 
 
 class Check(_Part):
-    """One check of the TPU-readiness doctor (``bench.doctor``), as run before a run's TPU points: its name,
+    """One check of the TPU-readiness doctor (``bench.readiness``), as run before a run's TPU points: its name,
     ``ok`` / ``warn`` / ``fail``, what it saw and the one-line fix."""
 
     check: str

@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 from bench.config import ConfigError, SuiteConfig
-from bench.doctor.findings import first_line
 from bench.engines import process_env
+from bench.readiness.findings import first_line
 from bench.workloads import is_import_path, shown
 
 PREFLIGHT_TIMEOUT_S = 300.0

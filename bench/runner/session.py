@@ -103,7 +103,7 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
         return 2, None
     write_manifest(run_dir, run_id, cfg, points)
     if any(p.strategy == "tpu" for p in todo):
-        from bench.doctor.command import before_tpu_points
+        from bench.readiness.command import before_tpu_points
 
         before_tpu_points(cfg, run_dir)
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())

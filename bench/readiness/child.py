@@ -1,4 +1,4 @@
-"""The doctor's child process: ``python -m bench.doctor.child`` (the job as one JSON line on stdin, one JSON
+"""The doctor's child process: ``python -m bench.readiness.child`` (the job as one JSON line on stdin, one JSON
 line of findings on stdout). It imports the backend, so it runs apart from the command's process, on the CPU,
 like the preflight (:mod:`bench.runner.preflight`)."""
 
@@ -8,15 +8,15 @@ import json
 import sys
 from typing import Any
 
-from bench.doctor.findings import FAIL, Finding, first_line
+from bench.readiness.findings import FAIL, Finding, first_line
 
 BATCH = 8  # examples in the one batch the checks compile and run (the shapes, not the size, matter)
 
 
 def workload_findings(workload: str, data: str, data_scale: str, backend: str, pipelines: list[str]) -> list[Finding]:
     """Every framework check of one workload under the current process's backend."""
-    from bench.doctor import framework_checks as fc
     from bench.engines import load
+    from bench.readiness import framework_checks as fc
     from bench.workloads import get_workload
     from bench.workloads.examples import load_examples
     from bench.workloads.models import runnable

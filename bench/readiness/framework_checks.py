@@ -1,5 +1,5 @@
 """The doctor's checks that need Keras and the backend: they run in the doctor's child process
-(:mod:`bench.doctor.child`), on the CPU, on one small batch of the point's own input pipeline.
+(:mod:`bench.readiness.child`), on the CPU, on one small batch of the point's own input pipeline.
 
 - ``xla_compile``: the real train step compiled with XLA, as a TPU compiles it (TensorFlow: the model's
   ``train_step`` in ``tf.function(jit_compile=True)``; JAX: Keras' jitted train function). Keras turns an
@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from bench.doctor.findings import FAIL, OK, Finding, first_line
+from bench.readiness.findings import FAIL, OK, Finding, first_line
 
 # layers lowering to ImageProjectiveTransformV3 under TensorFlow, which has no XLA kernel (tensorflow#42454)
 PROJECTIVE = ("RandomRotation", "RandomZoom", "RandomTranslation", "RandomShear", "RandomPerspective")

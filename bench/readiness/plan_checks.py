@@ -1,5 +1,5 @@
 """The doctor's checks that need no framework: batch sizes against the replicas of a TPU and of every strategy
-asked, where the data lives, and the precision asked. Each returns :class:`~bench.doctor.findings.Finding`s.
+asked, where the data lives, and the precision asked. Each returns :class:`~bench.readiness.findings.Finding`s.
 
 Facts behind them (sources in docs/doctor.md): a Cloud TPU host has 8 TensorCores as replicas (v2-8, v3-8,
 v4-8's 4 chips x 2 cores are 8 replicas too, a v5e-8 has 8 chips of one core); XLA pads a per-replica batch
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bench.config import SuiteConfig
 from bench.config.keys import CPU_X, axes_for
-from bench.doctor.findings import FAIL, OK, WARN, Finding
+from bench.readiness.findings import FAIL, OK, WARN, Finding
 
 TPU_REPLICAS = 8  # one TPU host: v2-8 / v3-8 / v4-8 (4 chips x 2 cores) / v5e-8
 TPU_MATRIX = 128  # matrix unit width, v2-v5 (v6e: 256)

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig
-from bench.doctor.findings import FAIL, Finding, exit_status, table
-from bench.doctor.plan_checks import batch_findings, data_findings, precision_findings
 from bench.engines import process_env
+from bench.readiness.findings import FAIL, Finding, exit_status, table
+from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
 from bench.records import atomic_write_json
 from bench.workloads import get_workload, shown
 
@@ -30,7 +30,7 @@ def framework_findings(cfg: SuiteConfig, backend: str) -> list[Finding]:
     job = json.dumps({"workloads": list(cfg.workloads), "data": cfg.data, "data_scale": cfg.data_scale,
                       "backend": backend, "pipelines": list(cfg.input_pipelines)})
     try:
-        proc = subprocess.run([sys.executable, "-m", "bench.doctor.child"], input=job + "\n", text=True,
+        proc = subprocess.run([sys.executable, "-m", "bench.readiness.child"], input=job + "\n", text=True,
                               capture_output=True, env=env, timeout=CHILD_TIMEOUT_S)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("[")]
         if proc.returncode == 0 and lines:
