@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 QUARTILE_METHOD = "linear"  # Hyndman & Fan type 7; see the module docstring.
 CONFIDENCE = 0.95
@@ -79,11 +78,12 @@ def median_iqr(samples: Sequence[float] | np.ndarray) -> tuple[float, float, flo
 
 
 def iqr(samples: Sequence[float] | np.ndarray) -> float:
-    """Interquartile range Q3 - Q1 (``scipy.stats.iqr``, type 7); NaN for an empty sample."""
+    """Interquartile range Q3 - Q1 (type 7, what ``scipy.stats.iqr`` computes); NaN for an empty sample."""
     x = _clean(samples)
     if x.size == 0:
         return math.nan
-    return float(sps.iqr(x, interpolation=QUARTILE_METHOD))
+    q1, q3 = np.percentile(x, [25, 75], method=QUARTILE_METHOD)
+    return float(q3 - q1)
 
 
 def coefficient_of_variation(samples: Sequence[float] | np.ndarray) -> float:
@@ -91,7 +91,7 @@ def coefficient_of_variation(samples: Sequence[float] | np.ndarray) -> float:
     x = _clean(samples)
     if x.size < 2 or np.mean(x) == 0:
         return math.nan
-    return float(sps.variation(x, ddof=1))
+    return float(np.std(x, ddof=1) / np.mean(x))  # scipy.stats.variation(x, ddof=1)
 
 
 def summarize_sample(samples: Sequence[float] | np.ndarray) -> Summary:
@@ -180,6 +180,8 @@ def repeat_ratio_ci(numerator: Sequence[float] | np.ndarray, denominator: Sequen
     if se == 0:  # no spread at all on either side: the ratio is exact
         return RatioCI(ratio, ratio, ratio, int(num.size), int(den.size), confidence)
     df = (vn + vd) ** 2 / (vn ** 2 / (num.size - 1) + vd ** 2 / (den.size - 1))
+    from scipy import stats as sps  # here, not at import: a console table without intervals needs no scipy (1.3 s)
+
     half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
     return RatioCI(ratio, math.exp(d - half), math.exp(d + half), int(num.size), int(den.size), confidence)
 
@@ -216,6 +218,8 @@ def mcnemar(correct_a: Sequence[bool] | np.ndarray, correct_b: Sequence[bool] | 
         raise ValueError(f"{len(a)} vs {len(b)} examples: McNemar needs the same examples on both sides")
     only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
     n = len(a)
+    from scipy import stats as sps
+
     p = 1.0 if only_a + only_b == 0 else float(sps.binomtest(only_a, only_a + only_b, 0.5).pvalue)
     diff = 100.0 * (only_a - only_b) / n if n else math.nan
     return Paired(n, only_a, only_b, diff, 1.0 - (only_a + only_b) / n if n else math.nan, min(1.0, p))
