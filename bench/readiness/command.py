@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench.config import SuiteConfig
 from bench.engines import process_env
-from bench.readiness.findings import FAIL, Finding, exit_status, table
+from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
 from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
 from bench.records import atomic_write_json
 from bench.workloads import get_workload, shown
@@ -77,8 +77,9 @@ def before_tpu_points(cfg: SuiteConfig, run_dir: Path) -> list[Finding]:
     for f in failed:
         print(f"bench: doctor: {_name(f.workload, cfg.data)} under {f.backend}: {f.check} failed: {f.evidence} "
               f"({f.fix})", file=sys.stderr)
-    print(f"bench: doctor: {len(failed)} check(s) failed before the TPU points ({DOCTOR_FILE} in the run folder; "
-          "python -m bench doctor shows them all)", file=sys.stderr)
+    warned = sum(f.status == WARN for f in findings)
+    print(f"bench: doctor: {len(failed)} check(s) failed, {warned} warned before the TPU points ({DOCTOR_FILE} in "
+          "the run folder; python -m bench doctor shows them all)", file=sys.stderr)
     return findings
 
 
@@ -87,7 +88,7 @@ def run_doctor(cfg: SuiteConfig) -> int:
     findings = [Finding(**{**f.as_dict(), "workload": _name(f.workload, cfg.data)}) for f in findings_for(cfg)]
     print(table(findings))
     failed = sum(f.status == FAIL for f in findings)
-    warned = sum(f.status == "warn" for f in findings)
+    warned = sum(f.status == WARN for f in findings)
     print(f"doctor: {failed} failed, {warned} warnings, {len(findings) - failed - warned} ok "
           f"({len(cfg.workloads)} workloads x {len(cfg.backends)} backends; checked on the CPU for a TPU host)")
     return exit_status(findings)
