@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, user_keys, validate
-from bench.workloads import Workload, get_workload, run_name
+from bench.workloads import Workload, run_name
 
 RUN_DIRS = "bench_run_dirs"  # the frame's attrs key: the results folders its records came from
 
@@ -140,13 +140,12 @@ def doctor(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> p
     Returns one row per check: ``workload``, ``backend``, ``check``, ``status`` (ok / warn / fail),
     ``evidence``, ``fix``; ``frame.attrs["exit_status"]`` is the command's (0, or 1 when a check failed).
     """
-    from bench.readiness.command import findings_for
+    from bench.readiness.command import findings_for, named
     from bench.readiness.findings import exit_status
 
     cfg = config(workloads, suite, batches_fit_data=False, **keys)
-    found = findings_for(cfg)
-    names = {w: get_workload(w, cfg.data).name for w in cfg.workloads}
-    frame = pd.DataFrame([{**f.as_dict(), "workload": names.get(f.workload, f.workload)} for f in found],
+    found = named(findings_for(cfg), cfg)
+    frame = pd.DataFrame([f.as_dict() for f in found],
                          columns=["workload", "backend", "check", "status", "evidence", "fix"])
     frame.attrs["exit_status"] = exit_status(found)
     return frame

@@ -30,6 +30,7 @@ This module imports no framework: the run side's orchestration and the report si
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -160,6 +161,16 @@ def process_env(backend: str, strategy: str, environ: Mapping[str, str]) -> dict
     if n:
         flags = [f for f in environ.get("XLA_FLAGS", "").split() if "xla_force_host_platform_device_count" not in f]
         env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={n}"])
+    return env
+
+
+def cpu_child_env(backend: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a short child process that checks models on the CPU (the preflight, the doctor): the
+    backend's (:func:`process_env`), JAX on the CPU and no GPU visible (it must not take an accelerator the
+    workers are about to use), TensorFlow quiet, the current folder importable (a user's modules)."""
+    env = {**environ, **process_env(backend, "cpu", environ), "JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "-1",
+           "TF_CPP_MIN_LOG_LEVEL": "3"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
     return env
 
 

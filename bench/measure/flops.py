@@ -27,6 +27,7 @@ __all__ = ["DATASHEET_PEAK_FLOPS", "FLOP_COUNT", "TPU_REPLICAS_PER_CHIP", "datas
 # The record's ``flop_count``: how ``flops_per_example`` was counted. Records without it counted 3 x forward.
 FLOP_COUNT = "forward+weight_grads+input_grads_where_needed"
 
+
 def layer_macs(layer: keras.layers.Layer) -> tuple[int, int]:
     """(multiply-adds, bias adds) of one example through one Conv1D/Conv2D/DepthwiseConv2D/Dense layer; (0, 0)
     for any other layer."""

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig
-from bench.engines import process_env
-from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
+from bench.engines import cpu_child_env
+from bench.readiness.findings import DOCTOR_FILE, FAIL, WARN, Finding, exit_status, table
 from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
 from bench.records import atomic_write_json
 from bench.workloads import get_workload, shown
@@ -24,9 +24,7 @@ CHILD_TIMEOUT_S = 600.0
 
 def framework_findings(cfg: SuiteConfig, backend: str) -> list[Finding]:
     """The child process's findings for every workload under ``backend`` (a failed child is a finding)."""
-    env = {**os.environ, **process_env(backend, "cpu", os.environ), "JAX_PLATFORMS": "cpu",
-           "CUDA_VISIBLE_DEVICES": "-1", "TF_CPP_MIN_LOG_LEVEL": "3"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
+    env = cpu_child_env(backend, os.environ)
     job = json.dumps({"workloads": list(cfg.workloads), "data": cfg.data, "data_scale": cfg.data_scale,
                       "backend": backend, "pipelines": list(cfg.input_pipelines)})
     try:
@@ -42,15 +40,16 @@ def framework_findings(cfg: SuiteConfig, backend: str) -> list[Finding]:
                     "run python -m bench with this workload on the CPU to see the whole error") for w in cfg.workloads]
 
 
-def _name(workload: str, data: str) -> str:
-    """The name a user gave the workload (a user workload's ``Workload.name``, not its import path)."""
-    try:
-        return get_workload(workload, data).name
-    except Exception:  # refused already by the config check; here only a label is at stake
-        return shown(workload)
-
-
-DOCTOR_FILE = "doctor.json"  # a run's findings, in its folder, read by the workers of its TPU points
+def named(findings: list[Finding], cfg: SuiteConfig) -> list[Finding]:
+    """``findings`` with each workload shown by the name its user gave (a user workload's ``Workload.name``,
+    not its import path)."""
+    names = {}
+    for w in cfg.workloads:
+        try:
+            names[w] = get_workload(w, cfg.data).name
+        except Exception:  # refused already by the config check; here only a label is at stake
+            names[w] = shown(w)
+    return [Finding(**{**f.as_dict(), "workload": names.get(f.workload, f.workload)}) for f in findings]
 
 
 def findings_for(cfg: SuiteConfig) -> list[Finding]:
@@ -66,17 +65,15 @@ def findings_for(cfg: SuiteConfig) -> list[Finding]:
 
 
 def before_tpu_points(cfg: SuiteConfig, run_dir: Path) -> list[Finding]:
-    """The doctor before a run's TPU points (``strategies`` has ``tpu``): the findings for the run's workloads
-    and backends, written to ``run_dir/doctor.json`` (each TPU point's record carries its own) and the
-    failures named on stderr. Nothing when the run has no TPU point."""
-    if "tpu" not in cfg.strategies:
-        return []
+    """The doctor before a run's TPU points: the findings for the run's workloads and backends, written to
+    ``run_dir/doctor.json`` (by the workloads as configured: each TPU point's record carries its own) and the
+    failures named on stderr."""
     findings = findings_for(cfg)
     atomic_write_json(run_dir / DOCTOR_FILE, [f.as_dict() for f in findings])
-    failed = [f for f in findings if f.status == FAIL]
+    failed = [f for f in named(findings, cfg) if f.status == FAIL]
     for f in failed:
-        print(f"bench: doctor: {_name(f.workload, cfg.data)} under {f.backend}: {f.check} failed: {f.evidence} "
-              f"({f.fix})", file=sys.stderr)
+        print(f"bench: doctor: {f.workload} under {f.backend}: {f.check} failed: {f.evidence} ({f.fix})",
+              file=sys.stderr)
     warned = sum(f.status == WARN for f in findings)
     print(f"bench: doctor: {len(failed)} check(s) failed, {warned} warned before the TPU points ({DOCTOR_FILE} in "
           "the run folder; python -m bench doctor shows them all)", file=sys.stderr)
@@ -85,7 +82,7 @@ def before_tpu_points(cfg: SuiteConfig, run_dir: Path) -> list[Finding]:
 
 def run_doctor(cfg: SuiteConfig) -> int:
     """Print every workload's findings under every backend; the exit status (0 / 1)."""
-    findings = [Finding(**{**f.as_dict(), "workload": _name(f.workload, cfg.data)}) for f in findings_for(cfg)]
+    findings = named(findings_for(cfg), cfg)
     print(table(findings))
     failed = sum(f.status == FAIL for f in findings)
     warned = sum(f.status == WARN for f in findings)

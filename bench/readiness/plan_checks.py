@@ -36,11 +36,10 @@ def batch_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Findin
     """Per-replica batch on one TPU host (8 replicas) and on every strategy asked: divisible, a multiple of 8,
     large enough to fill a TPU's matrix units."""
     out = []
+    per_replica = cfg.batch_scaling == "per_replica"
+    asked = {s: n for s in cfg.strategies if (n := replicas(s)) is not None}  # strategy -> its replicas
+    asked.setdefault("tpu", TPU_REPLICAS)
     for b in axes_for(cfg, workload)["batch_sizes"]:
-        per_replica = cfg.batch_scaling == "per_replica"
-        # the global batch each strategy trains with, and its replicas
-        asked = {s: n for s in cfg.strategies if (n := replicas(s)) is not None}
-        asked.setdefault("tpu", TPU_REPLICAS)
         bad = [f"{s} ({n} replicas)" for s, n in asked.items() if not per_replica and b % n]
         name = f"batch {b}" + (" per replica" if per_replica else "")
         if bad:

@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 from bench.config import ConfigError, SuiteConfig
-from bench.engines import process_env
+from bench.engines import cpu_child_env
 from bench.readiness.findings import first_line
 from bench.workloads import is_import_path, shown
 
@@ -81,9 +81,7 @@ def model_problems(cfg: SuiteConfig) -> dict[str, str]:
     if not users:
         return {}
     backend = cfg.backends[0]
-    env = {**os.environ, **process_env(backend, "cpu", os.environ), "JAX_PLATFORMS": "cpu",
-           "CUDA_VISIBLE_DEVICES": "-1", "TF_CPP_MIN_LOG_LEVEL": "3"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), env.get("PYTHONPATH", "")) if p)
+    env = cpu_child_env(backend, os.environ)
     job = json.dumps({"workloads": users, "data": cfg.data, "backend": backend})
     try:
         proc = subprocess.run([sys.executable, "-m", "bench.runner.preflight"], input=job + "\n", text=True,

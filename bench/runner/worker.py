@@ -16,6 +16,7 @@ recorded by the launcher, which restarts a fresh worker for the rest of the grou
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -26,6 +27,7 @@ from typing import Any, TextIO
 from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.measure.env import host_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
+from bench.readiness.findings import DOCTOR_FILE
 from bench.records import Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
@@ -40,12 +42,20 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     return load_examples(point.workload, point.data, point.data_scale, point.n_train, point.n_val, point.seed, cache)
 
 
-def tpu_checks(run_dir: Path, point: Point) -> list[Check] | None:
-    """The doctor's findings for a TPU point's workload and backend, as the run checked them before its TPU
-    points (``doctor.json`` in the run folder; None when it is absent: a run resumed from an older bench)."""
+@functools.cache
+def run_findings(run_dir: str) -> tuple[dict[str, str], ...] | None:
+    """The doctor's findings the run wrote before its TPU points (``doctor.json`` in the run folder), read once
+    per worker; None when absent (a run resumed from an older bench)."""
     try:
-        found = json.loads((run_dir / "doctor.json").read_text())
+        return tuple(json.loads((Path(run_dir) / DOCTOR_FILE).read_text()))
     except (OSError, ValueError):
+        return None
+
+
+def tpu_checks(run_dir: str, point: Point) -> list[Check] | None:
+    """The doctor's findings for a TPU point's workload and backend (None without the run's ``doctor.json``)."""
+    found = run_findings(run_dir)
+    if found is None:
         return None
     return [Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
             for f in found if f["workload"] == point.workload and f["backend"] == point.backend]
@@ -103,7 +113,7 @@ class Worker:
                               None, None)
             rec.process = self.process
             if p.strategy == "tpu":
-                rec.tpu_checks = tpu_checks(Path(self.job.run_dir), p)
+                rec.tpu_checks = tpu_checks(self.job.run_dir, p)
             rec.status = "skipped"
             rec.error = ErrorInfo(type=exc_type, message=reason)
             self.finish(rec)
@@ -138,7 +148,7 @@ class Worker:
         rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas)
         rec.process = self.process
         if point.strategy == "tpu":
-            rec.tpu_checks = tpu_checks(Path(self.job.run_dir), point)
+            rec.tpu_checks = tpu_checks(self.job.run_dir, point)
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
         try:
