@@ -75,6 +75,32 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+COMMANDS = ("report", "compare", "doctor", "export-tfrecord")
+
+
+def _unknown_key(key: str) -> str:
+    """The message for a key bench does not have, with the closest one it does."""
+    keys = user_keys()
+    close = difflib.get_close_matches(key, keys, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"{key}: unknown key{hint}; allowed keys: {', '.join(keys)}"
+
+
+def _check_words(argv: list[str]) -> None:
+    """Every argument is ``key=value`` (or Hydra's ``~key``) with a key bench has: named before Hydra, which
+    would otherwise report a typo'd key as a missing suite (``workload=[…]`` without ``suite=``) or a word as
+    an unparsable override."""
+    for a in argv:
+        if "=" not in a and not a.startswith("~"):  # ~key (Hydra's deletion) takes no value
+            close = difflib.get_close_matches(a, COMMANDS, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"{a!r}: not key=value, and not a command{hint}; commands: {', '.join(COMMANDS)}; "
+                              "a run takes suite=NAME or workloads=[...] and keys")
+        key = re.split(r"[.=\[]", a.lstrip("+~"), maxsplit=1)[0]
+        if key != "suite" and key not in user_keys():
+            raise ConfigError(_unknown_key(key))
+
+
 def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     msg = str(e)
     m = re.search(r"Could not find 'suite/([^']*)'", msg)
@@ -88,10 +114,7 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
         return (f"{m.group(1)}: not in this suite's workload_axes; add it with Hydra's +: "
                 f"+{m.group(1)}=[...] (allowed keys per workload: batch_sizes, steps_per_execution)")
     if m:
-        keys = user_keys()
-        close = difflib.get_close_matches(m.group(1), keys, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        return f"{m.group(1)}: unknown key{hint}; allowed keys: {', '.join(keys)}"
+        return _unknown_key(m.group(1))
     cause = e.__cause__
     if cause is not None:
         text = str(cause)
@@ -114,6 +137,7 @@ def parse_config(argv: list[str], batches_fit_data: bool = True) -> SuiteConfig:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    _check_words(argv)
     suites = available_suites()
     cs = ConfigStore.instance()
     cs.store(name="bench", node=SuiteConfig)

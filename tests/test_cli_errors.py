@@ -187,6 +187,23 @@ def test_real_command_line_exits_2_before_importing_tensorflow(overrides, tmp_pa
     _assert_nothing_written(tmp_path)
 
 
+@pytest.mark.parametrize(("argv", "message"), [
+    # without suite=, a typo'd key used to read as a missing suite
+    (["workload=[fashion_cnn]"], "bench: error: workload: unknown key (did you mean workloads?); allowed keys: "),
+    (["doctor", "workload=[fashion_cnn]"], "bench doctor: error: workload: unknown key (did you mean workloads?)"),
+    # a word that is no key=value: a mistyped command, or a workload named without its key
+    (["doctr", "workloads=[fashion_cnn]"], "bench: error: 'doctr': not key=value, and not a command (did you mean "
+     "doctor?); commands: report, compare, doctor, export-tfrecord"),
+    (["doctor", "fashion_cnn"], "bench doctor: error: 'fashion_cnn': not key=value, and not a command; commands: "),
+])
+def test_a_typo_is_named_even_without_a_suite(argv, message, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message), err
+    assert not list(tmp_path.iterdir())
+
+
 # --- corrupt or foreign files in a results folder -------------------------------------------------------------
 
 def _messy_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:
