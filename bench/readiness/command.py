@@ -14,9 +14,9 @@ from pathlib import Path
 
 from bench.config import SuiteConfig
 from bench.engines import cpu_child_env
-from bench.readiness.findings import DOCTOR_FILE, FAIL, WARN, Finding, exit_status, table
+from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
 from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
-from bench.records import atomic_write_json
+from bench.records import DOCTOR_FILE, atomic_write_json
 from bench.workloads import get_workload, shown
 
 CHILD_TIMEOUT_S = 600.0

@@ -12,7 +12,6 @@ from typing import Any
 OK, WARN, FAIL = "ok", "warn", "fail"
 STATUSES = (OK, WARN, FAIL)
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
-DOCTOR_FILE = "doctor.json"  # a run's findings, in its folder, read by the workers of its TPU points
 
 
 @dataclass(frozen=True)

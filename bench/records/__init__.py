@@ -25,6 +25,7 @@ from bench.records.model import (
     Strategy,
 )
 from bench.records.store import (
+    DOCTOR_FILE,
     RUN_MANIFEST,
     LoadResult,
     atomic_write_json,
@@ -51,6 +52,7 @@ def as_records(records: Iterable[RecordLike]) -> list[Record]:
 
 __all__ = [
     "BACKENDS",
+    "DOCTOR_FILE",
     "REQUIRED_FIELDS",
     "RUN_MANIFEST",
     "SCHEMA_VERSION",

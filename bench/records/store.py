@@ -24,6 +24,7 @@ from bench.records.model import Record
 from bench.records.upgrade import RecordError, parse
 
 RUN_MANIFEST = "run.json"
+DOCTOR_FILE = "doctor.json"  # the TPU checks a run made before its TPU points (bench.readiness): not a record
 
 
 def _json_default(obj: Any) -> Any:
@@ -103,13 +104,14 @@ class LoadResult:
 def iter_record_files(dirs: Iterable[Path]) -> Iterator[Path]:
     """Every ``*.json`` below the given folders (or the files themselves), in sorted order.
 
-    Run manifests (``run.json``) and temporary files are not point records and are passed over.
+    Run manifests (``run.json``), a run's TPU checks (``doctor.json``) and temporary files are not point records
+    and are passed over.
     """
     for d in dirs:
         d = Path(d)
         files = [d] if d.is_file() else sorted(d.rglob("*.json"))
         for f in files:
-            if f.name == RUN_MANIFEST or f.name.startswith("."):
+            if f.name in (RUN_MANIFEST, DOCTOR_FILE) or f.name.startswith("."):
                 continue
             yield f
 

@@ -27,8 +27,7 @@ from typing import Any, TextIO
 from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
 from bench.measure.env import host_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
-from bench.readiness.findings import DOCTOR_FILE
-from bench.records import Check, ErrorInfo, Record, write_record
+from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
