@@ -33,19 +33,32 @@ def run_bench(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
 
 
 HAS_JAX = importlib.util.find_spec("jax") is not None
+
+# Secrets planted in the shared smoke run's environment (tests/test_e2e.py checks none reaches a record, log or
+# report; tests/test_env_allowlist.py checks the capture itself)
+SECRETS = {
+    "TF_VAR_password": "hunter2-secret",
+    "TF_TOKEN_app_terraform_io": "tok-secret-123",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-456",
+    "GITHUB_TOKEN": "ghp_secret789",
+    "HF_TOKEN": "hf_secret",
+    "TPU_API_KEY": "tpu-secret-000",  # the old TPU_ prefix match would have recorded it
+    "XLA_FLAGS_TOKEN": "xla-secret-111",  # an allowed name as a prefix of another: exact names only
+}
 SMOKE_BACKENDS = ["tensorflow", "jax"] if HAS_JAX else ["tensorflow"]
 
 
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory):
     """One real ``python -m bench suite=smoke`` run shared by the tests that read what a run writes (records,
-    console table, report, teardown, parity across backends): both smoke workloads under cpu, cpu_x2 and an
-    absent gpu, under every installed backend. Only tests/test_e2e.py uses it: a module runs in one test
-    process, so the run happens once. Returns (folder, run folder, completed process)."""
+    console table, report, teardown, parity across backends, no secret leaked): both smoke workloads under cpu,
+    cpu_x2 and an absent gpu, under every installed backend, with :data:`SECRETS` in its environment. Only
+    tests/test_e2e.py uses it: a module runs in one test process, so the run happens once. Returns (folder, run
+    folder, completed process)."""
     tmp = tmp_path_factory.mktemp("smoke")
     proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
                      f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2,gpu]",
-                     env={"CUDA_VISIBLE_DEVICES": ""})
+                     env={**SECRETS, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
     return tmp, run_dir, proc

@@ -12,9 +12,7 @@ import pytest
 
 from bench.data import augment, sources
 from bench.data.order import epoch_plan
-from bench.records import parse
 from tests import sourcedata
-from tests.test_record_schema import undeclared
 
 ALL = augment.KINDS
 
@@ -93,31 +91,6 @@ def test_a_cached_pipeline_still_augments_differently_every_epoch(tmp_path: Path
         first, second = next(it)[0].numpy(), next(it)[0].numpy()
         matches = sum(any(np.allclose(img, other) for other in first) for img in second)
         assert (matches == 8) if same else (matches == 0)
-
-
-@pytest.mark.slow
-def test_augmentation_layers_in_the_model_are_reported_as_such_under_jax(tmp_path: Path) -> None:
-    """Seed 001's first attempt (augmentation as model layers) runs under TensorFlow on a CPU, but Keras
-    3.15's augmentation layers need TensorFlow even under the JAX backend: a JAX worker (no TensorFlow, as
-    on a JAX-only TPU image) records the point as failed with that kind and the advice, not a bare error."""
-    import importlib.util
-    import json
-
-    from tests.conftest import run_bench
-
-    if importlib.util.find_spec("jax") is None:
-        pytest.skip("needs jax")
-    proc = run_bench("suite=smoke", "workloads=[plant_cnn_layer_aug]", "strategies=[cpu]", "backends=[tensorflow,jax]",
-                     "batch_sizes=[16]", "steps_per_execution=[2]", "n_train=64", "n_val=32", "epochs=2",
-                     f"results_dir={tmp_path / 'r'}", "report=false", "measure_peak=false", "measure_input=false")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    run_dir = next((tmp_path / "r").iterdir())
-    recs = {r["backend"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("*.json")) if "point_id" in r}
-    assert recs["tensorflow"]["status"] == "ok"
-    assert [undeclared(parse(r)) for r in recs.values()] == [[], []]  # a failure's error fields are declared too
-    assert recs["tensorflow"]["augmentation_layers"] == ["RandomFlip", "RandomRotation", "RandomContrast"]
-    assert recs["jax"]["status"] == "failed" and recs["jax"]["error"]["kind"] == "augmentation_layers_need_tensorflow"
-    assert "augment in the input pipeline" in recs["jax"]["error"]["hint"]
 
 
 @pytest.mark.slow

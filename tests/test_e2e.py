@@ -7,8 +7,9 @@ import re
 
 import pytest
 
+from bench.measure.env import RECORDED_ENV_VARS
 from bench.records import load_records, parse
-from tests.conftest import HAS_JAX, SMOKE_BACKENDS, run_bench
+from tests.conftest import HAS_JAX, SECRETS, SMOKE_BACKENDS, run_bench
 from tests.test_record_schema import undeclared
 
 
@@ -51,6 +52,31 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
         assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
         assert r["memory"]["peak_rss_bytes"] > 0 and r["memory"]["device_peak_bytes"] is None  # CPU: no device memory
         assert r["peak_flops_per_s"]["float32"] > 0  # its worker process probed the CPU's peak
+
+
+@pytest.mark.slow
+def test_no_secret_reaches_records_logs_or_reports(smoke_run) -> None:
+    """The smoke run ran with secrets in its environment (tests/conftest.py SECRETS): none is in a record,
+    run.json, a worker log, the report or the console; the allowlisted variables are still captured."""
+    tmp, run_dir, proc = smoke_run
+    files = [p for root in (tmp / "results", tmp / "reports") for p in root.rglob("*") if p.is_file()]
+    names = {p.name for p in files}
+    assert "run.json" in names and "report.md" in names, sorted(names)
+    assert any(p.suffix == ".log" for p in files) and any(p.name.startswith("fashion_cnn-cpu") for p in files)
+    for path in files:
+        data = path.read_bytes()
+        for value in SECRETS.values():
+            assert value.encode() not in data, f"{value!r} leaked into {path}"
+    for value in SECRETS.values():
+        assert value not in proc.stdout and value not in proc.stderr
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["host"]["env_vars"]["TF_CPP_MIN_LOG_LEVEL"] == "2"
+    records = [json.loads(p.read_text()) for p in run_dir.glob("fashion_cnn-cpu*.json")]
+    assert records and all(r["status"] in ("ok", "skipped") for r in records)
+    for r in records:
+        assert r["env"]["env_vars"]["TF_CPP_MIN_LOG_LEVEL"] == "2"
+        assert set(r["env"]["env_vars"]) <= set(RECORDED_ENV_VARS)
+        assert r["env"]["cpu"]
 
 
 @pytest.mark.slow
