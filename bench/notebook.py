@@ -179,14 +179,19 @@ def epochs(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path]) -> p
 
 
 def report(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], out: str | Path | None = None,
-           baseline: str = "cpu", show: bool | None = None) -> Path:
+           baseline: str = "cpu", show: bool | None = None, prices: str | Path | None = None,
+           price: dict[str, float] | None = None) -> Path:
     """Write the markdown report and figures for a frame from :func:`run` (its results folders) or for
     results folders, under ``out`` (default ``reports/<first run>``); in Jupyter (``show`` None) or with
-    ``show=True``, display them inline. Returns the path of ``report.md``."""
+    ``show=True``, display them inline. ``prices`` (a YAML file of your own prices) and ``price`` ({key: USD
+    per hour}) override the shipped price table of the Cost sections. Returns the path of ``report.md``."""
     from bench.reporting.markdown import build_report
+    from bench.reporting.prices import load_table
 
     dirs = _dirs(frame_or_dirs)
-    path = build_report(dirs, Path(out) if out else Path("reports") / dirs[0].name, baseline=baseline)
+    table = load_table(overrides=price, extra=Path(prices) if prices else None)
+    path = build_report(dirs, Path(out) if out else Path("reports") / dirs[0].name, baseline=baseline,
+                        prices=table)
     if show or (show is None and _in_jupyter()):
         _display(path)
         return ShownPath(path)  # the cell shows the report, not a PosixPath('…') after it

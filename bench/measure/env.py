@@ -37,6 +37,8 @@ RECORDED_ENV_VARS: tuple[str, ...] = (
     "KERAS_BACKEND", "JAX_PLATFORMS", "JAX_ENABLE_X64",
     # CPU threading
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    # hosted notebooks (the report prices their records by the free tier: bench.reporting.prices)
+    "COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE",
     # test-only fault injection (bench.runner.faults): makes a fault-injected record recognisable
     "BENCH_FAULT",
 )

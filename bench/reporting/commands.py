@@ -16,6 +16,7 @@ from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_frames,
 from bench.reporting.frame import points_frame
 from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.markdown import ReportError, build_report
+from bench.reporting.prices import PriceError, load_table, parse_overrides
 from bench.reporting.speedups import DEFAULT_BASELINE
 
 
@@ -46,7 +47,8 @@ def hydra_style_args(argv: Sequence[str], keys: Sequence[str]) -> list[str]:
 
 
 def report_main(argv: list[str]) -> int:
-    """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-tolerance PP]``.
+    """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-tolerance PP]
+    [prices=FILE] [price.KEY=USD ...]``.
 
     Prints the path of report.md and returns 0; on bad input prints one line on stderr and returns 2.
     """
@@ -60,15 +62,22 @@ def report_main(argv: list[str]) -> int:
                         help="baseline strategy name (default: cpu)")
     parser.add_argument("--parity-tolerance", type=float, default=PARITY_TOLERANCE_PP,
                         help="accuracy parity tolerance in percentage points (default: 1.0)")
+    parser.add_argument("--prices", type=Path, default=None,
+                        help="a YAML price table of your own, merged over suites/prices/cloud.yaml by key; "
+                             "price.KEY=USD sets one price (USD per hour per unit)")
     try:
-        args = parser.parse_args(hydra_style_args(argv, ["out", "baseline", "parity_tolerance"]))
+        singles = parse_overrides([t for t in argv if t.startswith("price.")])
+        rest = [t for t in argv if not t.startswith("price.")]
+        args = parser.parse_args(hydra_style_args(rest, ["out", "baseline", "parity_tolerance", "prices"]))
         if not args.dirs:
             raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
         if not (args.parity_tolerance >= 0):
             raise CliError(f"--parity-tolerance must be >= 0, got {args.parity_tolerance}")
+        table = load_table(overrides=singles, extra=args.prices)
         out = args.out or Path("reports") / args.dirs[0].resolve().name
-        path = build_report(args.dirs, out, baseline=args.baseline, parity_tolerance_pp=args.parity_tolerance)
-    except (CliError, ReportError) as e:
+        path = build_report(args.dirs, out, baseline=args.baseline, parity_tolerance_pp=args.parity_tolerance,
+                            prices=table)
+    except (CliError, ReportError, PriceError) as e:
         print(f"bench report: {e}", file=sys.stderr)
         return 2
     except SystemExit as e:  # --help

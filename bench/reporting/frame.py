@@ -159,6 +159,8 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
         "strategy": label, "backend": r.backend, "strategy_requested": s.requested,
         "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
+        "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
+        "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
         "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
         # what ran (records keep the request: steps_per_execution before the plan resolved it)
         "steps_per_execution": r.effective_spe(),
@@ -230,6 +232,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],
         "device_kind": first["device_kind"], "num_replicas": first["num_replicas"],
+        "accelerator": first["accelerator"], "cpu_count": first["cpu_count"], "env_var_names": first["env_var_names"],
         "per_replica_batch_size": first["per_replica_batch_size"], "status": status,
         "n_points": len(g), "n_ok": len(ok),
         "error": "" if bad.empty else (bad.iloc[0]["error"] or "(no reason recorded)"),

@@ -7,7 +7,7 @@ fixed number formats, no generation time, no absolute paths), so it can be golde
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -16,9 +16,12 @@ from bench.records import LoadResult, as_records, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import bounds_section
+from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.plots.costs import cost_figure
+from bench.reporting.prices import Price, load_table
 from bench.reporting.runs import spe_notes, time_budget
 from bench.reporting.speedups import DEFAULT_BASELINE
 from bench.reporting.tables import (
@@ -122,8 +125,10 @@ def time_section(points: pd.DataFrame) -> list[str]:
 
 
 def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
-                    figures: dict[tuple[str, str], dict[str, Path]]) -> str:
-    """The whole report as markdown text (deterministic for equal inputs)."""
+                    figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
+                    table: Mapping[str, Price] | None = None) -> str:
+    """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
+    costs, :func:`bench.reporting.cost.priced_summary`) and its price ``table`` give the Cost sections."""
     s = a.summary
     hosts = sorted(set(a.points["host"]))
     workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
@@ -148,11 +153,15 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
         lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
         lines += break_even_section(be, a.show_backend)
         lines += bounds_section(g)
-        figs = figures.get((workload, dataset), {})
+        figs = dict(figures.get((workload, dataset), {}))
+        if priced is not None:
+            lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
         if figs:
             lines += ["### Figures", ""]
             lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
             lines.append("")
+    if priced is not None and table is not None:
+        lines += prices_used_section(priced, table)
     lines += parity_section(a.parity, a.parity_tolerance_pp, a.show_backend)
     lines += problems_section(a.points)
     lines += skipped_files_section(loaded, dirs)
@@ -160,8 +169,10 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
 
 
 def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT_BASELINE,
-                 parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Path:
-    """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``.
+                 parity_tolerance_pp: float = PARITY_TOLERANCE_PP,
+                 prices: Mapping[str, Price] | None = None) -> Path:
+    """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``; ``prices`` is the
+    price table of the Cost sections (default: the shipped one, :func:`bench.reporting.prices.load_table`).
 
     Raises ReportError (and writes nothing) when no folder is given, a folder is missing, or no record
     loads. Returns the path of report.md.
@@ -177,16 +188,23 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
         raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                           f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
     a = analyze(as_records(loaded.records), baseline=baseline, parity_tolerance_pp=parity_tolerance_pp)
+    table = prices if prices is not None else load_table()
+    priced = priced_summary(a.summary, table)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = {}
     for (workload, dataset), pts in a.points.groupby(["workload", "dataset"], sort=True):
         summ = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
         eps = a.epochs[(a.epochs["workload"] == workload) & (a.epochs["dataset"] == dataset)]
+        stem = plots.slug(f"{workload}-{dataset}")
         figures[(workload, dataset)] = plots.plot_workload(
-            pts, eps, summ, f"{workload} on {dataset}", baseline, out_dir, plots.slug(f"{workload}-{dataset}"))
+            pts, eps, summ, f"{workload} on {dataset}", baseline, out_dir, stem)
+        front, t, c = frontier(rows_of(priced, workload, dataset))
+        cost_png = plots.save(cost_figure(front, t, c, f"{workload} on {dataset}"), out_dir / f"{stem}-cost.png")
+        if cost_png is not None:
+            figures[(workload, dataset)]["cost"] = cost_png
     path = out_dir / "report.md"
-    path.write_text(render_markdown(a, loaded, dirs, figures), encoding="utf-8")
+    path.write_text(render_markdown(a, loaded, dirs, figures, priced, table), encoding="utf-8")
     return path
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "plot_throughput",
     "plot_val_accuracy",
     "plot_workload",
+    "save",
     "slug",
     "speedup_heatmap_figure",
     "throughput_figure",

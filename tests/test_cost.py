@@ -1,0 +1,180 @@
+"""Time and cost to accuracy: price matching (exact device, unknown device, free tier, the user's override), cost
+arithmetic by hand, the Pareto front, and the Cost section of a report on records merged from three machines
+(golden). Regenerate the golden file after an intended change: ``BENCH_REGEN_GOLDEN=1 pytest tests/test_cost.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from bench.reporting.commands import report_main
+from bench.reporting.cost import pareto_front
+from bench.reporting.markdown import build_report
+from bench.reporting.prices import PriceError, load_table, match_price, platform_of
+from tests.conftest import make_record
+
+GOLDEN = Path(__file__).parent / "data" / "golden" / "cost_section.md"
+VCPU = 0.042246  # suites/prices/cloud.yaml: cpu-vcpu
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_table()
+
+
+@pytest.mark.parametrize(("kind", "accelerator", "replicas", "cpus", "usd", "label"), [
+    ("tpu", "TPU v5 lite", 8, 224, 8 * 1.20, "tpu-v5e x 8 chips"),  # JAX's name; the host's vCPUs are in the chip
+    ("tpu", "v5litepod-8", 8, 224, 8 * 1.20, "tpu-v5e x 8 chips"),  # TensorFlow's TPU_ACCELERATOR_TYPE
+    ("tpu", "v6e-1", 1, 44, 2.70, "tpu-v6e x 1 chip"),
+    ("tpu", "v4-8", 4, 240, 4 * 3.22, "tpu-v4 x 4 chips"),  # v4: one replica (megacore) per chip
+    ("gpu", "Tesla T4", 1, 4, 0.35, "gpu-t4 x 1 GPU"),
+    ("gpu", "NVIDIA A100-SXM4-40GB", 2, 24, 2 * 3.673, "gpu-a100 x 2 GPUs"),
+    ("cpu", "", 1, 2, 2 * VCPU, "2 vCPU (cpu-vcpu)"),  # a CPU point pays for the machine's vCPUs
+    ("cpu", "", 2, 96, 96 * VCPU, "96 vCPU (cpu-vcpu)"),  # cpu_x2 on a 96-vCPU box: still the whole machine
+])
+def test_a_device_is_priced_by_kind_name_and_count(table, kind, accelerator, replicas, cpus, usd, label) -> None:
+    priced = match_price(table, kind, accelerator, replicas, cpus)
+    assert priced.usd_per_hour == pytest.approx(usd) and priced.label == label
+
+
+@pytest.mark.parametrize(("kind", "accelerator", "replicas", "label"), [
+    ("tpu", "v3-8", 8, "no price (v3-8)"),  # not in the table: no guess from another generation
+    ("gpu", "NVIDIA H100 80GB HBM3", 1, "no price (gpu-h100)"),  # why: its note, in the report's Prices used
+    ("gpu", "NVIDIA A100-SXM4-80GB", 1, "no price (gpu-a100-80gb)"),  # not the 40 GB price
+    ("gpu", "Radeon Instinct MI300X", 1, "no price (Radeon Instinct MI300X)"),
+    (math.nan, "", math.nan, "no price (device unknown)"),  # a skipped point never saw its device
+])
+def test_an_unknown_or_unpriced_device_says_no_price(table, kind, accelerator, replicas, label) -> None:
+    priced = match_price(table, kind, accelerator, replicas, 8)
+    assert math.isnan(priced.usd_per_hour) and priced.label == label
+
+
+def test_a_hosted_notebook_is_priced_by_its_free_tier(table) -> None:
+    assert platform_of({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}, table) == "kaggle"
+    assert platform_of({"COLAB_RELEASE_TAG": "release-colab_20261101"}, table) == "colab"
+    assert platform_of({"TF_CPP_MIN_LOG_LEVEL": "2"}, table) == ""
+    priced = match_price(table, "tpu", "TPU v5 lite", 8, 96, platform="kaggle")
+    assert priced.usd_per_hour == 0 and priced.label == "kaggle free tier"
+    assert "quota" in table["kaggle"].quota and table["kaggle"].source.endswith("#1198 (2026-09)")
+
+
+def test_every_shipped_price_has_a_source_and_a_date(table) -> None:
+    for p in table.values():
+        assert p.source and p.read.startswith("2026-"), p.key
+        assert p.usd_per_hour is not None or p.note, p.key  # no price only with the reason
+    assert {"tpu-v4", "tpu-v5e", "tpu-v6e", "gpu-t4", "gpu-l4", "gpu-a100", "gpu-h100", "cpu-vcpu", "colab",
+            "kaggle"} <= set(table)
+
+
+def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
+    mine = load_table(overrides={"tpu-v5e": 0.84})
+    assert mine["tpu-v5e"].usd_per_hour == 0.84 and mine["tpu-v5e"].source == "your override"
+    assert match_price(mine, "tpu", "v5litepod-8", 8, 224).usd_per_hour == pytest.approx(8 * 0.84)
+    f = tmp_path / "contract.yaml"
+    f.write_text("prices:\n  gpu-h100:\n    kind: gpu\n    match: [H100]\n    unit: GPU\n    usd_per_hour: 2.10\n"
+                 "    source: our 2027 contract\n    read: 2026-11-20\n")
+    theirs = load_table(extra=f)
+    assert match_price(theirs, "gpu", "NVIDIA H100 80GB HBM3", 8, 208).usd_per_hour == pytest.approx(8 * 2.10)
+    assert theirs["gpu-t4"].usd_per_hour == 0.35  # the rest stays
+    with pytest.raises(PriceError, match=r"price\.tpu-v9: no such price; allowed: tpu-v4, tpu-v5e"):
+        load_table(overrides={"tpu-v9": 1.0})
+    with pytest.raises(PriceError, match=r"price\.gpu-t4: a number of USD per hour >= 0, got -1"):
+        load_table(overrides={"gpu-t4": -1})
+    f.write_text("prices:\n  x:\n    kind: fpga\n    usd_per_hour: 1\n")
+    with pytest.raises(PriceError, match=r"x\.kind: 'fpga'; allowed: tpu, gpu, cpu"):
+        load_table(extra=f)
+    with pytest.raises(PriceError, match=r"prices=.*nope.yaml: no such file"):
+        load_table(extra=tmp_path / "nope.yaml")
+
+
+def test_the_pareto_front_keeps_what_nothing_beats_on_both() -> None:
+    #            fast+dear   slow+cheap  dominated  tie-on-time  no cost
+    assert pareto_front([1.0, 5.0, 6.0, 1.0, 2.0], [9.0, 1.0, 2.0, 9.5, math.nan]) == [
+        True, True, False, False, False]
+
+
+# --- records from three machines: a 2-vCPU laptop, a TPU v5e-8 VM, a Kaggle T4 x2 notebook ---------------------
+
+def _record(host: str, strategy: str, kind: str, replicas: int, acc: str, cpus: int, train_s: float,
+            env_vars: dict | None = None, batch: int = 128) -> dict:
+    """An ok point: 40 steps of ``batch`` per epoch (5,120 examples), epoch 1 a warm-up of 3 x ``train_s``,
+    validation 10 % of training; reaches the 0.85 target in epoch 3."""
+    steps = 5120 // batch
+    epochs = [{"epoch": e, "train_s": train_s * (3 if e == 1 else 1), "val_s": 0.1 * train_s,
+               "epoch_s": train_s * (3 if e == 1 else 1) * 1.1, "steps": steps, "examples": steps * batch,
+               "loss": 1.0 / e, "val_accuracy": (0.70, 0.80, 0.86, 0.88)[e - 1]} for e in (1, 2, 3, 4)]
+    for e in epochs:
+        e["epoch_s"] = e["train_s"] + e["val_s"]
+    return make_record(
+        run_id=f"run-{host}", point_id=f"fashion_cnn-{strategy}-b{batch}-spe1-fp32-r0", suite="cnn",
+        strategy={"name": strategy, "requested": strategy, "num_replicas": replicas, "device_kind": kind},
+        global_batch_size=batch, per_replica_batch_size=batch // replicas, steps_per_epoch=steps,
+        target_accuracy=0.85, epochs=epochs, dataset={"name": "synthetic", "n_train": 5120, "n_val": 1024},
+        env={"hostname": host, "cpu_count": cpus, "accelerator": acc or None, "env_vars": env_vars or {}})
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("merged")
+    recs = [_record("laptop", "cpu", "cpu", 1, "", 2, 4.0),
+            _record("laptop", "cpu_x2", "cpu", 2, "", 2, 3.0),
+            _record("tpu-vm", "tpu", "tpu", 8, "v5litepod-8", 224, 0.05, batch=1024),
+            _record("kaggle", "gpus", "gpu", 2, "Tesla T4", 4, 0.4, {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}),
+            _record("h100-box", "gpu", "gpu", 1, "NVIDIA H100 80GB HBM3", 26, 0.1)]
+    for r in recs:
+        folder = root / r["env"]["hostname"] / r["run_id"]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{r['point_id']}.json").write_text(json.dumps(r))
+    return root
+
+
+def _cost_part(report: Path) -> str:
+    text = report.read_text()
+    start = text.index("### Cost")
+    return text[start:text.index("\n### Figures", start)] + "\n" + text[text.index("## Prices used"):text.index(
+        "\n## ", text.index("## Prices used") + 3)] + "\n"
+
+
+def test_cost_arithmetic_by_hand_on_merged_records(merged, tmp_path) -> None:
+    text = build_report([merged], tmp_path / "out").read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in text[text.index("### Cost"):].splitlines() if line.startswith("| ") and " at b" in line}
+    laptop = rows["cpu at b128 spe1 float32"]
+    # 2 vCPU x 0.042246 = $0.0845/h; steady epoch 4.4 s -> 4.4 x 0.084492 / 3600 = $0.000103
+    assert laptop[1:5] == ["2 vCPU (cpu-vcpu)", "$0.0845", "4.40", "$0.000103"]
+    # per 1M examples: 5,120 examples in 4.0 s training = 1,280/s -> 1e6 / 1280 s x $0.084492/h = $0.0183
+    assert laptop[5] == "$0.0183"
+    # to target: epochs 1-3 train 12 + 4 + 4 = 20 s -> 20 x 0.084492 / 3600 = $0.000469
+    assert laptop[6:8] == ["20.0", "$0.000469"]
+    tpu = rows["tpu at b1024 spe1 float32 ◆"]  # 8 chips x $1.20 = $9.60/h; 0.25 s to target -> $0.000667
+    assert tpu[1:3] == ["tpu-v5e x 8 chips", "$9.60"] and tpu[6:8] == ["0.250", "$0.000667"]
+    assert rows["gpus at b128 spe1 float32 ◆"][1:3] == ["kaggle free tier", "$0"]  # free: cheapest, on the front
+    h100 = rows["gpu at b128 spe1 float32"]  # measured, but no price shipped: dashes, never a guess
+    assert h100[1] == "no price (gpu-h100)" and h100[2] == h100[4] == h100[7] == "—"
+    assert h100[3] == "0.110" and h100[6] == "0.500"  # its times still show
+
+
+def test_golden_cost_section_from_three_machines(merged, tmp_path) -> None:
+    report = build_report([merged], tmp_path / "out")
+    got = _cost_part(report)
+    if os.environ.get("BENCH_REGEN_GOLDEN"):
+        GOLDEN.write_text(got)
+    assert got == GOLDEN.read_text()
+    (png,) = (tmp_path / "out").glob("*-cost.png")
+    assert f"![cost]({png.name})" in got and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_command_takes_a_price_and_refuses_an_unknown_one(merged, tmp_path, capsys) -> None:
+    assert report_main([str(merged), f"out={tmp_path / 'o'}", "price.gpu-h100=2.5"]) == 0
+    text = (tmp_path / "o" / "report.md").read_text()
+    h100 = next(line for line in text.splitlines() if line.startswith("| gpu at b128"))
+    assert "gpu-h100 x 1 GPU" in h100 and "$2.50" in h100
+    assert "| gpu-h100 | $2.50 " in text and "your override" in text  # the prices used say where it came from
+    assert report_main([str(merged), f"out={tmp_path / 'p'}", "price.gpu-x=1"]) == 2
+    assert "price.gpu-x: no such price; allowed:" in capsys.readouterr().err
+    assert not (tmp_path / "p").exists()
