@@ -38,3 +38,13 @@ def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -
     assert "≥ 65 µs" in text  # TPU v5e: 12.8 GFLOP / 197 TFLOP/s
     assert "≥ 0.2 ms" in text  # T4: 12.8 GFLOP / 65 TFLOP/s = 0.197 ms
     assert bounds_section(pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])) == []
+
+
+def test_with_prices_the_bound_gets_its_least_cost_per_million_examples() -> None:
+    from bench.reporting.prices import load_table
+
+    text = "\n".join(bounds_section(pd.DataFrame([_row("cpu", 3.0)]), load_table()))
+    row = next(line for line in text.splitlines() if line.startswith("| USD per 1M training examples"))
+    # TPU v5e: 6.497e-5 s per 6,400-example epoch -> 156.25 epochs per 1M examples -> 0.010152 s x $1.20/h
+    assert "≥ $0.00000338" in row
+    assert row.rstrip(" |").endswith("—")  # H100: no price shipped, no figure

@@ -14,10 +14,11 @@ import pytest
 from bench.cli import available_suites, parse_config
 from bench.config import ConfigError, user_keys
 from bench.records import Record
+from bench.reporting.prices import load_table
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-SUBCOMMAND_KEYS = {"report": {"out", "baseline", "parity_tolerance"}, "compare": {"fail_above", "metric"},
+SUBCOMMAND_KEYS = {"report": {"out", "baseline", "parity_tolerance", "prices"}, "compare": {"fail_above", "metric"},
                    "export-tfrecord": {"data", "out", "shard_mb"}}
 
 
@@ -66,7 +67,11 @@ def test_every_command_uses_keys_and_names_that_exist(page: Path) -> None:
         if args and args[0] in SUBCOMMAND_KEYS:
             for a in args[1:]:
                 if "=" in a:  # ([key=value] is an optional key in a usage line)
-                    assert a.lstrip("[").split("=", 1)[0] in SUBCOMMAND_KEYS[args[0]], f"{page.name}: {cmd}"
+                    key = a.lstrip("[").split("=", 1)[0]
+                    if args[0] == "report" and key.startswith("price."):  # one price of the shipped table
+                        assert key.removeprefix("price.") in load_table(), f"{page.name}: {cmd}: no price {key}"
+                        continue
+                    assert key in SUBCOMMAND_KEYS[args[0]], f"{page.name}: {cmd}"
             continue
         if args in ([], ["--help"]):
             continue

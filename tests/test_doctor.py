@@ -10,7 +10,7 @@ import pytest
 
 from bench.cli import parse_config
 from bench.readiness import FAIL, OK, WARN, Finding, exit_status
-from bench.readiness.plan_checks import batch_findings, data_findings, precision_findings
+from bench.readiness.plan_checks import batch_findings, data_findings, gpu_findings, precision_findings
 from tests.conftest import REPO, run_bench
 
 W, B = "w", "tensorflow"
@@ -54,6 +54,22 @@ def test_data_a_tpu_node_cannot_read_is_a_warning(data, status) -> None:
 def test_precision_advice_for_a_tpu(precisions, status) -> None:
     (f,) = precision_findings(parse_config(["suite=smoke", f"precisions={precisions}"]), W, B)
     assert f.status == status
+
+
+@pytest.mark.parametrize(("strategies", "precisions", "batch", "found"), [
+    ("[cpu,gpu]", "[float32]", 100, {"gpu_precision": WARN, "gpu_batch_multiple_of_8": WARN}),
+    ("[gpus]", "[mixed_float16]", 128, {"gpu_precision": OK}),
+    ("[cpu,cpu_x2,tpu]", "[float32]", 100, {}),  # no GPU asked: no GPU advice
+])
+def test_gpu_advice_where_a_gpu_is_asked(strategies, precisions, batch, found) -> None:
+    cfg = parse_config(["suite=smoke", f"strategies={strategies}", f"precisions={precisions}",
+                        f"batch_sizes=[{batch}]", "n_train=4096", "n_val=1024"])
+    got = gpu_findings(cfg, W, B)
+    assert statuses(got) == found
+    assert all(f.fix == "" for f in got if f.status == OK) and all(f.fix for f in got if f.status == WARN)
+    if "gpu_batch_multiple_of_8" in found:
+        (odd,) = [f for f in got if f.check == "gpu_batch_multiple_of_8"]
+        assert odd.evidence.startswith("batch 100: not a multiple of 8") and odd.fix == "batch_sizes=[104]"
 
 
 def test_exit_status_fails_on_a_failure_only() -> None:

@@ -20,14 +20,11 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     assert loaded.skipped == []
     manifest = json.loads((run_dir / "run.json").read_text())
     assert sorted(r["point_id"] for r in loaded.records) == sorted(manifest["points"])
-    assert len(loaded.records) == 2 * len(SMOKE_BACKENDS) * 3 * 2  # workloads x backends x strategies x spe
+    assert len(loaded.records) == 2 * len(SMOKE_BACKENDS) * 2 * 2  # workloads x backends x strategies x spe
     by_status = {}
     for r in loaded.records:
         by_status.setdefault(r["status"], []).append(r)
-    assert set(by_status) == {"ok", "skipped"}
-    assert {(r["backend"], r["strategy"]["requested"]) for r in by_status["skipped"]} == {
-        (b, "gpu") for b in SMOKE_BACKENDS}
-    assert all("no GPU visible" in r["error"]["message"] for r in by_status["skipped"])
+    assert set(by_status) == {"ok"}
     for r in loaded.records:  # the worker writes only what the typed record declares
         assert undeclared(parse(r)) == [], r["point_id"]
     for r in by_status["ok"]:
@@ -72,7 +69,7 @@ def test_no_secret_reaches_records_logs_or_reports(smoke_run) -> None:
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["host"]["env_vars"]["TF_CPP_MIN_LOG_LEVEL"] == "2"
     records = [json.loads(p.read_text()) for p in run_dir.glob("fashion_cnn-cpu*.json")]
-    assert records and all(r["status"] in ("ok", "skipped") for r in records)
+    assert records and all(r["status"] == "ok" for r in records)
     for r in records:
         assert r["env"]["env_vars"]["TF_CPP_MIN_LOG_LEVEL"] == "2"
         assert set(r["env"]["env_vars"]) <= set(RECORDED_ENV_VARS)
@@ -112,7 +109,7 @@ def test_both_backends_run_the_smoke_suite_from_the_same_weights_to_the_same_acc
     x2 = recs["fashion_cnn-jax-cpu_x2-b64-spe4-fp32-r0"]["strategy"]
     assert x2["class"] == "DataParallel" and x2["num_replicas"] == 2 and x2["devices"] == ["cpu:0", "cpu:1"]
     assert sorted(p.name for p in (run_dir / "logs").iterdir()) == sorted(
-        f"{prefix}{s}-worker1.log" for prefix in ("", "jax-") for s in ("cpu", "cpu_x2", "gpu"))
+        f"{prefix}{s}-worker1.log" for prefix in ("", "jax-") for s in ("cpu", "cpu_x2"))
 
     # parity: one weights file per workload, created by the first point and loaded by all; same losses, same accuracy
     assert sorted(p.name for p in (run_dir / "init").iterdir()) == ["fashion_cnn-s0.npz", "reuters_textcnn-s0.npz"]

@@ -6,7 +6,10 @@ v4-8's 4 chips x 2 cores are 8 replicas too, a v5e-8 has 8 chips of one core); X
 that is not a multiple of 8 and wastes the padding; a TPU's matrix units are 128 x 128 (v2-v5; 256 x 256 on
 v6e), so a per-replica batch under 128 leaves them partly idle; only a TPU Node (the older architecture)
 needs its data in Cloud Storage, a TPU VM (Colab and Kaggle since 2024, Cloud TPU VMs) reads local disk;
-TPUs multiply natively in bfloat16.
+TPUs multiply natively in bfloat16. GPUs (asked with a ``gpu`` strategy): tensor cores multiply float16 and
+bfloat16 (a T4: 65 TFLOP/s in float16 against 8.1 in float32; bfloat16 from the A100 on), and NVIDIA's
+deep-learning performance guide asks for matrix dimensions, the batch among them, that are multiples of 8 in
+float16.
 """
 
 from __future__ import annotations
@@ -94,3 +97,29 @@ def precision_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Fi
                         f"precisions={list(cfg.precisions)}: a TPU multiplies natively in bfloat16",
                         "add mixed_bfloat16 to precisions (measure: the accuracy must hold)")]
     return [Finding(workload, backend, "precision", OK, "mixed_bfloat16 asked")]
+
+
+GPU_STRATEGIES = ("gpu", "gpus", "gpu_onedevice")
+
+
+def gpu_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Finding]:
+    """For runs that ask a GPU strategy: the precision against tensor cores, and per-GPU batches that are
+    multiples of 8 (one GPU's batch: the global batch, or the per-replica one with batch_scaling=per_replica)."""
+    if not any(s in GPU_STRATEGIES for s in cfg.strategies):
+        return []
+    out = []
+    if any(p.startswith("mixed_") for p in cfg.precisions):
+        out.append(Finding(workload, backend, "gpu_precision", OK, f"{', '.join(cfg.precisions)} asked"))
+    else:
+        out.append(Finding(workload, backend, "gpu_precision", WARN,
+                           f"precisions={list(cfg.precisions)}: a GPU's tensor cores multiply float16/bfloat16 "
+                           "(T4: 65 TFLOP/s in float16, 8.1 in float32)",
+                           "add mixed_float16 (T4, V100) or mixed_bfloat16 (A100, L4, H100) to precisions "
+                           "(measure: the accuracy must hold)"))
+    odd = [b for b in axes_for(cfg, workload)["batch_sizes"] if b % PAD_MULTIPLE]
+    if odd:
+        out.append(Finding(workload, backend, "gpu_batch_multiple_of_8", WARN,
+                           f"batch {', '.join(map(str, odd))}: not a multiple of {PAD_MULTIPLE} (tensor cores "
+                           "want multiples of 8 in float16)",
+                           f"batch_sizes=[{', '.join(str(_round_up(b, PAD_MULTIPLE)) for b in odd)}]"))
+    return out

@@ -7,15 +7,19 @@ traffic come on top. It says how much an accelerator could at most save before a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
 from bench.measure.datasheets import best_peak
-from bench.reporting.format import DASH, config_label, markdown_table, seconds
+from bench.reporting.format import DASH, config_label, markdown_table, seconds, usd
+from bench.reporting.prices import Price
 
-# (column, device kind, model in the datasheet table): one chip or one GPU each
-BOUND_DEVICES = (("TPU v4 chip", "tpu", "v4"), ("TPU v5e chip", "tpu", "v5e"), ("TPU v6e chip", "tpu", "v6e"),
-                 ("T4", "gpu", "T4"), ("L4", "gpu", "L4"), ("A100", "gpu", "A100"), ("H100", "gpu", "H100"))
+# (column, device kind, model in the datasheet table, price key in suites/prices/cloud.yaml): one chip or GPU each
+BOUND_DEVICES = (("TPU v4 chip", "tpu", "v4", "tpu-v4"), ("TPU v5e chip", "tpu", "v5e", "tpu-v5e"),
+                 ("TPU v6e chip", "tpu", "v6e", "tpu-v6e"), ("T4", "gpu", "T4", "gpu-t4"),
+                 ("L4", "gpu", "L4", "gpu-l4"), ("A100", "gpu", "A100", "gpu-a100"),
+                 ("H100", "gpu", "H100", "gpu-h100"))
 
 
 def epoch_flops(row: pd.Series) -> float:
@@ -38,9 +42,10 @@ def bound_cell(s: float) -> str:
     return f"≥ {s * 1e3:.2g} ms" if s >= 1e-4 else f"≥ {s * 1e6:.2g} µs"
 
 
-def bounds_section(g: pd.DataFrame) -> list[str]:
+def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -> list[str]:
     """A workload's section: its fastest configuration measured here, and the shortest its training epoch could
-    take on each accelerator of :data:`BOUND_DEVICES`, at 100 % of the chip's best dense datasheet peak."""
+    take on each accelerator of :data:`BOUND_DEVICES`, at 100 % of the chip's best dense datasheet peak; with
+    ``prices``, a second row: what that shortest epoch would cost at the chip's hourly price (USD)."""
     ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
     ok = ok[ok["train_s_median"].map(math.isfinite)]
     if ok.empty:
@@ -49,10 +54,19 @@ def bounds_section(g: pd.DataFrame) -> list[str]:
     flops = epoch_flops(fastest)
     row = {"fastest measured": config_label(fastest), "train s/epoch": seconds(fastest["train_s_median"]),
            "GFLOP/epoch": f"{flops / 1e9:,.1f}"}
-    for name, kind, model in BOUND_DEVICES:
-        row[name] = bound_cell(lower_bound_s(flops, best_peak(kind, model)))
+    cost = {"fastest measured": "USD per 1M training examples at that bound", "train s/epoch": "",
+            "GFLOP/epoch": ""}
+    per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
+    for name, kind, model, key in BOUND_DEVICES:
+        bound = lower_bound_s(flops, best_peak(kind, model))
+        row[name] = bound_cell(bound)
+        price = prices[key].usd_per_hour if prices is not None and key in prices else None
+        cost[name] = (f"≥ {usd(bound * per_million * price / 3600)}" if price is not None and math.isfinite(bound)
+                      else DASH)
     return ["### Lower bound on other accelerators", "",
             "The shortest this training epoch could possibly take on one chip of each accelerator: its FLOPs "
             "over the chip's best dense datasheet peak, at 100 % of it. A bound, not a prediction: real epochs "
             "are longer (input pipeline, host calls, memory traffic, and no device runs at its peak). n chips "
-            "divide it by n at best.", "", markdown_table([row]), ""]
+            "divide it by n at best."
+            + (" The second row prices it (*Prices used*): the least a million training examples could cost "
+               "there." if prices is not None else ""), "", markdown_table([row, cost] if prices is not None else [row]), ""]

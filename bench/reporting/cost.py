@@ -17,19 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.reporting.format import DASH, config_label, markdown_table, seconds
+from bench.reporting.format import DASH, config_label, markdown_table, seconds, usd
 from bench.reporting.prices import Price, match_price, platform_of
-
-
-def _usd(v: float) -> str:
-    """``$0.0123`` / ``$1.23`` / ``$123``: dollars with about three significant digits (a dash without one)."""
-    if not math.isfinite(v):
-        return DASH
-    if v == 0:
-        return "$0"
-    if v >= 100:
-        return f"${v:,.0f}"
-    return f"${v:.{max(2, 2 - math.floor(math.log10(v)))}f}"  # three significant digits, never exponents
 
 
 def _or_nan(v: float | None) -> float:
@@ -94,10 +83,10 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     for i, r in g.sort_values(["strategy", "global_batch_size", "steps_per_execution", "precision"]).iterrows():
         rows.append({"configuration": config_label(r) + (" ◆" if i in front else ""), "host": r["host"],
                      "priced as": r["priced_as"],
-                     "USD/h": _usd(r["usd_per_hour"]), "steady s/epoch": seconds(r["epoch_s_median"]),
-                     "USD/epoch": _usd(r["usd_per_epoch"]),
-                     "USD per 1M examples": _usd(r["usd_per_million_examples"]),
-                     "s to target": seconds(r["time_to_target_s"]), "USD to target": _usd(r["usd_to_target"])})
+                     "USD/h": usd(r["usd_per_hour"]), "steady s/epoch": seconds(r["epoch_s_median"]),
+                     "USD/epoch": usd(r["usd_per_epoch"]),
+                     "USD per 1M examples": usd(r["usd_per_million_examples"]),
+                     "s to target": seconds(r["time_to_target_s"]), "USD to target": usd(r["usd_to_target"])})
     basis = "time and cost to target" if t == "time_to_target_s" else "time and cost per steady epoch"
     lines = ["### Cost", "",
              f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}.", "",
@@ -107,12 +96,13 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     return lines
 
 
-def prices_used_section(priced: pd.DataFrame, table: Mapping[str, Price]) -> list[str]:
-    """Every price the report used, with its basis, source and the date it was read."""
-    keys = sorted({k for k in priced["price_key"] if isinstance(k, str)})
+def prices_used_section(priced: pd.DataFrame, table: Mapping[str, Price], extra: tuple[str, ...] = ()) -> list[str]:
+    """Every price the report used (its records' and the ``extra`` keys the lower bounds priced), with its basis,
+    source and the date it was read."""
+    keys = sorted({k for k in priced["price_key"] if isinstance(k, str)} | {k for k in extra if k in table})
     if not keys:
         return []
-    rows = [{"price": k, "USD/h per unit": _usd(_or_nan(table[k].usd_per_hour)), "unit": table[k].unit,
+    rows = [{"price": k, "USD/h per unit": usd(_or_nan(table[k].usd_per_hour)), "unit": table[k].unit,
              "basis": table[k].basis or table[k].quota or table[k].note,
              "source": table[k].source, "read": table[k].read or DASH} for k in keys]
     return ["## Prices used", "",

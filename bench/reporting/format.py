@@ -44,6 +44,18 @@ def seconds(v: float) -> str:
     return f"{v:.3f}"
 
 
+def usd(v: float) -> str:
+    """``$0.000103`` / ``$0.0845`` / ``$4.06`` / ``$123``: US dollars to three significant digits, never in
+    exponent notation (a dash without a figure)."""
+    if not math.isfinite(v):
+        return DASH
+    if v == 0:
+        return "$0"
+    if v >= 100:
+        return f"${v:,.0f}"
+    return f"${v:.{max(2, 2 - math.floor(math.log10(v)))}f}"
+
+
 def number(v: float | None, fmt: str, dash: str = DASH) -> str:
     """``v`` in the format ``fmt`` (e.g. ``",.0f"``), or ``dash`` when it is not a finite number (the
     console table passes ``"-"``)."""

@@ -15,7 +15,7 @@ import pandas as pd
 from bench.records import LoadResult, as_records, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
-from bench.reporting.bounds import bounds_section
+from bench.reporting.bounds import BOUND_DEVICES, bounds_section
 from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
@@ -132,6 +132,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
     s = a.summary
     hosts = sorted(set(a.points["host"]))
     workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
+    bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
              f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity tolerance "
@@ -152,7 +153,9 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
             lines += [sentence, ""]
         lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
         lines += break_even_section(be, a.show_backend)
-        lines += bounds_section(g)
+        bound = bounds_section(g, table)
+        bounded = bounded or bool(bound)
+        lines += bound
         figs = dict(figures.get((workload, dataset), {}))
         if priced is not None:
             lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
@@ -161,7 +164,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
             lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
             lines.append("")
     if priced is not None and table is not None:
-        lines += prices_used_section(priced, table)
+        lines += prices_used_section(priced, table, tuple(d[3] for d in BOUND_DEVICES) if bounded else ())
     lines += parity_section(a.parity, a.parity_tolerance_pp, a.show_backend)
     lines += problems_section(a.points)
     lines += skipped_files_section(loaded, dirs)

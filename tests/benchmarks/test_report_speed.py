@@ -37,7 +37,7 @@ def test_report_from_1000_records(benchmark, tmp_path):
         durations.append(time.perf_counter() - t0)
         return out
 
-    path = benchmark.pedantic(timed, rounds=2, iterations=1)
+    path = benchmark.pedantic(timed, rounds=1 if benchmark.disabled else 2, iterations=1)  # CI: contents only
     assert path.exists()
     assert path.read_text(encoding="utf-8").count("\n| cpu_x2 ") >= 40  # 2 workloads x 20 configurations
     benchmark.extra_info["report_s"] = max(durations)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
-from bench.reporting.format import config_name
+from bench.reporting.format import config_name, usd
 from bench.reporting.plots import layout
 
 AXES = {"time_to_target_s": "seconds to target (training, warm-up included)",
@@ -16,8 +17,8 @@ AXES = {"time_to_target_s": "seconds to target (training, warm-up included)",
 
 
 def cost_figure(pts: pd.DataFrame, time_col: str, cost_col: str, title: str) -> Figure | None:
-    """One marker per configuration (colour and marker by strategy, ``@host`` when two machines ran it), each
-    labelled with its machine, batch, spe and precision; the Pareto front joined by a step line. None without
+    """One marker per configuration (colour and marker by strategy, ``@host`` when two machines ran it); the Pareto
+    front joined by a step line, its configurations labelled with machine, batch, spe and precision. None without
     points."""
     if pts.empty:
         return None
@@ -31,7 +32,8 @@ def cost_figure(pts: pd.DataFrame, time_col: str, cost_col: str, title: str) -> 
     xspan = float(pts[time_col].max()) or 1.0
     yspan = float(pts[cost_col].max()) or 1.0
     placed: list[tuple[float, float]] = []
-    for _, r in pts.sort_values([time_col, cost_col]).iterrows():
+    # only the front is labelled: a sweep has dozens of configurations, and the front is what the figure is for
+    for _, r in pts[pts["on_front"]].sort_values([time_col, cost_col]).iterrows():
         x, y = float(r[time_col]), float(r[cost_col])
         # labels of configurations that sit on top of each other are stacked, not printed over one another
         k = sum(abs(x - px) < 0.04 * xspan and abs(y - py) < 0.04 * yspan for px, py in placed)
@@ -44,6 +46,7 @@ def cost_figure(pts: pd.DataFrame, time_col: str, cost_col: str, title: str) -> 
                 label="Pareto front", zorder=2)
     ax.set_xlabel(AXES[time_col])
     ax.set_ylabel(AXES[cost_col])
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: usd(y)))  # $0.000050, never a 1e-5 offset
     xmax, ymax = float(pts[time_col].max()), float(pts[cost_col].max())
     ax.set_xlim(0, xmax * 1.25 if xmax > 0 else 1.0)  # from zero: a cheap, fast point sits near the corner
     ax.set_ylim(0, ymax * 1.25 if ymax > 0 else 1.0)
