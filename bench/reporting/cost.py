@@ -33,8 +33,7 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     priced = [match_price(table, r["device_kind"], r.get("accelerator"), r["num_replicas"], r.get("cpu_count"),
                           platform_of(dict.fromkeys(r.get("env_var_names") or ()), table))
               for _, r in summary.iterrows()]
-    out["priced_as"] = [p.label if st == "ok" else f"— ({st})" for p, st in zip(priced, summary["status"],
-                                                                                strict=True)]
+    out["priced_as"] = [p.label for p in priced]
     out["price_key"] = [p.key for p in priced]
     out["usd_per_hour"] = [p.usd_per_hour for p in priced]
     per_s = out["usd_per_hour"] / 3600.0
@@ -77,6 +76,8 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     """A workload's Cost section from its :func:`priced_summary` rows."""
     if g.empty:
         return []
+    idle = int((g["status"] != "ok").sum())
+    g = g[g["status"] == "ok"]  # what did not run has no time to price (listed under the failed points)
     pts, t, _ = frontier(g)
     front = set(pts.index[pts["on_front"]])
     rows = []
@@ -89,7 +90,8 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
                      "s to target": seconds(r["time_to_target_s"]), "USD to target": usd(r["usd_to_target"])})
     basis = "time and cost to target" if t == "time_to_target_s" else "time and cost per steady epoch"
     lines = ["### Cost", "",
-             f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}.", "",
+             f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
+             + (f" {idle} configuration(s) that did not run are not priced." if idle else ""), "",
              markdown_table(rows), ""]
     if figure is not None:
         lines += [f"![cost]({figure.name})", ""]
