@@ -178,3 +178,16 @@ def test_report_command_takes_a_price_and_refuses_an_unknown_one(merged, tmp_pat
     assert report_main([str(merged), f"out={tmp_path / 'p'}", "price.gpu-x=1"]) == 2
     assert "price.gpu-x: no such price; allowed:" in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
+
+
+def test_bench_report_in_a_notebook_takes_the_same_prices(merged, tmp_path) -> None:
+    import bench
+
+    f = tmp_path / "mine.yaml"
+    f.write_text("prices:\n  gpu-t4:\n    kind: gpu\n    match: [T4]\n    unit: GPU\n    usd_per_hour: 0.11\n"
+                 "    source: spot\n    read: 2026-11-23\n")
+    path = bench.report([merged], out=tmp_path / "nb", show=False, price={"gpu-h100": 2.5}, prices=f)
+    text = path.read_text()
+    assert "| gpu-h100 | $2.50 " in text and "your override" in text
+    with pytest.raises(PriceError, match=r"price\.nope: no such price"):
+        bench.report([merged], out=tmp_path / "nb2", show=False, price={"nope": 1.0})

@@ -129,3 +129,31 @@ def test_the_plant_suite_runs_whole_executions_of_32_steps() -> None:
     cfg = parse_config(["suite=plant"])
     assert [(p.n_train, p.n_val) for p in plan(cfg)][:1] == [(512, 128)]
     assert clamp_warnings(cfg) == []
+
+
+def test_n_shards_cover_the_sweep_exactly_once_with_repeats_together() -> None:
+    """shard=I/N (issue 24): each machine runs a deterministic 1/N of the configurations, all their repeats with
+    them; the N shards together plan every point of the whole sweep once, whatever N."""
+    base = ["suite=cnn", "strategies=[cpu,cpu_x2,tpu]", "batch_sizes=[32,128]", "steps_per_execution=[1,8]",
+            "repeats=2", "backends=[tensorflow,jax]", "~workload_axes"]
+    whole = [p.point_id for p in plan(parse_config(base))]
+    for n in (1, 2, 3, 7):
+        shards = [[p.point_id for p in plan(parse_config([*base, f"shard={i}/{n}"]))] for i in range(1, n + 1)]
+        assert sorted(pid for s in shards for pid in s) == sorted(whole)  # every point once: no gap, no overlap
+        sizes = [len(s) for s in shards]
+        assert max(sizes) - min(sizes) <= 2  # configurations dealt round-robin: the shards differ by one at most
+        for s in shards:
+            configs = {pid.rsplit("-r", 1)[0] for pid in s}
+            assert len(s) == 2 * len(configs)  # both repeats of each configuration on one machine
+    again = [p.point_id for p in plan(parse_config([*base, "shard=2/3"]))]
+    assert again == [p.point_id for p in plan(parse_config([*base, "shard=2/3"]))]  # the same split every time
+
+
+def test_a_bad_shard_names_the_key_and_the_form() -> None:
+    import pytest
+
+    from bench.config import ConfigError
+
+    for bad in ("0/3", "4/3", "2", "a/b", "1/0"):
+        with pytest.raises(ConfigError, match=r"shard='[^']*': allowed: '' \(the whole sweep\) or I/N with 1 <= I"):
+            parse_config(["suite=smoke", f"shard={bad}"])

@@ -93,11 +93,26 @@ class SuiteConfig:
     progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
     measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))
+    shard: str = field(default="", metadata=_help(
+        "'' (the whole sweep) | I/N: this machine's deterministic 1/N of the configurations, e.g. 2/3"))
     # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
     # can run fewer points than a light one in the same suite (keys: AXIS_KEYS)
     workload_axes: dict[str, Any] = field(default_factory=dict, metadata=_help(
         "per-workload batch_sizes / steps_per_execution, e.g. workload_axes.catsdogs_cnn.batch_sizes=[32]"
         " (~workload_axes sweeps every workload over the suite's axes)"))
+
+
+SHARD = re.compile(r"(\d+)/(\d+)")
+
+
+def shard_of(spec: str) -> tuple[int, int] | None:
+    """(I, N) of a ``shard=I/N`` value (1 <= I <= N), None for the whole sweep; ConfigError otherwise."""
+    if not spec:
+        return None
+    m = SHARD.fullmatch(spec.strip())
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ConfigError(f"shard={spec!r}: allowed: '' (the whole sweep) or I/N with 1 <= I <= N, e.g. shard=2/3")
+    return int(m.group(1)), int(m.group(2))
 
 
 def key_help(name: str) -> str:

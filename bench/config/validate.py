@@ -29,6 +29,7 @@ from bench.config.keys import (
     ConfigError,
     SuiteConfig,
     axes_for,
+    shard_of,
     strategy_replicas,
 )
 from bench.records import BACKENDS
@@ -179,6 +180,7 @@ def _check_numbers(cfg: SuiteConfig) -> None:
     for key in ("point_timeout_s", "tpu_connect_timeout_s"):
         if not getattr(cfg, key) > 0:
             raise ConfigError(f"{key}={getattr(cfg, key)}: must be a positive number of seconds")
+    shard_of(cfg.shard)
     if cfg.resume not in ("", "latest") and not IDENT.fullmatch(cfg.resume):
         raise ConfigError(f"resume={cfg.resume!r}: allowed: latest or a run_id (a folder name under results_dir)")
 

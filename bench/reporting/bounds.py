@@ -69,4 +69,5 @@ def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -
             "are longer (input pipeline, host calls, memory traffic, and no device runs at its peak). n chips "
             "divide it by n at best."
             + (" The second row prices it (*Prices used*): the least a million training examples could cost "
-               "there." if prices is not None else ""), "", markdown_table([row, cost] if prices is not None else [row]), ""]
+               "there." if prices is not None else ""), "",
+            markdown_table([row, cost] if prices is not None else [row]), ""]

@@ -20,10 +20,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench.config import PRECISION_TAGS, SuiteConfig, axes_for, effective_steps_per_execution, strategy_replicas
+from bench.config import (
+    PRECISION_TAGS,
+    SuiteConfig,
+    axes_for,
+    effective_steps_per_execution,
+    shard_of,
+    strategy_replicas,
+)
 from bench.workloads import dataset_size, get_workload, is_import_path
 
 
@@ -201,7 +209,25 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                                 points.append(point)
                             elif asked is None:  # the same configuration, asked for as it runs: name that
                                 points[at] = point
-    return points
+    return in_shard(points, shard_of(cfg.shard))
+
+
+def configuration_id(point: Point) -> str:
+    """A point's id without its repeat: what its repeats share."""
+    return re.sub(r"-r\d+$", "", point.point_id)
+
+
+def in_shard(points: list[Point], shard: tuple[int, int] | None) -> list[Point]:
+    """Shard I of N: the configurations at positions I-1, I-1+N, ... of the sweep's configuration ids in sorted
+    order, with all their repeats (a configuration's repeats stay on one machine, so its interval compares
+    processes of one machine). The split depends on the sweep alone, so every machine given the same overrides
+    and its own ``shard=I/N`` runs its share, and N shards run every point exactly once."""
+    if shard is None:
+        return points
+    i, n = shard
+    ids = sorted({configuration_id(p) for p in points})
+    mine = {c for k, c in enumerate(ids) if k % n == i - 1}
+    return [p for p in points if configuration_id(p) in mine]
 
 
 def groups(points: list[Point]) -> dict[tuple[str, str, int], list[Point]]:

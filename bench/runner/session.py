@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from bench.config import SuiteConfig
+from bench.config import SuiteConfig, shard_of
 from bench.records import RUN_MANIFEST, load_records
 from bench.reporting.console import summary_table
 from bench.runner.inputs import clamp_warnings
@@ -63,7 +63,8 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
     """
     results_dir = Path(cfg.results_dir)
     if not cfg.resume:
-        run_id, run_dir = new_run_id(cfg.name, results_dir)
+        shard = shard_of(cfg.shard)  # a shard's run id names it: N shards merged stay N runs, told apart
+        run_id, run_dir = new_run_id(cfg.name + (f"-shard{shard[0]}of{shard[1]}" if shard else ""), results_dir)
         return run_id, run_dir, points
     try:
         run_dir = find_run(results_dir, cfg.resume)
