@@ -191,3 +191,21 @@ def test_bench_report_in_a_notebook_takes_the_same_prices(merged, tmp_path) -> N
     assert "| gpu-h100 | $2.50 " in text and "your override" in text
     with pytest.raises(PriceError, match=r"price\.nope: no such price"):
         bench.report([merged], out=tmp_path / "nb2", show=False, price={"nope": 1.0})
+
+
+def test_a_run_takes_a_price_file_and_refuses_a_bad_one_before_it_starts(merged, tmp_path, capsys) -> None:
+    """``prices=FILE`` on a run's command line: checked with the other inputs (exit 2, nothing written) and used
+    by the report the run writes at its end (here: report_run over the merged records as a finished run)."""
+    from bench.cli import parse_config
+    from bench.config import ConfigError
+    from bench.runner.session import report_run
+
+    with pytest.raises(ConfigError, match=r"prices=.*nope\.yaml: no such file"):
+        parse_config(["suite=smoke", f"prices={tmp_path / 'nope.yaml'}"])
+    f = tmp_path / "mine.yaml"
+    f.write_text("prices:\n  gpu-h100:\n    kind: gpu\n    match: [H100]\n    unit: GPU\n    usd_per_hour: 1.99\n"
+                 "    source: our contract\n    read: 2026-11-23\n")
+    cfg = parse_config(["suite=smoke", f"prices={f}", f"reports_dir={tmp_path / 'p'}", f"results_dir={tmp_path}"])
+    report_run(cfg, "merged", merged / "h100-box" / "run-h100-box")
+    text = (tmp_path / "p" / "merged" / "report.md").read_text()
+    assert "| gpu-h100 | $1.99 " in text and "our contract" in text

@@ -87,6 +87,8 @@ class SuiteConfig:
     reports_dir: str = field(default="reports", metadata=_help("a writable folder for reports"))
     report: bool = field(default=True, metadata=_help("true | false (write a report at the end)"))
     baseline: str = field(default="cpu", metadata=_help("a strategy name the report compares with"))
+    prices: str = field(default="", metadata=_help(
+        "'' (suites/prices/cloud.yaml) | a YAML file of your prices for the report's Cost sections (docs/cost.md)"))
     parity_tolerance_pp: float = field(default=1.0, metadata=_help(
         "a number >= 0 (accuracy spread in percentage points the report flags)"))
     resume: str = field(default="", metadata=_help("'' | latest | <run_id>"))

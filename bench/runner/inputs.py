@@ -7,6 +7,7 @@ a :class:`~bench.config.ConfigError` like any other (exit status 2, nothing writ
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from bench.config import (
     ConfigError,
@@ -38,6 +39,13 @@ def check_inputs(cfg: SuiteConfig, batches_fit_data: bool = True) -> SuiteConfig
         if cfg.epochs < MIN_STAGED_EPOCHS and wl.frozen:
             raise ConfigError(f"epochs={cfg.epochs}: {shown(w)} trains in two stages (frozen backbone, then "
                               f"fine-tuning, half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
+    if cfg.prices:  # the report's price file: read now, so a typo stops the run before it starts
+        from bench.reporting.prices import PriceError, load_table
+
+        try:
+            load_table(extra=Path(cfg.prices))
+        except PriceError as e:
+            raise ConfigError(str(e)) from None
     for w, s, gb, n_train, n_val in batch_combinations(cfg) if batches_fit_data else ():
         steps = n_train // gb
         if steps < 1 or n_val // gb < 1:

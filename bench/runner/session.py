@@ -28,10 +28,12 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
     print(f"\nrecords: {run_dir}")
     if cfg.report and records:
         from bench.reporting.markdown import build_report
+        from bench.reporting.prices import load_table
 
         try:
             path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,
-                                parity_tolerance_pp=cfg.parity_tolerance_pp)
+                                parity_tolerance_pp=cfg.parity_tolerance_pp,
+                                prices=load_table(extra=Path(cfg.prices) if cfg.prices else None))
             print(f"report:  {path}")
         except Exception as e:  # a report bug must not hide the records the run produced
             print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
