@@ -20,6 +20,15 @@ PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "cached", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
+# Names of TensorFlow's MultiWorkerMirroredStrategy: refused (a finding, not a hack). Keras 3 cannot train under it
+# (keras-team/keras#20585, open since 2024-12; tensorflow#72388): model.fit fails in _maybe_symbolic_build with
+# "Attempt to convert a value (PerReplica...)", reproduced with two localhost workers by tests/test_mwms.py, a
+# strict xfail that flips the day Keras fixes it.
+MULTI_WORKER_STRATEGIES = ("multi_worker", "multi_worker_mirrored", "multiworkermirrored", "mwms")
+MULTI_WORKER_REFUSAL = (
+    "TensorFlow's MultiWorkerMirroredStrategy does not train Keras 3 models (keras-team/keras#20585, open: fit "
+    "fails with 'Attempt to convert a value (PerReplica...)', reproduced by bench's tests/test_mwms.py); data "
+    "parallel on one host: gpus, tpu or cpu_xN")
 # strategies that are tf.distribute wrappers and mean nothing under the JAX backend
 TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"

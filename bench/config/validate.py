@@ -20,6 +20,8 @@ from bench.config.keys import (
     IDENT,
     INPUT_PIPELINES,
     JAX_INSTALL,
+    MULTI_WORKER_REFUSAL,
+    MULTI_WORKER_STRATEGIES,
     PRECISIONS,
     PROGRESS,
     REPEAT_SEEDS,
@@ -101,6 +103,8 @@ def _check_names(cfg: SuiteConfig) -> None:
     _check_list("strategies", cfg.strategies, STRATEGY_HELP)
     for i, s in enumerate(cfg.strategies):
         m = CPU_X.fullmatch(s)
+        if s.lower() in MULTI_WORKER_STRATEGIES:
+            raise ConfigError(f"strategies[{i}]={s!r}: {MULTI_WORKER_REFUSAL}")
         if s not in FIXED_STRATEGIES and not (m and int(m.group(1)) >= 2):
             raise ConfigError(f"strategies[{i}]={s!r} is not a strategy; allowed: {STRATEGY_HELP}")
         if m and int(m.group(1)) > 64:
