@@ -83,6 +83,8 @@ def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
     assert theirs["gpu-t4"].usd_per_hour == 0.35  # the rest stays
     with pytest.raises(PriceError, match=r"price\.tpu-v9: no such price; allowed: tpu-v4, tpu-v5e"):
         load_table(overrides={"tpu-v9": 1.0})
+    with pytest.raises(PriceError, match=r"price\.tpu-v5: no such price \(did you mean price\.tpu-v5e\?\)"):
+        load_table(overrides={"tpu-v5": 1.0})
     with pytest.raises(PriceError, match=r"price\.gpu-t4: a number of USD per hour >= 0, got -1"):
         load_table(overrides={"gpu-t4": -1})
     f.write_text("prices:\n  x:\n    kind: fpga\n    usd_per_hour: 1\n")

@@ -10,6 +10,7 @@ entry without a price, is "no price": bench never guesses.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -109,7 +110,9 @@ def load_table(path: Path | None = None, overrides: Mapping[str, float] | None =
         table.update(parse_table(doc, f"prices={extra}"))
     for key, usd in (overrides or {}).items():
         if key not in table:
-            raise PriceError(f"price.{key}: no such price; allowed: {', '.join(table)}")
+            near = difflib.get_close_matches(key, list(table), n=1, cutoff=0.85)  # tpu-v5 -> tpu-v5e, not v9 -> v4
+            raise PriceError(f"price.{key}: no such price{f' (did you mean price.{near[0]}?)' if near else ''}; "
+                             f"allowed: {', '.join(table)}")
         if not (isinstance(usd, (int, float)) and math.isfinite(usd) and usd >= 0):
             raise PriceError(f"price.{key}: a number of USD per hour >= 0, got {usd!r}")
         table[key] = replace(table[key], usd_per_hour=float(usd), source="your override", read="", note="")
