@@ -90,6 +90,9 @@ def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
     f.write_text("prices:\n  x:\n    kind: fpga\n    usd_per_hour: 1\n")
     with pytest.raises(PriceError, match=r"x\.kind: 'fpga'; allowed: tpu, gpu, cpu"):
         load_table(extra=f)
+    f.write_text("prices:\n  x:\n    kind: gpu\n    usd_per_hr: 1\n")
+    with pytest.raises(PriceError, match=r"x: unknown field\(s\) usd_per_hr; allowed: kind, match"):
+        load_table(extra=f)
     with pytest.raises(PriceError, match=r"prices=.*nope.yaml: no such file"):
         load_table(extra=tmp_path / "nope.yaml")
 
@@ -107,9 +110,9 @@ def _record(host: str, strategy: str, kind: str, replicas: int, acc: str, cpus: 
     """An ok point: 40 steps of ``batch`` per epoch (5,120 examples), epoch 1 a warm-up of 3 x ``train_s``,
     validation 10 % of training; reaches the 0.85 target in epoch 3."""
     steps = 5120 // batch
-    epochs = [{"epoch": e, "train_s": train_s * (3 if e == 1 else 1), "val_s": 0.1 * train_s,
-               "epoch_s": train_s * (3 if e == 1 else 1) * 1.1, "steps": steps, "examples": steps * batch,
-               "loss": 1.0 / e, "val_accuracy": (0.70, 0.80, 0.86, 0.88)[e - 1]} for e in (1, 2, 3, 4)]
+    epochs = [{"epoch": e, "train_s": train_s * (3 if e == 1 else 1), "val_s": 0.1 * train_s, "steps": steps,
+               "examples": steps * batch, "loss": 1.0 / e, "val_accuracy": (0.70, 0.80, 0.86, 0.88)[e - 1]}
+              for e in (1, 2, 3, 4)]
     for e in epochs:
         e["epoch_s"] = e["train_s"] + e["val_s"]
     return make_record(

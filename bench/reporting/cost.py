@@ -31,7 +31,7 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     ``usd_to_target`` (USD; NaN without a price, a measurement or a reached target)."""
     out = summary.copy()
     priced = [match_price(table, r["device_kind"], r.get("accelerator"), r["num_replicas"], r.get("cpu_count"),
-                          platform_of(dict.fromkeys(r.get("env_var_names") or ()), table))
+                          platform_of(r.get("env_var_names") or (), table))
               for _, r in summary.iterrows()]
     out["priced_as"] = [p.label for p in priced]
     out["price_key"] = [p.key for p in priced]

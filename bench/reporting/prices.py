@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from bench.measure.datasheets import TPU_REPLICAS_PER_CHIP
+from bench.reporting.stats import as_float
 
 KINDS = ("tpu", "gpu", "cpu")
 
@@ -62,9 +63,17 @@ def default_table_path() -> Path:
     return packaged if packaged.is_file() else here.parent / "suites" / "prices" / "cloud.yaml"
 
 
+FIELDS = ("kind", "match", "unit", "usd_per_hour", "basis", "region", "source", "read", "note")
+FREE_FIELDS = ("env_var", "usd_per_hour", "quota", "source", "read", "note")
+
+
 def _entry(key: str, raw: Any, free: bool, where: str) -> Price:
     if not isinstance(raw, Mapping):
         raise PriceError(f"{where}: {key}: expected a mapping with usd_per_hour, source and read")
+    allowed = FREE_FIELDS if free else FIELDS
+    unknown = sorted(set(map(str, raw)) - set(allowed))
+    if unknown:  # a typo (usd_per_hr) would otherwise read as "no price"
+        raise PriceError(f"{where}: {key}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
     usd = raw.get("usd_per_hour")
     if usd is not None and (not isinstance(usd, (int, float)) or isinstance(usd, bool) or usd < 0):
         raise PriceError(f"{where}: {key}.usd_per_hour: a number >= 0 or null, got {usd!r}")
@@ -139,8 +148,9 @@ def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator
     """The price of one configuration's device (see the module docstring)."""
     kind = device_kind if isinstance(device_kind, str) else ""  # NaN: a skipped point never saw its device
     acc = accelerator if isinstance(accelerator, str) else ""
-    n_rep = float(num_replicas) if num_replicas not in (None, "") and num_replicas == num_replicas else 1.0
-    vcpus = float(cpu_count) if cpu_count not in (None, "") and cpu_count == cpu_count else math.nan
+    n_rep = as_float(num_replicas)
+    n_rep = n_rep if math.isfinite(n_rep) else 1.0  # a record without it ran one replica
+    vcpus = as_float(cpu_count)
     if platform:
         tier = table.get(platform)
         if tier is not None and tier.usd_per_hour is not None:
@@ -161,9 +171,9 @@ def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator
                   entry.usd_per_hour * n, entry.key)
 
 
-def platform_of(env_vars: Mapping[str, Any] | None, table: Mapping[str, Price]) -> str:
+def platform_of(env_var_names: Iterable[str], table: Mapping[str, Price]) -> str:
     """The free tier a record was made on (its environment has the tier's variable), "" for none."""
-    names = set(env_vars or ())
+    names = set(env_var_names)
     return next((p.key for p in table.values() if p.kind == "free" and p.env_var and p.env_var in names), "")
 
 
