@@ -106,6 +106,7 @@ LONGEST_FIRST = [
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
+    "test_multiprocess.py",  # 40: two processes, a dead one, one bench per host (JAX)
     "test_diagnosis.py",  # 41
 ]
 

@@ -15,15 +15,15 @@ def test_plan_covers_the_product_one_process_per_repeat_interleaved_across_strat
     assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
     assert len({p.point_id for p in points}) == len(points)
     g = groups(points)
-    assert list(g) == [("tensorflow", "cpu", 0), ("tensorflow", "cpu_x2", 0), ("tensorflow", "cpu", 1),
-                       ("tensorflow", "cpu_x2", 1)]
-    assert all({p.repeat for p in pts} == {key[2]} and {p.strategy for p in pts} == {key[1]}
+    assert list(g) == [("tensorflow", "cpu", 1, 0), ("tensorflow", "cpu_x2", 1, 0), ("tensorflow", "cpu", 1, 1),
+                       ("tensorflow", "cpu_x2", 1, 1)]  # (backend, strategy, processes, repeat)
+    assert all({p.repeat for p in pts} == {key[3]} and {p.strategy for p in pts} == {key[1]}
                for key, pts in g.items())
     assert [p.repeat for p in points] == [0] * 16 + [1] * 16
-    cpu0 = g[("tensorflow", "cpu", 0)]
+    cpu0 = g[("tensorflow", "cpu", 1, 0)]
     assert cpu0[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
     # catsdogs_cnn has 256 training images: 2 steps at b128, so spe 4 runs (and is named) as spe 2
-    assert g[("tensorflow", "cpu_x2", 1)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
+    assert g[("tensorflow", "cpu_x2", 1, 1)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
 
 
 def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:

@@ -34,6 +34,7 @@ from bench.config.keys import (
     key_help,
     logical_cpus,
     shard_of,
+    splits,
     strategy_replicas,
     user_keys,
 )
@@ -43,5 +44,5 @@ __all__ = [
     "ALL_REDUCES", "AXIS_KEYS", "BATCH_SCALINGS", "CPU_X", "DATA_SCALES", "FIXED_STRATEGIES", "INPUT_PIPELINES",
     "JAX_INSTALL", "PRECISIONS", "PRECISION_TAGS", "PROGRESS", "REPEAT_SEEDS", "STRATEGY_HELP", "TF_INSTALL",
     "TF_ONLY_STRATEGIES", "ConfigError", "SuiteConfig", "axes_for", "check_writable", "effective_steps_per_execution",
-    "global_batch", "key_help", "logical_cpus", "shard_of", "strategy_replicas", "user_keys", "validate",
+    "global_batch", "key_help", "logical_cpus", "shard_of", "splits", "strategy_replicas", "user_keys", "validate",
 ]

@@ -104,6 +104,16 @@ class SuiteConfig:
     progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
     measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))
+    processes: list[int] = field(default_factory=lambda: [1], metadata=_help(
+        "a list of process counts for JAX points, e.g. [1,2]: N cooperating processes share the strategy's "
+        "devices (cpu_x2 with 2: one CPU device each; docs/scale.md)"))
+    coordinator_port: int = field(default=0, metadata=_help(
+        "an integer 0..65535: the port on 127.0.0.1 of a multi-process point's JAX coordinator (0 = a free one)"))
+    process_id: int = field(default=-1, metadata=_help(
+        "-1 (bench starts every process of a processes=N point here) | I: this machine runs process I of a "
+        "multi-host job, one bench per host (docs/scale.md)"))
+    coordinator: str = field(default="", metadata=_help(
+        "HOST:PORT of process 0's machine, with process_id (worker group k's coordinator listens on PORT + k)"))
     shard: str = field(default="", metadata=_help(
         "'' (the whole sweep) | I/N: this machine's deterministic 1/N of the configurations, e.g. 2/3"))
     # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
@@ -150,6 +160,16 @@ def logical_cpus(name: str) -> int | None:
     """N of a ``cpu_xN`` strategy name (N logical CPU devices), None for any other name."""
     m = CPU_X.fullmatch(name)
     return int(m.group(1)) if m else None
+
+
+def splits(strategy: str, processes: int, hosts: bool = False) -> bool:
+    """Whether ``strategy`` runs as ``processes`` cooperating processes: one process always; more for ``cpu_xN``
+    with N a multiple of the count (each process gets N / count devices), and, one process per host
+    (``hosts``), for ``gpus`` and ``tpu`` (every host's devices)."""
+    n = logical_cpus(strategy)
+    if processes == 1 or (n is not None and processes > 1 and n % processes == 0):
+        return True
+    return hosts and strategy in ("gpus", "tpu")
 
 
 def strategy_replicas(name: str) -> int | None:

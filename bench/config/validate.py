@@ -32,6 +32,7 @@ from bench.config.keys import (
     SuiteConfig,
     axes_for,
     shard_of,
+    splits,
     strategy_replicas,
 )
 from bench.records import BACKENDS
@@ -72,6 +73,7 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     _check_numbers(cfg)
     _check_all_reduce(cfg)
     _check_batches(cfg)
+    _check_processes(cfg)
     check_writable("results_dir", cfg.results_dir)
     if cfg.report:
         check_writable("reports_dir", cfg.reports_dir)
@@ -123,6 +125,50 @@ def _check_backends(cfg: SuiteConfig) -> None:
         if s in TF_ONLY_STRATEGIES:
             raise ConfigError(f"strategies[{i}]={s!r} is a tf.distribute wrapper with no meaning under backends=jax; "
                               "allowed with jax: cpu, cpu_xN, gpu, gpus, tpu, auto")
+
+
+def _check_processes(cfg: SuiteConfig) -> None:
+    """``processes``: counts >= 1; more than one only under jax (TensorFlow's multi-worker strategy does not work
+    with Keras 3) and only where a strategy splits into that many processes here (cpu_xN, N a multiple)."""
+    _check_list("processes", cfg.processes, "positive integers, e.g. [1,2]")
+    for i, p in enumerate(cfg.processes):
+        if not isinstance(p, int) or p < 1:
+            raise ConfigError(f"processes[{i}]={p!r}: must be a positive integer (1 = one process per point)")
+        if p == 1:
+            continue
+        if "jax" not in cfg.backends:
+            raise ConfigError(f"processes[{i}]={p}: more than one process per point runs under backends=[jax] only "
+                              "(TensorFlow's MultiWorkerMirroredStrategy does not train Keras 3 models: "
+                              "keras-team/keras#20585); add jax to backends, e.g. backends=[jax]")
+        if not any(splits(s, p, cfg.process_id >= 0) for s in cfg.strategies):
+            raise ConfigError(f"processes[{i}]={p}: none of strategies={list(cfg.strategies)} splits into {p} "
+                              f"processes on one machine; allowed: cpu_xN with N a multiple of {p}, e.g. "
+                              f"strategies=[cpu_x{p}] (several hosts: docs/scale.md)")
+    if not isinstance(cfg.coordinator_port, int) or not 0 <= cfg.coordinator_port <= 65535:
+        raise ConfigError(f"coordinator_port={cfg.coordinator_port!r}: allowed: an integer 0..65535 (0 = a free port)")
+    if cfg.process_id != -1 or cfg.coordinator:
+        _check_hosts(cfg)
+
+
+def _check_hosts(cfg: SuiteConfig) -> None:
+    """One bench per host (``process_id=I coordinator=HOST:PORT``): every host must plan the same points, in the same
+    order, each of them a multi-process JAX point."""
+    n = cfg.processes[0]
+    if len(cfg.processes) != 1 or n < 2:
+        raise ConfigError(f"processes={list(cfg.processes)}: with process_id, one count of 2 or more, the job's "
+                          "processes (one per host), e.g. processes=[4]")
+    if not isinstance(cfg.process_id, int) or not 0 <= cfg.process_id < n:
+        raise ConfigError(f"process_id={cfg.process_id!r}: allowed: 0 .. {n - 1} (this host's index in the job), "
+                          "or -1 (bench starts every process here)")
+    host, _, port = cfg.coordinator.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
+        raise ConfigError(f"coordinator={cfg.coordinator!r}: allowed: HOST:PORT of process 0's machine, e.g. "
+                          "coordinator=10.0.0.2:8476 (needed with process_id)")
+    if list(cfg.backends) != ["jax"]:
+        raise ConfigError(f"backends={list(cfg.backends)}: a multi-host job runs backends=[jax] only")
+    if cfg.resume:
+        raise ConfigError(f"resume={cfg.resume!r}: not with process_id (every host must run the same points; "
+                          "start the job again)")
 
 
 def _check_installed(cfg: SuiteConfig) -> None:

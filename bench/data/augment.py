@@ -60,6 +60,11 @@ class Params:
         return Params(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[i]
                          for f in fields(self)})
 
+    def part(self, rows: slice) -> Params:
+        """One batch's draws (after :meth:`row`) for the examples in ``rows`` only (a process's share)."""
+        return Params(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
+                         for f in fields(self)})
+
     def arrays(self) -> dict[str, np.ndarray]:
         """The kinds applied, by name (for a ``tf.data`` dataset)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}

@@ -22,7 +22,10 @@ In short:
 - ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
   ``bf16``), so MFU is held against that mode's peak;
 - ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
-  observed on the per-device pipelines built since the mark (None where the engine has none).
+  observed on the per-device pipelines built since the mark (None where the engine has none);
+- ``gather_processes(values) -> list[list[float]]``: every cooperating process's ``values``, by process index
+  (``[values]`` in a single-process point). A multi-process point (JAX only) reads its process count, index and
+  coordinator from Keras' own variables (:func:`multi_process_env`), set before the worker starts.
 
 This module imports no framework: the run side's orchestration and the report side never need one.
 """
@@ -119,6 +122,8 @@ class Engine(Protocol):
 
     def device_pipeline_autotune(self, mark: int) -> str | None: ...
 
+    def gather_processes(self, values: list[float]) -> list[list[float]]: ...
+
 
 def unresolved_strategy(requested: str) -> dict[str, Any]:
     """The record's ``strategy`` object of a point whose worker never resolved its strategy (skipped, or
@@ -144,18 +149,34 @@ def contract_names() -> list[str]:
     return sorted(n for n in (*Engine.__annotations__, *vars(Engine)) if not n.startswith("_"))
 
 
-def process_env(backend: str, strategy: str, environ: Mapping[str, str]) -> dict[str, str]:
+# Keras' names for a multi-process job (keras.distribution.initialize reads them): the coordinator's HOST:PORT,
+# the process count and this process's index
+JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID = ("KERAS_DISTRIBUTION_JOB_ADDRESSES", "KERAS_DISTRIBUTION_NUM_PROCESSES",
+                                            "KERAS_DISTRIBUTION_PROCESS_ID")
+
+
+def multi_process_env(coordinator: str, processes: int, process_id: int) -> dict[str, str]:
+    """The variables that make a worker process ``process_id`` of ``processes`` cooperating ones, joined through
+    the coordinator at ``coordinator`` (HOST:PORT, process 0's); nothing for a single process."""
+    if processes == 1:
+        return {}
+    return {JOB_ADDRESSES: coordinator, NUM_PROCESSES: str(processes), PROCESS_ID: str(process_id)}
+
+
+def process_env(backend: str, strategy: str, environ: Mapping[str, str], processes: int = 1) -> dict[str, str]:
     """Environment variables a worker process of ``backend``/``strategy`` needs before Keras or the framework
     is imported (the launcher sets them; they cannot be changed once the framework has started).
 
     ``KERAS_BACKEND`` always (a user's own ``KERAS_BACKEND`` must not switch a worker's backend). Under
     jax: ``JAX_PLATFORMS=cpu`` for the CPU strategies (a visible GPU must not take a ``cpu`` point), and
-    for ``cpu_xN`` the XLA flag that splits the host into N devices, added to the user's ``XLA_FLAGS``.
+    for ``cpu_xN`` the XLA flag that splits the host into N devices (N / ``processes`` in each of a multi-process
+    point's processes), added to the user's ``XLA_FLAGS``.
     """
     env = {"KERAS_BACKEND": backend}
     if backend != "jax":
         return env
     n = logical_cpus(strategy)
+    n = n // processes if n else n
     if strategy == "cpu" or n:
         env["JAX_PLATFORMS"] = "cpu"
     if n:

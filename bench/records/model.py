@@ -39,6 +39,7 @@ class ErrorInfo(_Part):
     hint: str | None = None
     stderr_tail: str | None = None
     log: str | None = None
+    process_id: int | None = None  # a multi-process point: the process that died
 
 
 class Strategy(_Part):
@@ -55,6 +56,11 @@ class Strategy(_Part):
     tpu: str | None = None  # the TPU a TPUStrategy connected to
     device_pipeline_autotune: Any = None  # what the engine observed on the per-device pipelines, not what was asked
     device_pipeline_autotune_hook: str | None = None  # installed / unavailable
+    # a multi-process point (JAX): the processes, this record's writer's index, its own devices, the coordinator
+    processes: int | None = None
+    process_id: int | None = None
+    local_devices: list[str] | None = None
+    coordinator: str | None = None
 
 
 class Dataset(_Part):
@@ -124,6 +130,34 @@ class Process(_Part):
     startup_s: float | None = None
 
 
+class ProcessShare(_Part):
+    """One of a multi-process point's cooperating processes, as it measured itself: per-epoch seconds
+    (``epoch_s``, ``train_s``, ``val_s``: one value per epoch), its input pipeline alone (its own rows of every
+    batch, examples/s) and the first 12 hex digits of the sha256 of its final weights (equal in every process
+    when they trained the same model)."""
+
+    process_id: int
+    pid: int | None = None
+    epoch_s: list[float] | None = None
+    train_s: list[float] | None = None
+    val_s: list[float] | None = None
+    input_examples_per_s: float | None = None
+    final_weights_sha256: str | None = None
+
+
+class Topology(_Part):
+    """How a multi-process point ran: ``processes`` cooperating processes of ``devices_per_process`` devices each,
+    joined through JAX's coordinator at ``coordinator`` and started by ``launched_by``. The record's epoch times
+    are the slowest process's per epoch (``timing``); each process's own are in ``per_process``."""
+
+    processes: int
+    devices_per_process: int | None = None
+    coordinator: str | None = None
+    launched_by: str | None = None  # bench (N local processes)
+    timing: str | None = None
+    per_process: list[ProcessShare] = Field(default_factory=list)
+
+
 class Memory(_Part):
     """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
     strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
@@ -187,6 +221,7 @@ class Record(_Part):
     target_source: str | None = None
     notes: list[str] = Field(default_factory=list)
     process: Process | None = None
+    topology: Topology | None = None  # a multi-process point (absent: one process)
     memory: Memory | None = None
     initial_weights: dict[str, Any] | None = None
     augmentation_layers: list[str] | None = None
@@ -230,6 +265,12 @@ class Record(_Part):
         if staged:
             return [e for e in self.epochs if e.stage == staged[-1]][1:]
         return [e for e in self.epochs if e.epoch >= 2]
+
+    def process_count(self) -> int:
+        """The cooperating processes that ran the point (1 unless it was a multi-process point)."""
+        if self.topology is not None:
+            return self.topology.processes
+        return int((self.point or {}).get("processes", 1))
 
     def effective_spe(self) -> int:
         """The steps_per_execution that ran."""

@@ -95,8 +95,9 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
     The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
-    backend when it is not tensorflow (``jax/cpu_x2``). When one resolved name ran on two or more hosts
-    for the same workload and dataset, those labels get ``@hostname``.
+    backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
+    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process). When one
+    resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
     """
     typed = as_records(records)
 
@@ -112,6 +113,7 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
         requested = r.strategy.requested or name
         label = name if requested == name else f"{requested} ({name})"
         label = label if backend == "tensorflow" else f"{backend}/{label}"
+        label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
         out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
 

@@ -12,6 +12,9 @@ reaches a matching point (the first matching rule wins):
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process.
 
+A kind may name one process of a multi-process point: ``kill@1:-p2-`` kills only process 1 (``@0``: process 0);
+without ``@`` a rule applies in every process.
+
 The worker parses the rules once (:meth:`Faults.parse`) and calls two explicit hooks on every point:
 :meth:`Faults.before_fit` and :meth:`Faults.loss`. Nothing is patched.
 """
@@ -35,15 +38,20 @@ class Faults:
     rules: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def parse(cls, text: str) -> Faults:
+    def parse(cls, text: str, process_id: int = 0) -> Faults:
         """Rules from the value of ``BENCH_FAULT``: ``"oom:spe1,nan:b64"`` -> ``(("oom", "spe1"), ("nan",
-        "b64"))``; ValueError on an unknown kind."""
+        "b64"))``, keeping only the rules for ``process_id`` (``kill@1:…``: process 1 alone); ValueError on an
+        unknown kind or process."""
         rules = []
         for part in filter(None, (p.strip() for p in text.split(","))):
             kind, _, match = part.partition(":")
+            kind, at, proc = kind.partition("@")
             if kind not in KINDS:
                 raise ValueError(f"BENCH_FAULT kind {kind!r}; allowed: {', '.join(KINDS)}")
-            rules.append((kind, match))
+            if at and not proc.isdigit():
+                raise ValueError(f"BENCH_FAULT process {proc!r} in {part!r}; allowed: a process index, e.g. kill@1:p2")
+            if not at or int(proc) == process_id:
+                rules.append((kind, match))
         return cls(tuple(rules))
 
     def kind_for(self, point_id: str) -> str | None:

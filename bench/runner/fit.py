@@ -25,6 +25,17 @@ from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
 from bench.workloads import get_workload, stage_epochs
 
+TIMES = ("epoch_s", "train_s", "val_s")  # an epoch's seconds each process of a multi-process point reports
+
+
+def weights_digest(model: Any) -> str:
+    """sha256 (hex) of a model's weights, in order: equal in two processes that hold the same model."""
+    import hashlib
+
+    import numpy as np
+
+    return hashlib.sha256(b"".join(np.asarray(w).tobytes() for w in model.get_weights())).hexdigest()
+
 
 class FitContext(Protocol):
     """What a point's fit needs of its worker process (:class:`bench.runner.worker.Worker` is one)."""
@@ -121,6 +132,7 @@ class PointFit:
         with self.scope():
             self.model = model = self.workload.new_model()
             rec.initial_weights = apply_shared_weights(model, worker.run_dir, self.workload.name, self.point.seed)
+            self.check_same_start(model, rec.initial_weights)
             self.frozen = [model.get_layer(name) for name in self.workload.frozen]
             for layer in self.frozen:
                 layer.trainable = False
@@ -135,6 +147,19 @@ class PointFit:
         rec.flop_count = FLOP_COUNT
         rec.params = int(model.count_params())
         rec.math_mode = worker.engine.math_mode(worker.resolved, self.point.precision)
+
+    def check_same_start(self, model: Any, initial: dict[str, Any] | None) -> None:
+        """A multi-process point: every process's model starts from the same weights (on several hosts each reads
+        its own run folder's file), else its processes would train different models; RuntimeError naming the fix."""
+        if int(self.worker.resolved.extra.get("processes", 1)) == 1 or not initial:
+            return
+        sha = weights_digest(model)
+        gathered = self.worker.engine.gather_processes([int(sha[:6], 16), int(sha[6:12], 16)])
+        starts = {(int(a), int(b)) for a, b in gathered}
+        if len(starts) > 1:
+            raise RuntimeError(f"the processes loaded different initial weights ({len(starts)} distinct): copy process "
+                               f"0's {initial.get('path')} to every host's run folder, or let each draw them from "
+                               "the same seed with the same Keras and JAX versions")
 
     def train(self, stages: list[tuple[str, int]]) -> Any:
         """``fit`` each stage (unfreeze and recompile between them, as Keras' transfer-learning guide does);
@@ -189,6 +214,42 @@ class PointFit:
             learning_rate=float(keras.ops.convert_to_numpy(model.optimizer.learning_rate)),
             flops_per_example=rec.flops_per_example)]
 
+    def gather_processes(self, timer: Any, processes: int) -> None:
+        """A multi-process point: every process's own timings, input rate and final-weights hash (one all-gather),
+        kept in ``topology.per_process``; each epoch's times in the record are the slowest process's, and the
+        input rate is the slowest process's times the processes (each step needs every process's rows)."""
+        import os
+
+        from bench.records import ProcessShare, Topology
+
+        rec, rows, n_epochs = self.rec, timer.rows, len(timer.rows)
+        digest = weights_digest(self.model)
+        mine = [float(os.getpid()), float(int(digest[:6], 16)), float(int(digest[6:12], 16)),
+                rec.input_examples_per_s if rec.input_examples_per_s is not None else math.nan,
+                *(math.nan if r.get(k) is None else r[k] for k in TIMES for r in rows)]
+        shares = []
+        for i, v in enumerate(self.worker.engine.gather_processes(mine)):
+            times = {k: v[4 + j * n_epochs: 4 + (j + 1) * n_epochs] for j, k in enumerate(TIMES)}
+            shares.append(ProcessShare(process_id=i, pid=int(v[0]), **times,
+                                       input_examples_per_s=None if math.isnan(v[3]) else v[3],
+                                       final_weights_sha256=f"{int(v[1]):06x}{int(v[2]):06x}"))
+        for k, epoch in enumerate(rec.epochs):  # the slowest process bounds every step: its time is the point's
+            for name in TIMES:
+                values = [getattr(sh, name)[k] for sh in shares if not math.isnan(getattr(sh, name)[k])]
+                if values:
+                    setattr(epoch, name, max(values))
+        steady = [e.epoch_s for e in rec.steady_epochs() if e.epoch_s is not None]
+        if steady and rec.epochs[0].epoch_s is not None:
+            rec.warmup_overhead_s = rec.epochs[0].epoch_s - statistics.median(steady)
+        rates = [sh.input_examples_per_s for sh in shares if sh.input_examples_per_s is not None]
+        if rates:
+            rec.input_examples_per_s = min(rates) * processes
+        extra = self.worker.resolved.extra
+        rec.topology = Topology(processes=processes, devices_per_process=len(extra.get("local_devices", [])),
+                                coordinator=extra.get("coordinator"),
+                                launched_by="one bench per host" if self.worker.job.per_host else "bench",
+                                timing="slowest process per epoch", per_process=shares)
+
     def after_fit(self, timer: Any, autotune_mark: Any) -> None:
         """Epochs, status, warm-ups; then, outside every timed region, predictions, input rate and peaks."""
         from bench.measure.flops import datasheet_peak
@@ -209,14 +270,21 @@ class PointFit:
         observed = worker.engine.device_pipeline_autotune(autotune_mark)
         if observed is not None and rec.strategy.scope is not False:
             rec.strategy.device_pipeline_autotune = observed  # seen, not requested
-        if not timer.diverged:
+        processes = int(worker.resolved.extra.get("processes", 1))
+        if not timer.diverged and processes == 1:
             t = time.perf_counter()
             rec.val_predictions = val_predictions(self.model, self.pipes)
             rec.predict_measure_s = time.perf_counter() - t
-        if worker.job.measure_input:
+        elif processes > 1:
+            rec.notes.append(f"no per-example predictions: each of the {processes} processes holds only its rows of "
+                             "a batch, and Keras' predict cannot fetch arrays that span processes")
+        if worker.job.measure_input:  # a process makes its own rows of each batch: gb / processes examples
             t = time.perf_counter()
-            rec.input_examples_per_s = input_only_rate(self.pipes.fresh_train(), self.pipes.steps_per_epoch, self.gb)
+            rec.input_examples_per_s = input_only_rate(self.pipes.fresh_train(), self.pipes.steps_per_epoch,
+                                                       self.gb // processes)
             rec.input_measure_s = time.perf_counter() - t
+        if processes > 1:
+            self.gather_processes(timer, processes)
         if worker.peaks.flops_per_s:
             rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
             rec.peak_scope = worker.peaks.scope

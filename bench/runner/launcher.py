@@ -10,8 +10,6 @@ Imports no framework: workers do.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import queue
 import signal
@@ -24,16 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from bench.config import SuiteConfig
-from bench.engines import process_env, unresolved_strategy
+from bench.engines import multi_process_env, process_env, unresolved_strategy
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
 from bench.runner.plan import Point, WorkerJob, groups
 from bench.runner.point_record import base_record, process_record, utc_now
+from bench.runner.processes import EOF, ended_badly, exit_cause, group_coordinator, kill, read_events, reap, tail
 from bench.runner.progress import Progress
 from bench.runner.rundir import is_recorded, sweep_tmp
 
 STDERR_TAIL_LINES = 15
-REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed, then again before SIGKILL
 
 
 class Interrupted(Exception):
@@ -47,16 +45,31 @@ class Interrupted(Exception):
 
 @dataclass
 class Attempt:
-    """One worker process of a group: its log, the point it was running when it ended, and why it ended
-    (``cause``: the time limit; None when it exited by itself)."""
+    """One worker process of a group (or the cooperating processes of a multi-process group, process 0 first):
+    their logs, the point it was running when it ended, and why it ended (``cause``: the time limit, or another
+    process's death; None when it exited by itself)."""
 
-    proc: subprocess.Popen
-    log: Path
+    procs: list[subprocess.Popen]
+    logs: list[Path]
     group: tuple[str, str]  # (backend, strategy)
     worker: int = 0  # the worker's index in the run (records name it, with its pid)
     in_flight: Point | None = None
     cause: dict[str, Any] | None = None
     started: float = field(default_factory=time.monotonic)  # of the current point (start-up counts too)
+
+    @property
+    def proc(self) -> subprocess.Popen:
+        """The worker (process 0: the one that writes the records)."""
+        return self.procs[0]
+
+    @property
+    def log(self) -> Path:
+        return self.logs[0]
+
+    def who(self, index: int) -> str:
+        """How messages name process ``index``: ``worker`` alone, ``process 1 of 2`` in a multi-process point."""
+        n = len(self.procs)
+        return "worker" if n == 1 else f"process {index} of {n} (pid {self.procs[index].pid})"
 
 
 class Launcher:
@@ -75,7 +88,7 @@ class Launcher:
         self.run_dir = run_dir
         self.progress = progress
         self.log_dir = run_dir / "logs"
-        self.proc: subprocess.Popen | None = None
+        self.procs: list[subprocess.Popen] = []  # the group's running worker process(es)
         self.interrupted = False
         self.signum: int = signal.SIGINT
         self.resolved: dict[tuple[str, str], dict[str, Any]] = {}  # (backend, strategy) -> its "ready" record
@@ -87,8 +100,8 @@ class Launcher:
         Interrupted."""
         self.interrupted = True
         self.signum = signum
-        if self.proc is not None:
-            _kill(self.proc)
+        for proc in self.procs:
+            kill(proc)
 
     def run(self) -> None:
         """Run every group in turn, with SIGINT/SIGTERM routed to :meth:`interrupt`."""
@@ -97,65 +110,92 @@ class Launcher:
         handled = (signal.SIGINT, signal.SIGTERM)
         previous = {sig: signal.signal(sig, self.interrupt) for sig in handled} if in_main else {}
         try:
-            for pts in groups(self.points).values():
+            for k, pts in enumerate(groups(self.points).values()):
                 if self.interrupted:
                     raise Interrupted(self.signum)
-                self.run_group(pts)
+                self.run_group(pts, k)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
-    def run_group(self, pts: list[Point]) -> None:
-        """Run a group's points (one backend and strategy), restarting a fresh worker after each crash or
-        time-out."""
+    def run_group(self, pts: list[Point], k: int = 0) -> None:
+        """Run a group's points (``k``: its index in the run), restarting a fresh worker after each crash or
+        time-out. One process of a multi-host job (``process_id``) gives up the rest of the group instead, as
+        every other host does, so that all go on to the next group (and its coordinator port) together."""
         remaining = list(pts)
         while remaining:
             if self.interrupted:
                 raise Interrupted(self.signum)
-            attempt = self._spawn(remaining)
+            coordinator, refused = group_coordinator(self.cfg, pts[0].processes, k)
+            if refused is not None:  # the port asked for is taken: every point of the group fails, nothing starts
+                self._fail_all(remaining, refused)
+                return
+            attempt = self._spawn(remaining, coordinator or "")
             try:
                 self._watch(attempt, remaining)
             finally:
-                if self.interrupted:
-                    _kill(attempt.proc)
-                _reap(attempt.proc)
-                self.proc = None
+                for proc in attempt.procs if self.interrupted or attempt.cause else ():
+                    kill(proc)  # Ctrl-C, or one process died: the others would wait for it in a collective
+                for proc in attempt.procs:
+                    reap(proc)
+                self.procs = []
             sweep_tmp(self.run_dir)  # no writer is left: drop a record write the worker's death cut short
             if self.interrupted:
                 self._record_interrupted(attempt)
                 raise Interrupted(self.signum)
             if remaining:
                 self._record_lost_point(attempt, remaining)
+            if remaining and self.cfg.process_id >= 0:
+                self._fail_all(remaining, {"type": "JobLostProcess", "message": (
+                    "a process of the multi-host job ended during this worker group: its other points are not run "
+                    "on any host, so that every host goes on to the next group together")})
 
-    def _spawn(self, pts: list[Point]) -> Attempt:
+    def _fail_all(self, points: list[Point], cause: dict[str, Any]) -> None:
+        """A ``failed`` record for each of ``points``, none of which ran; they leave the list."""
+        for point in list(points):
+            if not is_recorded(self.run_dir, point):
+                self._fail(point, cause, None)
+            points.remove(point)
+            self.progress.done += 1
+
+    def _spawn(self, pts: list[Point], coordinator: str = "") -> Attempt:
         """Start a worker for ``pts`` (its environment set for the backend and strategy before Keras is
-        imported there) and send it its job."""
-        log = self._new_log(pts[0].backend, pts[0].strategy)
-        job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts, self.next_worker,
-                                  str(log.relative_to(self.run_dir)), time.time())
+        imported there) and send it its job; a multi-process group's ``processes`` workers, process 0 first,
+        each told its index and the coordinator's address (``127.0.0.1:PORT``)."""
+        n, worker = pts[0].processes, self.next_worker
         self.next_worker += 1
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
-               "PYTHONUNBUFFERED": "1", **process_env(job.backend, job.strategy, os.environ)}
-        with log.open("w") as err:
-            # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
-            proc = subprocess.Popen([sys.executable, "-m", "bench.runner.worker"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err, text=True, env=env,
-                                    start_new_session=True)
-        self.proc = proc
-        try:
-            # One line; stdin then stays open: its end-of-file (our exit, even by SIGKILL) stops the worker.
-            assert proc.stdin is not None  # Popen(stdin=PIPE)
-            proc.stdin.write(job.to_json() + "\n")
-            proc.stdin.flush()
-        except OSError:
-            pass  # the worker died before reading its job: its exit status is recorded below
-        return Attempt(proc, log, (job.backend, job.strategy), job.worker)
+        attempt = Attempt([], [], (pts[0].backend, pts[0].strategy), worker)
+        # one process per host (process_id): only this host's; else every process of the point, here
+        for i in [self.cfg.process_id] if self.cfg.process_id >= 0 else range(n):
+            log = self._new_log(pts[0].backend, pts[0].strategy if n == 1 else f"{pts[0].strategy}-p{n}-proc{i}")
+            job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts, worker,
+                                      str(log.relative_to(self.run_dir)), time.time(), i, coordinator)
+            env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+                   "PYTHONUNBUFFERED": "1", **process_env(job.backend, job.strategy, os.environ, n),
+                   **multi_process_env(coordinator, n, i)}
+            with log.open("w") as err:
+                # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
+                proc = subprocess.Popen([sys.executable, "-m", "bench.runner.worker"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+                                        start_new_session=True)
+            self.procs.append(proc)
+            attempt.procs.append(proc)
+            attempt.logs.append(log)
+            try:
+                # One line; stdin then stays open: its end-of-file (our exit, even by SIGKILL) stops the worker.
+                assert proc.stdin is not None  # Popen(stdin=PIPE)
+                proc.stdin.write(job.to_json() + "\n")
+                proc.stdin.flush()
+            except OSError:
+                pass  # the worker died before reading its job: its exit status is recorded below
+        return attempt
 
     def _watch(self, attempt: Attempt, remaining: list[Point]) -> None:
         """Follow the worker's events until it exits, is interrupted, or runs past the time limit (then
         kill it and set ``attempt.cause``). Finished points leave ``remaining``."""
         events: queue.Queue = queue.Queue()
-        threading.Thread(target=_read_events, args=(attempt.proc, events), daemon=True).start()
+        for i, proc in enumerate(attempt.procs):
+            threading.Thread(target=read_events, args=(proc, events, i), daemon=True).start()
         by_id = {p.point_id: p for p in remaining}
         limit = self.cfg.point_timeout_s
         while not self.interrupted:
@@ -163,16 +203,23 @@ class Launcher:
             if left <= 0:
                 attempt.cause = {"type": "TimeLimit", "limit_s": limit, "message": (
                     f"point exceeded point_timeout_s={limit:g} s and its worker was killed")}
-                _kill(attempt.proc)
+                kill(attempt.proc)
                 return
             try:
-                ev = events.get(timeout=min(0.5, left))
+                index, ev = events.get(timeout=min(0.5, left))
             except queue.Empty:
                 self.progress.show()
                 continue
-            if ev is _EOF:
+            if ev is EOF and index == 0:
                 return  # the worker closed its event stream: it has exited (or is exiting)
-            self._on_event(ev, attempt, by_id, remaining)
+            if ev is EOF:  # another process of a multi-process point: done with its points, or dead
+                if ended_badly(attempt.procs[index]):
+                    attempt.cause = {**exit_cause(attempt.procs[index].returncode, attempt.who(index)),
+                                     "process_id": index}
+                    return
+                continue
+            if index == 0:  # process 0 speaks for a multi-process point (the others run the same points)
+                self._on_event(ev, attempt, by_id, remaining)
             self.progress.show()
 
     def _on_event(self, ev: dict[str, Any], attempt: Attempt, by_id: dict[str, Point],
@@ -207,7 +254,7 @@ class Launcher:
         next) is recorded as failed and leaves ``remaining``; a fresh worker takes the rest."""
         point = attempt.in_flight or remaining[0]
         if not is_recorded(self.run_dir, point):  # (a worker killed between its record and its "done" event)
-            self._fail(point, attempt.cause or _exit_cause(attempt.proc.returncode), attempt)
+            self._fail(point, attempt.cause or exit_cause(attempt.proc.returncode, attempt.who(0)), attempt)
         remaining.remove(point)
         self.progress.done += 1
 
@@ -225,76 +272,23 @@ class Launcher:
                 continue
         raise RuntimeError(f"too many worker logs in {self.log_dir}")
 
-    def _fail(self, point: Point, cause: dict[str, Any], attempt: Attempt) -> None:
-        """Write the ``failed`` record of a point whose worker died or was stopped (naming that worker)."""
-        log = attempt.log
+    def _fail(self, point: Point, cause: dict[str, Any], attempt: Attempt | None) -> None:
+        """Write the ``failed`` record of a point whose worker died or was stopped (naming that worker), or never
+        started (``attempt`` None). In a multi-host job only process 0's host writes records."""
+        if self.cfg.process_id > 0:
+            return
         # the strategy as its worker resolved it, if it got that far (so `auto` reads `auto (cpu)` here too)
         strategy = self.resolved.get((point.backend, point.strategy)) or unresolved_strategy(point.strategy)
         replicas = strategy.get("num_replicas")
         gb = point.global_batch(replicas) if replicas else None
         rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)
-        rec.process = process_record(attempt.worker, attempt.proc.pid, log.relative_to(self.run_dir))
         rec.status = "failed"
-        rec.error = ErrorInfo.model_validate({**cause, "stderr_tail": _tail(log, STDERR_TAIL_LINES), "log": str(log)})
+        if attempt is None:
+            rec.error = ErrorInfo.model_validate(cause)
+        else:
+            rec.process = process_record(attempt.worker, attempt.proc.pid, attempt.log.relative_to(self.run_dir))
+            log = attempt.logs[cause.get("process_id", 0)]  # a multi-process point: the log of the one that died
+            rec.error = ErrorInfo.model_validate({**cause, "stderr_tail": tail(log, STDERR_TAIL_LINES),
+                                                  "log": str(log)})
         rec.finished_at = utc_now()
         write_record(self.run_dir, rec)
-
-
-_EOF = object()  # the reader's last item: the worker's event stream is closed
-
-
-def _read_events(proc: subprocess.Popen, events: queue.Queue) -> None:
-    try:
-        assert proc.stdout is not None  # Popen(stdout=PIPE)
-        for line in proc.stdout:
-            try:
-                events.put(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    except (OSError, ValueError):
-        pass
-    finally:
-        events.put(_EOF)
-
-
-def _reap(proc: subprocess.Popen) -> None:
-    """Wait for a worker to end; close its stdin (it exits on EOF) and kill it if it lingers."""
-    try:
-        proc.wait(timeout=REAP_GRACE_S)  # an exiting worker keeps its own exit status
-    except subprocess.TimeoutExpired:
-        pass
-    with contextlib.suppress(OSError):
-        if proc.stdin is not None:
-            proc.stdin.close()
-    try:
-        proc.wait(timeout=REAP_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        proc.wait()
-    with contextlib.suppress(OSError):
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    """SIGKILL the worker's whole session (process group), children included."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _exit_cause(code: int | None) -> dict[str, Any]:
-    if code is not None and code < 0:
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        return {"type": "WorkerCrashed", "message": f"worker killed by signal {name} during the point",
-                "signal": name}
-    return {"type": "WorkerCrashed", "message": f"worker exited with status {code} during the point",
-            "exit_code": code}
-
-
-def _tail(path: Path, n: int) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
-    except OSError:
-        return ""

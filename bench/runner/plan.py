@@ -30,6 +30,7 @@ from bench.config import (
     axes_for,
     effective_steps_per_execution,
     shard_of,
+    splits,
     strategy_replicas,
 )
 from bench.workloads import dataset_size, get_workload, is_import_path
@@ -63,6 +64,8 @@ class Point:
     data: str = "synthetic"  # the data source (bench.data.sources); synthetic: the workload's own data
     # the steps_per_execution the suite asked for, when the plan resolved it to another (None: it runs as asked)
     requested_steps_per_execution: int | None = None
+    # cooperating processes that run the point together (JAX multi-process data parallel; 1: one process)
+    processes: int = 1
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -77,12 +80,13 @@ class Point:
     def point_id(self) -> str:
         """File-name-safe id, e.g. ``fashion_cnn-cpu_x2-b128-spe8-fp32-r0`` (``pr32``: per-replica 32;
         ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend; ``…-fp32-cached-r0`` with an input pipeline other
-        than the default)."""
+        than the default; ``…-jax-cpu_x2-p2-…`` run by two cooperating processes)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
         backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
         name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
         pipeline = "" if self.input_pipeline == "default" else f"-{self.input_pipeline}"
-        return (f"{name}-{backend}{self.strategy}-{b}-spe{self.steps_per_execution}-"
+        procs = "" if self.processes == 1 else f"-p{self.processes}"  # jax-cpu_x2-p2: two processes
+        return (f"{name}-{backend}{self.strategy}{procs}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}{pipeline}-r{self.repeat}")
 
     def global_batch(self, replicas: int) -> int:
@@ -105,6 +109,8 @@ class Point:
             del d["data"]
         if d["requested_steps_per_execution"] is None:  # ran as asked: the form bench always wrote
             del d["requested_steps_per_execution"]
+        if d["processes"] == 1:  # one process: the form bench always wrote
+            del d["processes"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -144,13 +150,19 @@ class WorkerJob:
     worker: int = 0  # this worker process's index in the run (0, 1, ... in start order; records name it)
     log: str = ""  # its log file, relative to the run folder
     spawned_at: float = 0.0  # time.time() when the launcher started the process (its start-up is recorded)
+    processes: int = 1  # cooperating processes of the group (JAX multi-process); this one is ``process_id``
+    process_id: int = 0
+    coordinator: str = ""  # HOST:PORT of the JAX coordinator (process 0) when processes > 1
+    per_host: bool = False  # one bench per host started this process (process_id); False: bench started them all
 
     @classmethod
     def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
-                  log: str = "", spawned_at: float = 0.0) -> WorkerJob:
-        """The job of one group (one backend, strategy and repeat) of a run of ``cfg``, for worker ``worker``."""
+                  log: str = "", spawned_at: float = 0.0, process_id: int = 0, coordinator: str = "") -> WorkerJob:
+        """The job of one group (one backend, strategy, process count and repeat) of a run of ``cfg``, for worker
+        ``worker`` (process ``process_id`` of the group's ``processes``)."""
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
-                   cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input, worker, log, spawned_at)
+                   cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input, worker, log, spawned_at,
+                   points[0].processes, process_id, coordinator, cfg.process_id >= 0)
 
     def to_json(self) -> str:
         """One line of JSON."""
@@ -187,7 +199,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
     points: list[Point] = []
     seen: dict[str, int] = {}  # point id -> index in points
     for repeat in range(cfg.repeats):
-        for backend, strategy in ((b, s) for b in cfg.backends for s in cfg.strategies):
+        for backend, strategy, procs in topologies(cfg):
             for workload in cfg.workloads:
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
                 axes = axes_for(cfg, workload)
@@ -202,7 +214,7 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=pipeline,
                                 all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data,
-                                requested_steps_per_execution=asked)
+                                requested_steps_per_execution=asked, processes=procs)
                             at = seen.get(point.point_id)
                             if at is None:
                                 seen[point.point_id] = len(points)
@@ -210,6 +222,14 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                             elif asked is None:  # the same configuration, asked for as it runs: name that
                                 points[at] = point
     return in_shard(points, shard_of(cfg.shard))
+
+
+def topologies(cfg: SuiteConfig) -> list[tuple[str, str, int]]:
+    """(backend, strategy, processes) in run order: every backend and strategy with one process, and with each
+    larger count of ``processes`` where it runs (JAX, a strategy that splits into that many processes; one
+    process per host, ``process_id``: also ``gpus`` and ``tpu``)."""
+    return [(b, s, n) for b in cfg.backends for s in cfg.strategies for n in cfg.processes
+            if n == 1 or (b == "jax" and splits(s, n, cfg.process_id >= 0))]
 
 
 def configuration_id(point: Point) -> str:
@@ -230,10 +250,11 @@ def in_shard(points: list[Point], shard: tuple[int, int] | None) -> list[Point]:
     return [p for p in points if configuration_id(p) in mine]
 
 
-def groups(points: list[Point]) -> dict[tuple[str, str, int], list[Point]]:
-    """Points by (backend, strategy name, repeat), in first-appearance order: one worker process per group, so
-    every repeat runs in a process of its own and :func:`plan`'s order interleaves them across strategies."""
-    out: dict[tuple[str, str, int], list[Point]] = {}
+def groups(points: list[Point]) -> dict[tuple[str, str, int, int], list[Point]]:
+    """Points by (backend, strategy name, processes, repeat), in first-appearance order: one worker process (or
+    one set of cooperating processes) per group, so every repeat runs in processes of its own and :func:`plan`'s
+    order interleaves them across strategies."""
+    out: dict[tuple[str, str, int, int], list[Point]] = {}
     for p in points:
-        out.setdefault((p.backend, p.strategy, p.repeat), []).append(p)
+        out.setdefault((p.backend, p.strategy, p.processes, p.repeat), []).append(p)
     return out

@@ -31,8 +31,8 @@ def error_info(exc: BaseException, **more: str) -> ErrorInfo:
     ``kind``, ``hint``)."""
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     lines = "".join(tb).rstrip().splitlines()
-    return ErrorInfo(type=type(exc).__name__, message=str(exc).strip()[:2000],
-                     traceback="\n".join(lines[-TRACEBACK_LINES:]), **more)
+    return ErrorInfo.model_validate({"type": type(exc).__name__, "message": str(exc).strip()[:2000],
+                                     "traceback": "\n".join(lines[-TRACEBACK_LINES:]), **more})
 
 
 def process_record(worker: int, pid: int, log: Any = None) -> Process:

@@ -99,9 +99,11 @@ class Worker:
         self.events.flush()
 
     def finish(self, record: Record) -> None:
-        """Write a point's record atomically, then tell the launcher it is done."""
+        """Write a point's record atomically, then tell the launcher it is done. Of a multi-process point's
+        processes only process 0 writes: its record holds every process's timings (``topology``)."""
         record.finished_at = utc_now()
-        write_record(self.run_dir, record)
+        if self.job.process_id == 0:
+            write_record(self.run_dir, record)
         self.emit("done", point_id=record.point_id, status=record.status)
 
     def skip_all(self, points: list[Point], reason: str, exc_type: str) -> None:
@@ -235,7 +237,7 @@ def main() -> int:
 
     threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    faults = Faults.parse(os.environ.get("BENCH_FAULT", ""))  # test-only, see bench.runner.faults
+    faults = Faults.parse(os.environ.get("BENCH_FAULT", ""), job.process_id)  # test-only: bench.runner.faults
     Worker(job, events, faults).run()
     events.flush()
     return 0

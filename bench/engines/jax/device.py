@@ -13,9 +13,13 @@ from bench.engines import StrategyInfo, matmul_flops_per_s
 
 
 def _device(name: str) -> Any:
-    """The JAX device of a Keras device name (``cpu:0``, ``gpu:1``, ``tpu:3``)."""
+    """The JAX device of a Keras device name (``cpu:0``, ``gpu:1``, ``tpu:3``: platform and device id). In a
+    multi-process point a device of another process cannot be used here: this process's first device of that
+    kind stands in for it (the matmul probe measures the host it runs on)."""
     kind, _, index = name.partition(":")
-    return jax.devices(kind)[int(index or 0)]
+    devices = jax.devices(kind)
+    named = next((d for d in devices if d.id == int(index or 0)), devices[0])
+    return named if named.process_index == jax.process_index() else jax.local_devices(backend=kind)[0]
 
 
 @cache
@@ -83,7 +87,7 @@ def peak_memory_bytes(info: StrategyInfo) -> list[int] | None:
     """``peak_bytes_in_use`` of each of the strategy's devices (``Device.memory_stats()``, GPU/TPU), or None
     where JAX does not report it (CPU)."""
     peaks = []
-    for name in info.devices:
+    for name in info.extra.get("local_devices", info.devices):  # a multi-process point: this process's own
         stats = _device(name).memory_stats()
         if not stats or "peak_bytes_in_use" not in stats:
             return None
@@ -99,3 +103,15 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def out_of_memory_error(message: str) -> Exception:
     """The error JAX raises when a device runs out of memory (fault injection raises it)."""
     return jax.errors.JaxRuntimeError(f"RESOURCE_EXHAUSTED: {message}")
+
+
+def gather_processes(values: list[float]) -> list[list[float]]:
+    """Every cooperating process's ``values`` (the same length in each), by process index: one all-gather across
+    the processes of a multi-process point (``[values]`` in a single process). Gathered as float32 (JAX's default
+    precision: 7 significant digits, exact for integers below 2**24)."""
+    if jax.process_count() == 1:
+        return [list(values)]
+    from jax.experimental import multihost_utils
+
+    gathered = multihost_utils.process_allgather(jnp.asarray(values, dtype=jnp.float32))  # seconds, rates, pids
+    return [[float(v) for v in row] for row in gathered]

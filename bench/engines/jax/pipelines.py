@@ -46,12 +46,16 @@ class Batches:
     reads, decodes and resizes to the workload's input, as ``tf.data`` does under TensorFlow; with
     ``keep_decoded`` (seed 001's ``cache()``) every image is decoded once, when the first batch is asked for,
     and augmentation still runs per batch afterwards. ``cache`` keeps each prepared batch (validation: the
-    same batches every epoch, made once)."""
+    same batches every epoch, made once). ``part`` = (process index, process count): in a multi-process point
+    each process makes only its own contiguous rows of every global batch (process i: rows i*b/n .. (i+1)*b/n),
+    which JAX assembles into the global batch the single-process point sees."""
 
     def __init__(self, workload: Workload, x: np.ndarray | list, y: np.ndarray, batch: int, seed: int | None,
                  augment: bool | tuple[str, ...], workers: int = WORKERS, slow_decode: bool = False,
-                 cache: bool = False, keep_decoded: bool = False) -> None:
+                 cache: bool = False, keep_decoded: bool = False, part: tuple[int, int] = (0, 1)) -> None:
         self.workload, self.x, self.y, self.batch = workload, x, y, batch
+        share = batch // part[1]
+        self.rows = slice(part[0] * share, (part[0] + 1) * share)  # this process's rows of each batch
         self.seed, self.augment, self.slow_decode = seed, augment, slow_decode
         self.workers = workers
         self.encoded = isinstance(x, list)
@@ -70,15 +74,15 @@ class Batches:
         return len(self.y) // self.batch
 
     def _draws(self, params: augment.Params | None, i: int) -> augment.Params | None:
-        return None if params is None else params.row(i)
+        return None if params is None else params.row(i).part(self.rows)
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Batch ``i`` of the current epoch."""
         if self._cache is not None:
             if i not in self._cache:
-                self._cache[i] = self._make(self.order[i], None)
+                self._cache[i] = self._make(self.order[i][self.rows], None)
             return self._cache[i]
-        return self._make(self.order[i], self._draws(self.params, i))
+        return self._make(self.order[i][self.rows], self._draws(self.params, i))
 
     def _decode(self, idx: np.ndarray) -> np.ndarray:
         """Encoded images -> float32 [0, 1] at the workload's input size (decode, bilinear resize)."""
@@ -134,7 +138,7 @@ class Batches:
             while True:
                 order, params = self.order, self.params  # this epoch's, even once the next one is drawn
                 for i in range(len(self)):
-                    pending.append(pool.submit(self._make, order[i], self._draws(params, i)))
+                    pending.append(pool.submit(self._make, order[i][self.rows], self._draws(params, i)))
                     if len(pending) > QUEUE_BATCHES:
                         yield pending.popleft().result()
                 self.next_epoch()
@@ -193,12 +197,17 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather (or read and
     decode encoded images) + prepare (augment) -> prepared ahead. ``epochs`` is accepted for the engine
     interface: orders are drawn per epoch. Encoded training images are decoded in every epoch, or once
-    (``cached``); encoded validation images once, as the TensorFlow engine's ``cache()`` does."""
+    (``cached``); encoded validation images once, as the TensorFlow engine's ``cache()`` does. In a multi-process
+    point each process makes its own rows of every batch (:class:`Batches`)."""
+    import jax
+
+    part = (jax.process_index(), jax.process_count())
     if isinstance(arrays, Encoded):
         x_train, x_val = list(arrays.train), list(arrays.val)
     else:
         x_train, x_val = arrays.x_train, arrays.x_val
     train = Batches(workload, x_train, arrays.y_train, global_batch_size, seed, workload.augment,
-                    workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached)
-    val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded))
+                    workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached, part=part)
+    val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded),
+                  part=part)
     return Pipelines(iter(train), iter(val), len(train), len(val), train, val)

@@ -5,19 +5,40 @@ The same names as under TensorFlow: ``cpu`` = one CPU device, no distribution; `
 JAX started); ``gpu`` = one GPU, no distribution; ``gpus`` = ``DataParallel`` over every GPU; ``tpu`` =
 ``DataParallel`` over every TPU device (one device: no distribution); ``auto`` = tpu, else gpu, else cpu.
 The ``*_onedevice`` wrappers and ``default`` are tf.distribute ideas and are refused before a run starts.
+
+A multi-process point (Keras' ``KERAS_DISTRIBUTION_*`` variables set by the launcher: :func:`bench.engines.
+multi_process_env`) first joins its processes through JAX's coordinator (``jax.distributed.initialize``, before
+anything starts JAX's backend), then runs ``DataParallel`` over every process's devices, each process feeding
+its own rows of every global batch (``auto_shard_dataset=False``: the JAX engine's pipelines slice them).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import jax
 import keras
 
 from bench.config import logical_cpus
-from bench.engines import StrategyInfo, StrategyUnavailable
+from bench.engines import JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID, StrategyInfo, StrategyUnavailable
 
 NO_DISTRIBUTION = "none (one device)"
+JOIN_TIMEOUT_S = 60  # seconds a process waits for the others to reach the coordinator (JAX's default: 300)
+
+
+def join_processes() -> dict[str, Any]:
+    """Join the point's cooperating processes (nothing in a single-process worker); what the record's strategy
+    says about them. The coordinator binds to the address the processes were given (loopback when bench starts
+    them on one machine), not to every interface."""
+    n = int(os.environ.get(NUM_PROCESSES, "1") or 1)
+    if n == 1:
+        return {}
+    address, index = os.environ[JOB_ADDRESSES].split(",")[0], int(os.environ[PROCESS_ID])
+    jax.distributed.initialize(coordinator_address=address, num_processes=n, process_id=index,
+                               coordinator_bind_address=address, initialization_timeout=JOIN_TIMEOUT_S)
+    local = [f"{d.platform}:{d.id}" for d in jax.local_devices()]
+    return {"processes": n, "process_id": index, "coordinator": address, "local_devices": local}
 
 
 def _devices(kind: str) -> list[Any]:
@@ -38,14 +59,16 @@ def _absent(kind: str) -> StrategyUnavailable:
                                f"jax.devices() = {[str(d) for d in jax.devices()]})")
 
 
-def _over(requested: str, name: str, kind: str, devices: list[Any]) -> tuple[Any, StrategyInfo]:
-    """DataParallel over ``devices`` (several), or no distribution (one)."""
-    names = [f"{kind}:{i}" for i in range(len(devices))]
+def _over(requested: str, name: str, kind: str, devices: list[Any],
+          joined: dict[str, Any] | None = None) -> tuple[Any, StrategyInfo]:
+    """DataParallel over ``devices`` (several; of every joined process), or no distribution (one)."""
+    names = [f"{kind}:{d.id}" for d in devices]
     if len(devices) == 1:
         return None, StrategyInfo(requested, name, NO_DISTRIBUTION, 1, names, kind, {"scope": False})
-    distribution = keras.distribution.DataParallel(devices=names)
+    # several processes: each feeds its own rows of a global batch (the engine's pipelines), nothing to re-shard
+    distribution = keras.distribution.DataParallel(devices=names, auto_shard_dataset=not joined)
     keras.distribution.set_distribution(distribution)  # fit shards its batches through the global distribution
-    return distribution, StrategyInfo(requested, name, "DataParallel", len(devices), names, kind)
+    return distribution, StrategyInfo(requested, name, "DataParallel", len(devices), names, kind, dict(joined or {}))
 
 
 def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
@@ -55,6 +78,7 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
     ``all_reduce``, ``tpu`` and ``tpu_connect_timeout_s`` are tf.distribute settings; XLA chooses the JAX
     collectives and a TPU VM's devices are local. Raises StrategyUnavailable when the hardware is absent.
     """
+    joined = join_processes()  # first: JAX's backend must not start before the processes have joined
     name = requested
     if requested == "auto":
         name = "tpu" if _devices("tpu") else "gpu" if _devices("gpu") else "cpu"
@@ -64,7 +88,7 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
         if len(cpus) < n:
             raise StrategyUnavailable(f"JAX sees {len(cpus)} CPU device(s), not {n}: XLA_FLAGS must hold "
                                       f"--xla_force_host_platform_device_count={n} before JAX starts")
-        return _over(requested, name, "cpu", cpus[:n])
+        return _over(requested, name, "cpu", cpus[:n], joined)
     if name == "cpu":
         return _over(requested, "cpu", "cpu", _devices("cpu")[:1])
     if name in ("gpu", "gpus", "tpu"):
@@ -72,5 +96,5 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
         devices = _devices(kind)
         if not devices:
             raise _absent(kind)
-        return _over(requested, name, kind, devices[:1] if name == "gpu" else devices)
+        return _over(requested, name, kind, devices[:1] if name == "gpu" else devices, joined)
     raise ValueError(f"strategy {requested!r} has no meaning under the JAX backend")

@@ -7,6 +7,7 @@ from bench.engines.tensorflow.device import (
     autotune_mark,
     device_pipeline_autotune,
     framework_env,
+    gather_processes,
     is_out_of_memory,
     math_mode,
     matmul_peak_flops,
@@ -18,6 +19,6 @@ from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines, no_aut
 from bench.engines.tensorflow.strategies import make_strategy
 
 NAME = "tensorflow"
-__all__ = ["NAME", "Pipelines", "autotune_mark", "device_pipeline_autotune", "framework_env", "is_out_of_memory",
-           "make_pipelines", "make_strategy", "math_mode", "matmul_peak_flops", "no_autotune", "out_of_memory_error",
-           "peak_memory_bytes", "reset_peak_memory"]
+__all__ = ["NAME", "Pipelines", "autotune_mark", "device_pipeline_autotune", "framework_env", "gather_processes",
+           "is_out_of_memory", "make_pipelines", "make_strategy", "math_mode", "matmul_peak_flops", "no_autotune",
+           "out_of_memory_error", "peak_memory_bytes", "reset_peak_memory"]

@@ -102,3 +102,8 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def out_of_memory_error(message: str) -> Exception:
     """The error TensorFlow raises when a device runs out of memory (fault injection raises it)."""
     return tf.errors.ResourceExhaustedError(None, None, message)
+
+
+def gather_processes(values: list[float]) -> list[list[float]]:
+    """``[values]``: a TensorFlow point runs in one process (multi-process points are JAX's)."""
+    return [list(values)]
