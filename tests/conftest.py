@@ -107,6 +107,7 @@ LONGEST_FIRST = [
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
     "test_multiprocess.py",  # 40: two processes, a dead one, one bench per host (JAX)
+    "test_dask_launcher.py",  # 15: a two-worker LocalCluster sweep, a lost worker
     "test_diagnosis.py",  # 41
 ]
 

@@ -31,6 +31,9 @@ MULTI_WORKER_REFUSAL = (
     "parallel on one host: gpus, tpu or cpu_xN")
 # strategies that are tf.distribute wrappers and mean nothing under the JAX backend
 TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
+LAUNCHERS = ("local", "dask", "slurm")
+DASK_INSTALL = "pip install 'bench[dask]'"
+SLURM_INSTALL = "pip install 'bench[slurm]'"
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
                "on a TPU VM pip install -U 'jax[tpu]'")
@@ -114,6 +117,17 @@ class SuiteConfig:
         "multi-host job, one bench per host (docs/scale.md)"))
     coordinator: str = field(default="", metadata=_help(
         "HOST:PORT of process 0's machine, with process_id (worker group k's coordinator listens on PORT + k)"))
+    launcher: str = field(default="local", metadata=_help(
+        "local (worker processes on this machine) | dask (a Dask cluster: dask_scheduler, or a LocalCluster) | "
+        "slurm (Dask workers as SLURM jobs: slurm.*); docs/scale.md"))
+    dask_scheduler: str = field(default="", metadata=_help(
+        "'' (bench starts a LocalCluster on 127.0.0.1) | the address of a running Dask scheduler, e.g. "
+        "tcp://10.0.0.2:8786 (launcher=dask)"))
+    dask_workers: int = field(default=1, metadata=_help(
+        "an integer >= 1: the LocalCluster's workers, or the SLURM jobs (one machine each)"))
+    slurm: dict[str, Any] = field(default_factory=dict, metadata=_help(
+        "dask-jobqueue SLURMCluster settings for launcher=slurm, each as +slurm.KEY=VALUE, e.g. +slurm.cores=16 "
+        "+slurm.memory=64GB +slurm.queue=gpu +slurm.walltime='02:00:00'"))
     shard: str = field(default="", metadata=_help(
         "'' (the whole sweep) | I/N: this machine's deterministic 1/N of the configurations, e.g. 2/3"))
     # per-workload replacements of the sweep axes, e.g. {catsdogs_cnn: {batch_sizes: [32]}}: a heavy model
@@ -134,6 +148,15 @@ def shard_of(spec: str) -> tuple[int, int] | None:
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise ConfigError(f"shard={spec!r}: allowed: '' (the whole sweep) or I/N with 1 <= I <= N, e.g. shard=2/3")
     return int(m.group(1)), int(m.group(2))
+
+
+def check_list(key: str, values: list[Any], allowed_help: str) -> None:
+    """A list key is not empty and lists each value once; ConfigError naming the key otherwise."""
+    if not values:
+        raise ConfigError(f"{key}: must not be empty; allowed: {allowed_help}")
+    dup = sorted({v for v in values if values.count(v) > 1}, key=str)
+    if dup:
+        raise ConfigError(f"{key}: duplicate value(s) {dup}; list each value once")
 
 
 def key_help(name: str) -> str:

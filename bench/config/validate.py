@@ -15,6 +15,7 @@ from bench.config.keys import (
     AXIS_KEYS,
     BATCH_SCALINGS,
     CPU_X,
+    DASK_INSTALL,
     DATA_SCALES,
     FIXED_STRATEGIES,
     IDENT,
@@ -25,25 +26,19 @@ from bench.config.keys import (
     PRECISIONS,
     PROGRESS,
     REPEAT_SEEDS,
+    SLURM_INSTALL,
     STRATEGY_HELP,
     TF_INSTALL,
     TF_ONLY_STRATEGIES,
     ConfigError,
     SuiteConfig,
     axes_for,
+    check_list,
     shard_of,
-    splits,
     strategy_replicas,
 )
+from bench.config.scaleout import check_launcher, check_processes
 from bench.records import BACKENDS
-
-
-def _check_list(key: str, values: list[Any], allowed_help: str) -> None:
-    if not values:
-        raise ConfigError(f"{key}: must not be empty; allowed: {allowed_help}")
-    dup = sorted({v for v in values if values.count(v) > 1}, key=str)
-    if dup:
-        raise ConfigError(f"{key}: duplicate value(s) {dup}; list each value once")
 
 
 def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -52,11 +47,11 @@ def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def _check_axes(prefix: str, batch_sizes: list[Any], spes: list[Any]) -> None:
-    _check_list(f"{prefix}batch_sizes", batch_sizes, "positive integers, e.g. [32,128]")
+    check_list(f"{prefix}batch_sizes", batch_sizes, "positive integers, e.g. [32,128]")
     for i, b in enumerate(batch_sizes):
         if not isinstance(b, int) or b < 1:
             raise ConfigError(f"{prefix}batch_sizes[{i}]={b!r}: must be a positive integer")
-    _check_list(f"{prefix}steps_per_execution", spes, "positive integers, e.g. [1,16]")
+    check_list(f"{prefix}steps_per_execution", spes, "positive integers, e.g. [1,16]")
     for i, s in enumerate(spes):
         if not isinstance(s, int) or s < 1:
             raise ConfigError(f"{prefix}steps_per_execution[{i}]={s!r}: must be a positive integer "
@@ -73,7 +68,8 @@ def validate(cfg: SuiteConfig) -> SuiteConfig:
     _check_numbers(cfg)
     _check_all_reduce(cfg)
     _check_batches(cfg)
-    _check_processes(cfg)
+    check_processes(cfg)
+    check_launcher(cfg)
     check_writable("results_dir", cfg.results_dir)
     if cfg.report:
         check_writable("reports_dir", cfg.reports_dir)
@@ -97,12 +93,12 @@ def _check_names(cfg: SuiteConfig) -> None:
     workload takes the data is the run side's check, :func:`bench.runner.inputs.check_inputs`)."""
     from bench.workloads import WORKLOADS, is_import_path
 
-    _check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
+    check_list("workloads", cfg.workloads, ", ".join(WORKLOADS))
     for i, w in enumerate(cfg.workloads):
         if not is_import_path(w) and w not in WORKLOADS:
             raise ConfigError(f"workloads[{i}]={w!r} is not a workload; allowed: {', '.join(WORKLOADS)}, "
                               "or an import path my_pkg.my_module:make")
-    _check_list("strategies", cfg.strategies, STRATEGY_HELP)
+    check_list("strategies", cfg.strategies, STRATEGY_HELP)
     for i, s in enumerate(cfg.strategies):
         m = CPU_X.fullmatch(s)
         if s.lower() in MULTI_WORKER_STRATEGIES:
@@ -115,7 +111,7 @@ def _check_names(cfg: SuiteConfig) -> None:
 
 def _check_backends(cfg: SuiteConfig) -> None:
     """Known backends; under jax, only strategies that mean something there."""
-    _check_list("backends", cfg.backends, ", ".join(BACKENDS))
+    check_list("backends", cfg.backends, ", ".join(BACKENDS))
     for i, b in enumerate(cfg.backends):
         if b not in BACKENDS:
             raise ConfigError(f"backends[{i}]={b!r} is not a Keras backend bench runs; allowed: {', '.join(BACKENDS)}")
@@ -127,50 +123,6 @@ def _check_backends(cfg: SuiteConfig) -> None:
                               "allowed with jax: cpu, cpu_xN, gpu, gpus, tpu, auto")
 
 
-def _check_processes(cfg: SuiteConfig) -> None:
-    """``processes``: counts >= 1; more than one only under jax (TensorFlow's multi-worker strategy does not work
-    with Keras 3) and only where a strategy splits into that many processes here (cpu_xN, N a multiple)."""
-    _check_list("processes", cfg.processes, "positive integers, e.g. [1,2]")
-    for i, p in enumerate(cfg.processes):
-        if not isinstance(p, int) or p < 1:
-            raise ConfigError(f"processes[{i}]={p!r}: must be a positive integer (1 = one process per point)")
-        if p == 1:
-            continue
-        if "jax" not in cfg.backends:
-            raise ConfigError(f"processes[{i}]={p}: more than one process per point runs under backends=[jax] only "
-                              "(TensorFlow's MultiWorkerMirroredStrategy does not train Keras 3 models: "
-                              "keras-team/keras#20585); add jax to backends, e.g. backends=[jax]")
-        if not any(splits(s, p, cfg.process_id >= 0) for s in cfg.strategies):
-            raise ConfigError(f"processes[{i}]={p}: none of strategies={list(cfg.strategies)} splits into {p} "
-                              f"processes on one machine; allowed: cpu_xN with N a multiple of {p}, e.g. "
-                              f"strategies=[cpu_x{p}] (several hosts: docs/scale.md)")
-    if not isinstance(cfg.coordinator_port, int) or not 0 <= cfg.coordinator_port <= 65535:
-        raise ConfigError(f"coordinator_port={cfg.coordinator_port!r}: allowed: an integer 0..65535 (0 = a free port)")
-    if cfg.process_id != -1 or cfg.coordinator:
-        _check_hosts(cfg)
-
-
-def _check_hosts(cfg: SuiteConfig) -> None:
-    """One bench per host (``process_id=I coordinator=HOST:PORT``): every host must plan the same points, in the same
-    order, each of them a multi-process JAX point."""
-    n = cfg.processes[0]
-    if len(cfg.processes) != 1 or n < 2:
-        raise ConfigError(f"processes={list(cfg.processes)}: with process_id, one count of 2 or more, the job's "
-                          "processes (one per host), e.g. processes=[4]")
-    if not isinstance(cfg.process_id, int) or not 0 <= cfg.process_id < n:
-        raise ConfigError(f"process_id={cfg.process_id!r}: allowed: 0 .. {n - 1} (this host's index in the job), "
-                          "or -1 (bench starts every process here)")
-    host, _, port = cfg.coordinator.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
-        raise ConfigError(f"coordinator={cfg.coordinator!r}: allowed: HOST:PORT of process 0's machine, e.g. "
-                          "coordinator=10.0.0.2:8476 (needed with process_id)")
-    if list(cfg.backends) != ["jax"]:
-        raise ConfigError(f"backends={list(cfg.backends)}: a multi-host job runs backends=[jax] only")
-    if cfg.resume:
-        raise ConfigError(f"resume={cfg.resume!r}: not with process_id (every host must run the same points; "
-                          "start the job again)")
-
-
 def _check_installed(cfg: SuiteConfig) -> None:
     """Every backend asked for is installed here (found, not imported: validation imports no framework)."""
     import importlib.util
@@ -178,6 +130,12 @@ def _check_installed(cfg: SuiteConfig) -> None:
     for backend, install in (("tensorflow", TF_INSTALL), ("jax", JAX_INSTALL)):
         if backend in cfg.backends and importlib.util.find_spec(backend) is None:
             raise ConfigError(f"backends: {backend} is not installed in this environment; install it with {install}")
+    needs = {"dask": [("distributed", DASK_INSTALL)],
+             "slurm": [("distributed", SLURM_INSTALL), ("dask_jobqueue", SLURM_INSTALL)]}.get(cfg.launcher, [])
+    for module, install in needs:
+        if importlib.util.find_spec(module) is None:
+            raise ConfigError(f"launcher={cfg.launcher}: {module} is not installed in this environment; install it "
+                              f"with {install}")
 
 
 def _check_sweep_axes(cfg: SuiteConfig) -> None:
@@ -196,7 +154,7 @@ def _check_sweep_axes(cfg: SuiteConfig) -> None:
 
 def _check_choices(cfg: SuiteConfig) -> None:
     """Keys with a fixed set of values."""
-    _check_list("precisions", cfg.precisions, ", ".join(PRECISIONS))
+    check_list("precisions", cfg.precisions, ", ".join(PRECISIONS))
     for i, p in enumerate(cfg.precisions):
         if p not in PRECISIONS:
             raise ConfigError(f"precisions[{i}]={p!r} is not allowed; allowed: {', '.join(PRECISIONS)}")
@@ -207,7 +165,7 @@ def _check_choices(cfg: SuiteConfig) -> None:
     if cfg.input_pipeline:  # the one-pipeline shorthand (a command line's wins over a suite's list)
         _check_choice("input_pipeline", cfg.input_pipeline, INPUT_PIPELINES)
         cfg.input_pipelines = [cfg.input_pipeline]
-    _check_list("input_pipelines", cfg.input_pipelines, ", ".join(INPUT_PIPELINES))
+    check_list("input_pipelines", cfg.input_pipelines, ", ".join(INPUT_PIPELINES))
     for i, p in enumerate(cfg.input_pipelines):
         if p not in INPUT_PIPELINES:
             raise ConfigError(f"input_pipelines[{i}]={p!r} is not allowed; allowed: {', '.join(INPUT_PIPELINES)}")

@@ -113,7 +113,12 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
     progress = Progress(total=len(todo), enabled=show)
     status = 0
     try:
-        Launcher(cfg, todo, run_id, run_dir, progress).run()
+        if cfg.launcher == "local":
+            Launcher(cfg, todo, run_id, run_dir, progress).run()
+        else:  # a Dask cluster or SLURM jobs: one task per worker group, each holding a machine
+            from bench.runner.dask_launcher import DaskLauncher
+
+            DaskLauncher(cfg, todo, run_id, run_dir, progress).run()
     except Interrupted as e:
         status = e.exit_status  # 130 for Ctrl-C, 143 for SIGTERM
     finally:

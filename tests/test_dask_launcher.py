@@ -1,0 +1,104 @@
+"""``launcher=dask`` / ``launcher=slurm``: a sweep on Dask, one task per worker group holding a whole machine (issue
+24). The real sweep runs a two-worker LocalCluster on 127.0.0.1; the SLURM path is checked by the job script
+dask-jobqueue generates (no SLURM here). No timing is asserted."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from bench.cli import parse_config
+from bench.config import ConfigError
+from bench.records import load_records
+from bench.runner.plan import plan
+from tests.conftest import HAS_JAX, run_bench
+
+HAS_DASK = importlib.util.find_spec("distributed") is not None
+HAS_JOBQUEUE = importlib.util.find_spec("dask_jobqueue") is not None
+dask_installed = pytest.mark.skipif(not HAS_DASK, reason="needs Dask (pip install 'bench[dask]')")
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["launcher=ray"], "launcher='ray' is not allowed; allowed: local, dask, slurm"),
+    (["dask_scheduler=tcp://10.0.0.2:8786"], "dask_scheduler='tcp://10.0.0.2:8786': only with launcher=dask"),
+    (["launcher=dask", "dask_scheduler=10.0.0.2"], "allowed: a scheduler address such as tcp://"),
+    (["launcher=dask", "dask_workers=0"], "dask_workers=0: must be an integer >= 1"),
+    (["launcher=slurm", "+slurm.cores=8"], "launcher=slurm needs slurm.memory"),
+    (["+slurm.cores=8"], "only with launcher=slurm"),
+])
+def test_bad_launcher_settings_name_the_key(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        parse_config(["suite=smoke", *overrides])
+
+
+def test_a_missing_engine_is_refused_with_its_install_command(monkeypatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"launcher=dask: distributed is not installed .* 'bench\[dask\]'"):
+        parse_config(["suite=smoke", "launcher=dask"])
+    with pytest.raises(ConfigError, match=r"pip install 'bench\[slurm\]'"):
+        parse_config(["suite=smoke", "launcher=slurm", "+slurm.cores=8", "+slurm.memory=16GB"])
+
+
+@pytest.mark.skipif(not HAS_JOBQUEUE, reason="needs dask-jobqueue (pip install 'bench[slurm]')")
+def test_the_slurm_job_script_holds_one_machine_per_job_with_the_settings_given() -> None:
+    from bench.runner.dask_launcher import slurm_cluster
+
+    cfg = parse_config(["suite=smoke", "launcher=slurm", "+slurm.cores=16", "+slurm.memory=64GB", "+slurm.queue=gpu",
+                        "+slurm.walltime='02:00:00'", "+slurm.account=proj42",
+                        "+slurm.job_extra_directives=['--gpus-per-node=8']",
+                        "+slurm.scheduler_options={host: 127.0.0.1, dashboard_address: '127.0.0.1:0'}"])
+    cluster = slurm_cluster(cfg)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    for line in ("#SBATCH -p gpu", "#SBATCH -A proj42", "#SBATCH -t 02:00:00", "#SBATCH --gpus-per-node=8",
+                 "#SBATCH -n 1", "#SBATCH --cpus-per-task=16", "--resources machine=1"):
+        assert line in script, f"{line!r} not in the job script:\n{script}"
+    assert "--nworkers" not in script  # one Dask worker per job: the job's machine is one timed group's
+    assert "tcp://127.0.0.1:" in script  # the workers dial the scheduler the driver started
+
+
+@pytest.fixture(scope="module")
+def dask_run(tmp_path_factory: pytest.TempPathFactory):
+    """fashion_cnn under jax cpu and cpu_x4 on a two-worker LocalCluster; the cpu_x4 group's task kills its Dask
+    worker (a lost machine) before it starts a bench worker."""
+    tmp = tmp_path_factory.mktemp("dask")
+    args = ["suite=smoke", "workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu,cpu_x4]",
+            "steps_per_execution=[4]", "launcher=dask", "dask_workers=2", "measure_peak=false",
+            f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}"]
+    proc = run_bench(*args, env={"BENCH_FAULT": "exit:dask:fashion_cnn-jax-cpu_x4"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (tmp / "results").iterdir()
+    return args, run_dir, proc
+
+
+@pytest.mark.slow
+@dask_installed
+@pytest.mark.skipif(not HAS_JAX, reason="needs JAX")
+def test_a_dask_sweep_writes_the_local_launchers_records_into_one_run(dask_run) -> None:
+    args, run_dir, proc = dask_run
+    recs = {r["point_id"]: r for r in load_records([run_dir]).records}
+    local = [p.point_id for p in plan(parse_config([a for a in args if not a.startswith(("launcher", "dask"))]))]
+    assert sorted(recs) == sorted(local) == sorted(json.loads((run_dir / "run.json").read_text())["points"])
+    ok = recs["fashion_cnn-jax-cpu-b64-spe4-fp32-r0"]
+    assert ok["status"] == "ok" and ok["initial_weights"]["created"]
+    # the group ran in its own corner of the run folder, with the run's initial weights (one init/ for every group)
+    assert (run_dir / "init" / "fashion_cnn-s0.npz").is_file() and (run_dir / "tasks/group0/init").is_symlink()
+    assert ok["process"]["log"].startswith("tasks/group0/logs/") and (run_dir / ok["process"]["log"]).is_file()
+    assert not list((run_dir / "tasks").rglob("*.json"))  # the group's own copies are not read as records twice
+    assert "LocalCluster of 2 workers runs 2 timed groups at once" in proc.stderr
+    assert (run_dir.parent.parent / "reports" / run_dir.name / "report.md").is_file()
+
+
+@pytest.mark.slow
+@dask_installed
+@pytest.mark.skipif(not HAS_JAX, reason="needs JAX")
+def test_a_lost_dask_worker_is_a_failed_record_not_a_hang(dask_run) -> None:
+    _, run_dir, _ = dask_run
+    (lost,) = [r for r in load_records([run_dir]).records if r["strategy"]["requested"] == "cpu_x4"]
+    assert lost["status"] == "failed" and lost["error"]["type"] == "DaskTaskLost"
+    assert "KilledWorker" in lost["error"]["message"] or "lost" in lost["error"]["message"]
