@@ -66,12 +66,13 @@ def test_the_slurm_job_script_holds_one_machine_per_job_with_the_settings_given(
 @pytest.fixture(scope="module")
 def dask_run(tmp_path_factory: pytest.TempPathFactory):
     """fashion_cnn under jax cpu and cpu_x4 on a two-worker LocalCluster; the cpu_x4 group's task kills its Dask
-    worker (a lost machine) before it starts a bench worker."""
+    worker (a lost machine) before it starts a bench worker. The results folder is relative, as the default
+    ``results`` is (a relative run folder once gave every group a dangling ``init`` link)."""
     tmp = tmp_path_factory.mktemp("dask")
     args = ["suite=smoke", "workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu,cpu_x4]",
             "steps_per_execution=[4]", "launcher=dask", "dask_workers=2", "measure_peak=false", "measure_input=false",
-            "report=false", f"results_dir={tmp / 'results'}"]
-    proc = run_bench(*args, env={"BENCH_FAULT": "exit:dask:fashion_cnn-jax-cpu_x4"}, timeout=300)
+            "report=false", "results_dir=results"]
+    proc = run_bench(*args, cwd=tmp, env={"BENCH_FAULT": "exit:dask:fashion_cnn-jax-cpu_x4"}, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
     return args, run_dir, proc
@@ -89,6 +90,7 @@ def test_a_dask_sweep_writes_the_local_launchers_records_into_one_run(dask_run) 
     assert ok["status"] == "ok" and ok["initial_weights"]["created"]
     # the group ran in its own corner of the run folder, with the run's initial weights (one init/ for every group)
     assert (run_dir / "init" / "fashion_cnn-s0.npz").is_file() and (run_dir / "tasks/group0/init").is_symlink()
+    assert (run_dir / "tasks/group0/init/fashion_cnn-s0.npz").is_file()  # the link leads to the run's weights
     assert ok["process"]["log"].startswith("tasks/group0/logs/") and (run_dir / ok["process"]["log"]).is_file()
     assert not list((run_dir / "tasks").rglob("*.json"))  # the group's own copies are not read as records twice
     assert "LocalCluster of 2 workers runs 2 timed groups at once" in proc.stderr
@@ -103,3 +105,20 @@ def test_a_lost_dask_worker_is_a_failed_record_not_a_hang(dask_run) -> None:
     (lost,) = [r for r in load_records([run_dir]).records if r["strategy"]["requested"] == "cpu_x4"]
     assert lost["status"] == "failed" and lost["error"]["type"] == "DaskTaskLost"
     assert "KilledWorker" in lost["error"]["message"] or "lost" in lost["error"]["message"]
+
+
+@dask_installed
+def test_a_task_computed_again_runs_only_what_has_no_record(tmp_path) -> None:
+    """Dask computes a finished task again when the worker holding its result is lost before the driver took it
+    (seen with one worker: the next group killed it). What the first computation landed in the shared run folder
+    is not run, nor timed, a second time: the task returns those records and starts no worker."""
+    from bench.runner.dask_launcher import run_group_task
+    from tests.conftest import make_record
+
+    cfg = parse_config(["suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]", "steps_per_execution=[4]"])
+    (point,) = plan(cfg)
+    landed = make_record(point_id=point.point_id, config_hash=point.config_hash, status="ok",
+                         epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}])
+    (tmp_path / f"{point.point_id}.json").write_text(json.dumps(landed))
+    assert run_group_task(cfg, [point.to_record()], "run", str(tmp_path), 0) == [landed]
+    assert not (tmp_path / "tasks").exists()  # no group folder, no worker

@@ -25,6 +25,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,16 @@ def run_group_task(cfg: SuiteConfig, points: list[dict[str, Any]], run_id: str, 
         os._exit(3)  # the Dask worker dies with the task (a lost machine)
     shared = Path(run_dir)
     if shared.is_dir():  # a shared folder: the group's own corner of the run, the run's initial weights
+        landed = [p for p in pts if is_recorded(shared, p)]  # Dask computes a task again when the worker that
+        if landed:  # held its result is lost before the driver took it: what landed then is not run (timed) twice
+            pts = [p for p in pts if p not in landed]
+            if not pts:
+                return [json.loads((shared / f"{p.point_id}.json").read_text()) for p in landed]
         here = shared / "tasks" / f"group{k}"
         here.mkdir(parents=True, exist_ok=True)
         (shared / "init").mkdir(exist_ok=True)
-        if not (here / "init").exists():
-            (here / "init").symlink_to(shared / "init", target_is_directory=True)
+        if not (here / "init").is_symlink():  # relative: right wherever the shared folder is mounted
+            (here / "init").symlink_to(Path("..", "..", "init"), target_is_directory=True)
         if (shared / DOCTOR_FILE).exists():
             shutil.copy(shared / DOCTOR_FILE, here / DOCTOR_FILE)
         prefix = f"tasks/group{k}/"
@@ -74,7 +80,7 @@ def run_group_task(cfg: SuiteConfig, points: list[dict[str, Any]], run_id: str, 
             if (rec.get("process") or {}).get("log"):
                 rec["process"]["log"] = prefix + rec["process"]["log"]
             stored.append(rec)
-            if shared.is_dir() and not (shared / path.name).exists():
+            if shared.is_dir():
                 write_record(shared, parse(rec))  # now: a result held by a worker that dies later is lost
             path.rename(path.with_suffix(".sent"))  # no reader counts this copy twice
     return stored
@@ -112,6 +118,7 @@ class DaskLauncher:
     def __init__(self, cfg: SuiteConfig, points: list[Point], run_id: str, run_dir: Path,
                  progress: Progress) -> None:
         self.cfg, self.points, self.run_id, self.run_dir, self.progress = cfg, points, run_id, run_dir, progress
+        self.started = 0.0  # time.time() when the run submits its tasks
 
     def run(self) -> None:
         """Submit every group, write each group's records as its task ends; Ctrl-C cancels what is left."""
@@ -125,10 +132,11 @@ class DaskLauncher:
             cluster = make_cluster(self.cfg)
             client = Client(cluster if cluster is not None else self.cfg.dask_scheduler)
         futures: dict[Any, list[Point]] = {}
+        self.started = time.time()  # records written after this are this run's (a task may write before it dies)
         try:
             for k, pts in enumerate(groups(self.points).values()):
                 fut = client.submit(run_group_task, self.cfg, [p.to_record() for p in pts], self.run_id,
-                                    str(self.run_dir), k, resources={MACHINE: 1}, pure=False,
+                                    str(self.run_dir.absolute()), k, resources={MACHINE: 1}, pure=False,
                                     key=f"bench-{self.run_id}-group{k}")
                 futures[fut] = pts
             self.progress.show()
@@ -153,12 +161,11 @@ class DaskLauncher:
             stored, cause = [], {"type": "DaskTaskLost", "message": (
                 f"the Dask task of this worker group failed ({type(e).__name__}: {str(e)[:300]}): its machine was "
                 "lost or the task could not run; resume runs the point again")}
-        for stored_rec in stored:
-            rec = parse(stored_rec)
-            if not (self.run_dir / f"{rec.point_id}.json").exists():
-                write_record(self.run_dir, rec)
+        for stored_rec in stored:  # the task's own outcome replaces a failed record an earlier attempt left
+            write_record(self.run_dir, parse(stored_rec))
         for point in pts:
-            if not is_recorded(self.run_dir, point):
+            path = self.run_dir / f"{point.point_id}.json"
+            if not (path.exists() and path.stat().st_mtime >= self.started):  # not written by this run's task
                 self._fail(point, cause or {"type": "DaskTaskLost", "message": "the task returned no record"})
         self.progress.done += len(pts)
         self.progress.show()
