@@ -107,8 +107,8 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
     if m:
         return f"suite={m.group(1)!r} is not a suite; allowed: {', '.join(suites)}"
     if "You must specify 'suite'" in msg:
-        return (f"suite: missing; allowed: {', '.join(suites)} (e.g. python -m bench suite=cnn), or name the "
-                "workloads without a suite (e.g. python -m bench workloads=[fashion_cnn])")
+        return (f"suite: missing; allowed: {', '.join(suites)} (e.g. suite=cnn), or name the workloads without a "
+                "suite (e.g. workloads=[fashion_cnn])")  # no command here: the run's and the doctor's error both
     m = re.search(r"Could not override '([^']*)'", msg)
     if m and m.group(1).startswith("workload_axes."):
         return (f"{m.group(1)}: not in this suite's workload_axes; add it with Hydra's +: "

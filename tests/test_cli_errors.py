@@ -260,9 +260,26 @@ def test_resume_of_a_run_of_another_suite_is_refused(tmp_path, no_tensorflow, ca
     run.mkdir(parents=True)
     manifest = {"schema_version": 1, "run_id": run.name, "suite": "text", "points": []}
     (run / "run.json").write_text(json.dumps(manifest))
-    status = cli.main(_argv(tmp_path, ["resume=latest"]))
+    status = cli.main(_argv(tmp_path, [f"resume={run.name}"]))
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith(f"bench: error: resume=latest: {run.name} is a run of suite 'text', not 'smoke'")
+    assert err.startswith(f"bench: error: resume={run.name}: {run.name} is a run of suite 'text', not 'smoke'")
+    assert cli.main(_argv(tmp_path, ["resume=latest"])) == 2  # the latest run of this suite: there is none
+    assert "resume=latest: no run of suite 'smoke' under" in capsys.readouterr().err
     assert json.loads((run / "run.json").read_text()) == manifest  # untouched
     assert sorted(p.name for p in run.iterdir()) == ["run.json"]
+
+
+def test_resume_latest_is_the_latest_run_of_the_same_suite(tmp_path) -> None:
+    """``suite=cnn resume=latest`` finishes the interrupted cnn run even when a text run came after it."""
+    import os
+
+    from bench.runner.rundir import find_run
+
+    for age, (suite, name) in enumerate([("text", "old-text"), ("smoke", "smoke-run"), ("text", "new-text")]):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.json").write_text(json.dumps({"suite": suite, "points": []}))
+        os.utime(tmp_path / name / "run.json", (1_000_000 + age, 1_000_000 + age))
+    (tmp_path / "not-a-run").mkdir()
+    assert find_run(tmp_path, "latest", "smoke") == tmp_path / "smoke-run"
+    assert find_run(tmp_path, "latest", "text") == tmp_path / "new-text"

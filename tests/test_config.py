@@ -39,8 +39,8 @@ def test_unknown_suite_names_the_allowed_ones() -> None:
 
 
 def test_missing_suite() -> None:
-    assert err() == ("suite: missing; allowed: cnn, plant, smoke, text (e.g. python -m bench suite=cnn), or name "
-                     "the workloads without a suite (e.g. python -m bench workloads=[fashion_cnn])")
+    assert err() == ("suite: missing; allowed: cnn, plant, smoke, text (e.g. suite=cnn), or name the workloads "
+                     "without a suite (e.g. workloads=[fashion_cnn])")
     assert err("epochs=2").startswith("suite: missing")  # keys alone name nothing to run
 
 

@@ -103,7 +103,7 @@ class SuiteConfig:
         "'' (suites/prices/cloud.yaml) | a YAML file of your prices for the report's Cost sections (docs/cost.md)"))
     parity_tolerance_pp: float = field(default=1.0, metadata=_help(
         "a number >= 0 (accuracy spread in percentage points the report flags)"))
-    resume: str = field(default="", metadata=_help("'' | latest | <run_id>"))
+    resume: str = field(default="", metadata=_help("'' | latest (the newest run of this suite) | <run_id>"))
     progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
     measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))

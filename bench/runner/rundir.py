@@ -8,6 +8,7 @@ configuration and the planned points) and ``logs/`` (one log per worker process)
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,18 +39,27 @@ def new_run_id(suite: str, results_dir: Path) -> tuple[str, Path]:
     raise RuntimeError(f"could not create a run folder under {results_dir}")
 
 
-def find_run(results_dir: Path, resume: str) -> Path:
-    """The run folder to resume: ``latest`` (newest folder with a run.json) or a run_id."""
+def find_run(results_dir: Path, resume: str, suite: str) -> Path:
+    """The run folder to resume: ``latest`` (the newest folder whose run.json is a run of ``suite``: a run of
+    another suite since then does not hide it) or a run_id."""
     if resume == "latest":
-        runs = sorted((p for p in results_dir.glob("*/") if (p / RUN_MANIFEST).exists()),
+        runs = sorted((p for p in results_dir.glob("*/") if _suite_of(p) == suite),
                       key=lambda p: (p / RUN_MANIFEST).stat().st_mtime)
         if not runs:
-            raise FileNotFoundError(f"resume=latest: no run under {results_dir} to resume")
+            raise FileNotFoundError(f"resume=latest: no run of suite {suite!r} under {results_dir} to resume")
         return runs[-1]
     path = results_dir / resume
     if not (path / RUN_MANIFEST).exists():
         raise FileNotFoundError(f"resume={resume}: no run folder {path} with a {RUN_MANIFEST}")
     return path
+
+
+def _suite_of(run_dir: Path) -> str | None:
+    """The suite a run folder's manifest names (None: no manifest, or not one bench wrote)."""
+    try:
+        return json.loads((run_dir / RUN_MANIFEST).read_text()).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def finished_points(run_dir: Path) -> dict[str, str]:

@@ -69,7 +69,7 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
         run_id, run_dir = new_run_id(cfg.name + (f"-shard{shard[0]}of{shard[1]}" if shard else ""), results_dir)
         return run_id, run_dir, points
     try:
-        run_dir = find_run(results_dir, cfg.resume)
+        run_dir = find_run(results_dir, cfg.resume, cfg.name)
     except FileNotFoundError as e:
         raise ResumeError(str(e)) from e
     run_id = run_dir.name
