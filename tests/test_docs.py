@@ -28,7 +28,10 @@ def commands(text: str) -> list[str]:
     joined = re.sub(r"\\\n\s*", " ", text)
     found = []
     for m in re.finditer(r"python -m bench(?![.\w])([^`\n#|;&]*)", joined):
-        found.append(m.group(1).strip())
+        cmd = m.group(1).strip()
+        while cmd.endswith(")") and cmd.count(")") > cmd.count("("):  # the end of a parenthesis around it
+            cmd = cmd[:-1].rstrip()
+        found.append(cmd)
     return found
 
 
