@@ -171,6 +171,10 @@ class Worker:
             keras.mixed_precision.set_global_policy("float32")
         rec.point_wall_s = time.perf_counter() - t_point  # data, build, compile, fit, probes: all of the point
         self.finish(rec)
+        if int(self.resolved.extra.get("processes", 1)) > 1:  # no process starts the next point before process 0
+            self.engine.gather_processes([0.0])  # has written this one's record and said so: a process that dies
+            # early in the next point is then charged to that point, never to this one (the launcher follows
+            # process 0's events, and fails the point in flight or, between points, the next)
 
     def _check_batch(self, point: Point, rec: Record, gb: int, replicas: int) -> None:
         """Refuse a global batch the replicas cannot share or the data cannot fill; note TPU padding."""
