@@ -87,5 +87,11 @@ def run_doctor(cfg: SuiteConfig) -> int:
     failed = sum(f.status == FAIL for f in findings)
     warned = sum(f.status == WARN for f in findings)
     print(f"doctor: {failed} failed, {warned} warnings, {len(findings) - failed - warned} ok "
-          f"({len(cfg.workloads)} workloads x {len(cfg.backends)} backends; checked on the CPU for a TPU host)")
+          f"({_count(len(cfg.workloads), 'workload')} x {_count(len(cfg.backends), 'backend')}; checked on the CPU for "
+          "a TPU host)")
     return exit_status(findings)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 backend``, ``2 workloads``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
