@@ -43,7 +43,7 @@ def find_run(results_dir: Path, resume: str, suite: str) -> Path:
     """The run folder to resume: ``latest`` (the newest folder whose run.json is a run of ``suite``: a run of
     another suite since then does not hide it) or a run_id."""
     if resume == "latest":
-        runs = sorted((p for p in results_dir.glob("*/") if _suite_of(p) == suite),
+        runs = sorted((p for p in results_dir.glob("*/") if suite_of(p) == suite),
                       key=lambda p: (p / RUN_MANIFEST).stat().st_mtime)
         if not runs:
             raise FileNotFoundError(f"resume=latest: no run of suite {suite!r} under {results_dir} to resume")
@@ -54,7 +54,7 @@ def find_run(results_dir: Path, resume: str, suite: str) -> Path:
     return path
 
 
-def _suite_of(run_dir: Path) -> str | None:
+def suite_of(run_dir: Path) -> str | None:
     """The suite a run folder's manifest names (None: no manifest, or not one bench wrote)."""
     try:
         return json.loads((run_dir / RUN_MANIFEST).read_text()).get("suite")

@@ -4,19 +4,18 @@ report. Imports no framework (workers do).
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig, shard_of
-from bench.records import RUN_MANIFEST, load_records
+from bench.records import load_records
 from bench.reporting.console import summary_table
 from bench.runner.inputs import clamp_warnings
 from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
 from bench.runner.progress import Progress
-from bench.runner.rundir import find_run, new_run_id, points_to_run, write_manifest
+from bench.runner.rundir import find_run, new_run_id, points_to_run, suite_of, write_manifest
 
 EXIT_INTERRUPTED = 130
 
@@ -73,9 +72,9 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
     except FileNotFoundError as e:
         raise ResumeError(str(e)) from e
     run_id = run_dir.name
-    previous = json.loads((run_dir / RUN_MANIFEST).read_text())
-    if previous.get("suite") != cfg.name:
-        raise ResumeError(f"resume={cfg.resume}: {run_id} is a run of suite {previous.get('suite')!r}, not "
+    previous = suite_of(run_dir)
+    if previous != cfg.name:
+        raise ResumeError(f"resume={cfg.resume}: {run_id} is a run of suite {previous!r}, not "
                           f"{cfg.name!r}; allowed: resume a run of the same suite")
     planned = {p.point_id for p in points}
     stale = sorted({r["point_id"] for r in load_records([run_dir], warn=False).records} - planned)
