@@ -131,3 +131,36 @@ def test_both_backends_get_the_same_batches_in_the_same_order() -> None:
         for x, y in tfp.val:
             jx, jy = next(jxp.val)
             assert np.array_equal(x.numpy(), jx) and np.array_equal(y.numpy(), jy)
+
+
+@jax_installed
+@pytest.mark.slow
+def test_every_point_of_a_jax_worker_is_data_parallel_and_a_lost_distribution_fails_the_point(tmp_path: Path) -> None:
+    """Issue 38: Keras' clear_session after a point dropped the global distribution, so every later point of a
+    ``cpu_x2`` worker ran each batch on one device (1.9x slower, nothing recorded). Three points in one worker:
+    the first two are sharded over both devices (the second only because the worker puts the distribution back),
+    and the third, with that step left out (``unplaced``, the old behaviour), fails its placement check before
+    anything is timed."""
+    from tests.conftest import run_bench
+
+    proc = run_bench("workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu_x2]", "batch_sizes=[32,64,128]",
+                     "steps_per_execution=[1]", "epochs=2", "n_train=512", "n_val=128", "report=false",
+                     "measure_peak=false", "measure_input=false", f"results_dir={tmp_path}",
+                     env={"BENCH_FAULT": "unplaced:b128"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = tmp_path.iterdir()
+    recs = {r["global_batch_size"]: r for r in (json.loads(f.read_text()) for f in run_dir.glob("*-r0.json"))}
+    assert sorted(recs) == [32, 64, 128]
+    assert len({r["process"]["pid"] for r in recs.values()}) == 1  # one worker process ran all three
+    for gb in (32, 64):
+        r = recs[gb]
+        assert r["status"] == "ok", r["error"]
+        assert r["placement"] == {"mesh": "batch: 2", "variables": r["placement"]["variables"],
+                                  "batch": f"{gb} rows sharded over 2 devices, {gb // 2} each"}
+        assert r["placement"]["variables"].endswith("replicated on 2 device(s)")
+        assert r["compiler"] == "XLA (jax.jit)"
+    lost = recs[128]
+    assert lost["status"] == "failed" and lost["epochs"] == []
+    assert lost["error"]["type"] == "PlacementError"
+    assert lost["error"]["message"].startswith("the Keras distribution in force is none, not the worker's "
+                                               "DataParallel")

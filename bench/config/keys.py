@@ -91,6 +91,8 @@ class SuiteConfig:
         "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode)"))
     all_reduce: str = field(default="auto", metadata=_help(
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
+    jit_compile: bool = field(default=False, metadata=_help(
+        "true | false (TensorFlow: compile the train step with XLA for every strategy; JAX always does)"))
     tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))
     tpu_connect_timeout_s: float = field(default=60.0, metadata=_help("a positive number of seconds"))
     point_timeout_s: float = field(default=1800.0, metadata=_help(

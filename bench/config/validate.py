@@ -196,11 +196,16 @@ def _check_numbers(cfg: SuiteConfig) -> None:
 def _check_all_reduce(cfg: SuiteConfig) -> None:
     """TF's collective all-reduce fails under MirroredStrategy with steps_per_execution > 1."""
     spe_above_1 = max(max(axes_for(cfg, w)["steps_per_execution"]) for w in cfg.workloads) > 1
-    mirrored = any(s == "gpus" or CPU_X.fullmatch(s) for s in cfg.strategies)
+    mirrored = [s for s in cfg.strategies if s == "gpus" or CPU_X.fullmatch(s)]
     if cfg.all_reduce == "collective" and spe_above_1 and mirrored:
         raise ConfigError(
             "all_reduce='collective' fails under MirroredStrategy with steps_per_execution > 1 "
             "(keras-team/keras#19246); allowed here: auto, hierarchical_copy, reduce_to_one, nccl")
+    if cfg.jit_compile and mirrored and "tensorflow" in cfg.backends:
+        raise ConfigError(
+            f"jit_compile=true fails under TensorFlow's MirroredStrategy ({', '.join(mirrored)}: 'Trying to access "
+            "resource ... located in device CPU:1 from device CPU:0', keras-team/keras#19005); run those strategies "
+            "with jit_compile=false, or jit_compile=true with cpu, gpu, *_onedevice, tpu or backends=[jax]")
 
 
 def _check_batches(cfg: SuiteConfig) -> None:

@@ -23,6 +23,11 @@ In short:
   ``bf16``), so MFU is held against that mode's peak;
 - ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
   observed on the per-device pipelines built since the mark (None where the engine has none);
+- ``activate(strategy)`` before every point (puts a distribution that is global state back in force: Keras'
+  ``clear_session`` drops it), ``lost(strategy) -> str | None`` (why the distribution in force is not the
+  worker's), ``placement(model, strategy, info, batch) -> dict`` (how the variables and a batch are laid out on
+  the devices, as the framework reports it; raises :class:`PlacementError` when that is not what the strategy
+  promises) and ``compiler(model, info) -> str`` (what compiles the train step, read from the compiled model);
 - ``gather_processes(values) -> list[list[float]]``: every cooperating process's ``values``, by process index
   (``[values]`` in a single-process point). A multi-process point (JAX only) reads its process count, index and
   coordinator from Keras' own variables (:func:`multi_process_env`), set before the worker starts.
@@ -51,6 +56,12 @@ ENGINES = BACKENDS  # an engine per Keras backend, of the same name (config key 
 
 class StrategyUnavailable(RuntimeError):
     """The hardware a strategy needs is not here; ``str(e)`` is the reason recorded as ``skipped``."""
+
+
+class PlacementError(RuntimeError):
+    """A point's model or batches are not laid out on the devices as its strategy promises (data parallelism
+    lost, a batch on one device, variables not replicated); ``str(e)`` says what was found. The point fails
+    with it instead of being timed."""
 
 
 @dataclass
@@ -123,6 +134,15 @@ class Engine(Protocol):
     def device_pipeline_autotune(self, mark: int) -> str | None: ...
 
     def gather_processes(self, values: list[float]) -> list[list[float]]: ...
+
+    def activate(self, strategy: Any) -> None: ...
+
+    def lost(self, strategy: Any) -> str | None: ...
+
+    def placement(self, model: Any, strategy: Any, info: StrategyInfo, batch: tuple[Any, Any] | None
+                  ) -> dict[str, Any]: ...
+
+    def compiler(self, model: Any, info: StrategyInfo) -> str: ...
 
 
 def unresolved_strategy(requested: str) -> dict[str, Any]:
@@ -205,6 +225,23 @@ def prepare_process(backend: str) -> None:
     """
     if backend == "jax" and "tensorflow" not in sys.modules:
         sys.modules["tensorflow"] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
+
+
+INPUT_THREADS_MAX = 16  # beyond this, more Python/tf.data threads preparing batches of these sizes bought nothing
+
+
+def input_threads(cpus: int | None = None) -> int:
+    """Threads that prepare a point's batches ahead of ``fit``, under either engine (tf.data's parallel calls, the
+    JAX engine's thread pool): one per CPU this process may run on (``cpus``; its CPU affinity by default), at least
+    1, at most :data:`INPUT_THREADS_MAX`. One rule for both backends, so a backend comparison is not an input
+    comparison, and scaled with the host, so a TPU host's or GPU box's cores are used (recorded as
+    ``input_threads``)."""
+    if cpus is None:
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # not Linux
+            cpus = os.cpu_count() or 1
+    return max(1, min(INPUT_THREADS_MAX, cpus))
 
 
 def matmul_flops_per_s(run: Callable[[], object], n: int, reps: int) -> float:

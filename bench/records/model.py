@@ -169,6 +169,17 @@ class Memory(_Part):
     device_scope: str | None = None
 
 
+class Placement(_Part):
+    """How a point's model and batches were laid out on the devices, read back from the framework before the fit
+    was timed (``bench.runner.devices``): the mesh or strategy (``mesh``), the variables (``variables``, e.g.
+    ``8 replicated on 2 device(s)``) and one of the point's batches as ``fit`` places it (``batch``, e.g.
+    ``128 rows sharded over 2 devices, 64 each``)."""
+
+    mesh: str | None = None
+    variables: str | None = None
+    batch: str | None = None
+
+
 PeakFlops = dict[str, float] | float  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
 
 
@@ -234,6 +245,9 @@ class Record(_Part):
     stages: list[Stage] | None = None
     params: int | None = None
     math_mode: str | None = None
+    compiler: str | None = None  # what compiled the train step, read from the compiled model (absent: not recorded)
+    placement: Placement | None = None  # the layout on the devices, checked before the fit was timed
+    input_threads: int | None = None  # threads (tf.data parallel calls, JAX engine workers) preparing batches
     flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
     flops_per_example: float | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: float | None = None

@@ -91,12 +91,17 @@ def _mib(value: Any) -> float:
     return as_float(value) / 2**20 if value is not None else math.nan
 
 
+TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
+
+
 def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
     """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
 
     The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
     backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
-    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process). When one
+    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and
+    `` (XLA)`` after a TensorFlow point compiled with ``jit_compile=true`` (``cpu (XLA)``; TPUStrategy and JAX
+    always compile with XLA: no mark). When one
     resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
     """
     typed = as_records(records)
@@ -113,6 +118,7 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
         requested = r.strategy.requested or name
         label = name if requested == name else f"{requested} ({name})"
         label = label if backend == "tensorflow" else f"{backend}/{label}"
+        label = f"{label} (XLA)" if (r.compiler or "").startswith(TF_XLA) else label  # jit_compile=true: another
         label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
         out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out

@@ -10,13 +10,16 @@ reaches a matching point (the first matching rule wins):
 - ``hang``: sleep forever (the launcher's time limit must stop it);
 - ``exit``: ``os._exit(3)`` (a hard crash);
 - ``kill``: SIGKILL its own process;
-- ``segv``: SIGSEGV its own process.
+- ``segv``: SIGSEGV its own process;
+- ``unplaced``: do not put the worker's distribution in force before the point (what every worker did before
+  2026-11-25: Keras' ``clear_session`` after the previous point had dropped it); the point must fail its
+  placement check instead of being timed.
 
 A kind may name one process of a multi-process point: ``kill@1:-p2-`` kills only process 1 (``@0``: process 0);
 without ``@`` a rule applies in every process.
 
-The worker parses the rules once (:meth:`Faults.parse`) and calls two explicit hooks on every point:
-:meth:`Faults.before_fit` and :meth:`Faults.loss`. Nothing is patched.
+The worker parses the rules once (:meth:`Faults.parse`) and calls three explicit hooks on every point:
+:meth:`Faults.placed`, :meth:`Faults.before_fit` and :meth:`Faults.loss`. Nothing is patched.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv")
+KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv", "unplaced")
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,11 @@ class Faults:
     def kind_for(self, point_id: str) -> str | None:
         """The fault of the first rule whose substring is in ``point_id``, or None."""
         return next((kind for kind, match in self.rules if match in point_id), None)
+
+    def placed(self, point_id: str) -> bool:
+        """Hook before a point: False under an ``unplaced`` rule (the worker then leaves the distribution as the
+        previous point left it)."""
+        return self.kind_for(point_id) != "unplaced"
 
     def before_fit(self, point_id: str, out_of_memory: Callable[[str], BaseException]) -> None:
         """Hook before a point's model is built: raise, hang or crash when a rule says so.

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bench.config import effective_steps_per_execution
-from bench.engines import Engine, StrategyInfo
+from bench.engines import Engine, StrategyInfo, input_threads
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage
+from bench.runner.devices import guard, jit_compile, record_placement
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
@@ -78,9 +79,11 @@ class PointFit:
         self.pipes = self.worker.engine.make_pipelines(
             self.workload, self.arrays, self.gb, point.seed, slow_decode=point.input_pipeline == "slow_decode",
             epochs=point.epochs, cached=point.input_pipeline == "cached")
+        self.rec.input_threads = 0 if point.input_pipeline == "slow_decode" else input_threads()  # 0: made on demand
         self.spe = self.resolve_spe()
         stages = stage_epochs(self.workload, point.epochs)
         self.build(stages[0][0])
+        record_placement(self)  # what the devices will run, checked before anything is timed
         autotune_mark = self.worker.engine.autotune_mark()
         timer = self.train(stages)
         self.after_fit(timer, autotune_mark)
@@ -120,6 +123,7 @@ class PointFit:
         if stage == "fine_tune":
             kwargs["optimizer"] = keras.optimizers.get(kwargs["optimizer"])
             kwargs["optimizer"].learning_rate = self.workload.fine_tune_learning_rate
+        kwargs.setdefault("jit_compile", jit_compile(self.point.backend, self.point.jit_compile))  # never "auto"
         self.model.compile(**kwargs, steps_per_execution=self.spe)
 
     def build(self, first_stage: str) -> None:
@@ -173,6 +177,7 @@ class PointFit:
                              epochs=point.epochs)
 
         timer = EpochTimer(self.gb, on_epoch=on_epoch)
+        placement_guard = guard(self.worker.engine, self.worker.strategy)
         t0 = time.perf_counter()
         train, done = pipes.train, 0
         for i, (stage, n) in enumerate(stages):
@@ -188,8 +193,8 @@ class PointFit:
             timer.fit_started()
             model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
                       validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                      callbacks=[timer], shuffle=False)  # the pipelines order the data; Keras would reorder a
-            # PyDataset's batches with Python's own random (not bench.data.order), so the backends would differ
+                      callbacks=[placement_guard, timer], shuffle=False)  # the pipelines order the data (Keras
+            # would reorder a PyDataset's batches with Python's own random, not bench.data.order)
             done += n
             if timer.diverged:
                 break

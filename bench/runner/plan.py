@@ -66,6 +66,8 @@ class Point:
     requested_steps_per_execution: int | None = None
     # cooperating processes that run the point together (JAX multi-process data parallel; 1: one process)
     processes: int = 1
+    # TensorFlow's train step compiled with XLA (jit_compile=True); False: TensorFlow's graph executor. JAX always jits
+    jit_compile: bool = False
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -86,6 +88,7 @@ class Point:
         name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
         pipeline = "" if self.input_pipeline == "default" else f"-{self.input_pipeline}"
         procs = "" if self.processes == 1 else f"-p{self.processes}"  # jax-cpu_x2-p2: two processes
+        procs += "-xla" if self.jit_compile and self.backend == "tensorflow" else ""  # cpu-xla: XLA under TF
         return (f"{name}-{backend}{self.strategy}{procs}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}{pipeline}-r{self.repeat}")
 
@@ -111,6 +114,8 @@ class Point:
             del d["requested_steps_per_execution"]
         if d["processes"] == 1:  # one process: the form bench always wrote
             del d["processes"]
+        if not d["jit_compile"]:  # TensorFlow without XLA, as Keras' "auto" chose on a CPU: the form bench wrote
+            del d["jit_compile"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -214,7 +219,8 @@ def plan(cfg: SuiteConfig) -> list[Point]:
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=pipeline,
                                 all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data,
-                                requested_steps_per_execution=asked, processes=procs)
+                                requested_steps_per_execution=asked, processes=procs,
+                                jit_compile=cfg.jit_compile and backend == "tensorflow")
                             at = seen.get(point.point_id)
                             if at is None:
                                 seen[point.point_id] = len(points)

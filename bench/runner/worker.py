@@ -154,6 +154,8 @@ class Worker:
         t_point = time.perf_counter()
         try:
             self._check_batch(point, rec, gb, replicas)
+            if self.faults.placed(point.point_id):
+                self.engine.activate(self.strategy)  # Keras' clear_session after the last point dropped a global one
             arrays = self.arrays(point)
             rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)

@@ -16,9 +16,27 @@ from bench.engines.jax.device import (
     reset_peak_memory,
 )
 from bench.engines.jax.pipelines import Pipelines, make_pipelines
+from bench.engines.jax.placement import activate, compiler, lost, placement
 from bench.engines.jax.strategies import make_strategy
 
 NAME = "jax"
-__all__ = ["NAME", "Pipelines", "autotune_mark", "device_pipeline_autotune", "framework_env", "gather_processes",
-           "is_out_of_memory", "make_pipelines", "make_strategy", "math_mode", "matmul_peak_flops",
-           "out_of_memory_error", "peak_memory_bytes", "reset_peak_memory"]
+__all__ = [
+    "NAME",
+    "Pipelines",
+    "activate",
+    "autotune_mark",
+    "compiler",
+    "device_pipeline_autotune",
+    "framework_env",
+    "gather_processes",
+    "is_out_of_memory",
+    "lost",
+    "make_pipelines",
+    "make_strategy",
+    "math_mode",
+    "matmul_peak_flops",
+    "out_of_memory_error",
+    "peak_memory_bytes",
+    "placement",
+    "reset_peak_memory",
+]

@@ -15,7 +15,6 @@ against 2.2387 for the same batches given in order).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
@@ -29,9 +28,10 @@ from bench.data import augment, images
 from bench.data.order import epoch_plan
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
+from bench.engines import input_threads
 from bench.workloads import Workload
 
-WORKERS = max(1, min(2, os.cpu_count() or 1))  # threads preparing batches ahead
+WORKERS = input_threads()  # threads preparing batches ahead: the rule both engines share
 QUEUE_BATCHES = 4  # batches prepared ahead
 SLOW_DECODE_S = 0.002  # per example, as under TensorFlow
 

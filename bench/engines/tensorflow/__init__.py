@@ -16,9 +16,28 @@ from bench.engines.tensorflow.device import (
     reset_peak_memory,
 )
 from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines, no_autotune
+from bench.engines.tensorflow.placement import activate, compiler, lost, placement
 from bench.engines.tensorflow.strategies import make_strategy
 
 NAME = "tensorflow"
-__all__ = ["NAME", "Pipelines", "autotune_mark", "device_pipeline_autotune", "framework_env", "gather_processes",
-           "is_out_of_memory", "make_pipelines", "make_strategy", "math_mode", "matmul_peak_flops", "no_autotune",
-           "out_of_memory_error", "peak_memory_bytes", "reset_peak_memory"]
+__all__ = [
+    "NAME",
+    "Pipelines",
+    "activate",
+    "autotune_mark",
+    "compiler",
+    "device_pipeline_autotune",
+    "framework_env",
+    "gather_processes",
+    "is_out_of_memory",
+    "lost",
+    "make_pipelines",
+    "make_strategy",
+    "math_mode",
+    "matmul_peak_flops",
+    "no_autotune",
+    "out_of_memory_error",
+    "peak_memory_bytes",
+    "placement",
+    "reset_peak_memory",
+]

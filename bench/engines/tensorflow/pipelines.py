@@ -17,7 +17,6 @@ prefetch depth. The per-device pipelines a ``tf.distribute`` strategy builds nee
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from bench.data.augment import crop_pad
 from bench.data.order import epoch_plan
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
+from bench.engines import input_threads
 from bench.workloads import Workload
 
 
@@ -104,7 +104,7 @@ def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor):
 
 
 PREFETCH_BATCHES = 2
-MAP_PARALLELISM = max(1, min(4, os.cpu_count() or 1))  # fixed: autotune is off (module docstring)
+MAP_PARALLELISM = input_threads()  # fixed (autotune is off: module docstring); the rule both engines share
 SLOW_DECODE_S = 0.002  # per example: a stand-in for an expensive, un-parallelised JPEG decode
 
 

@@ -1,0 +1,57 @@
+"""What a point really runs on the devices, checked and recorded before its fit is timed (worker process only).
+
+The engine puts the worker's distribution in force before each point (:meth:`bench.engines.Engine.activate`),
+reads back how the compiled model's variables and one of the point's own batches are laid out
+(:meth:`~bench.engines.Engine.placement`: the record's ``placement``) and what compiles the train step
+(``compiler``). A placement that is not what the strategy promises fails the point with what was found, before
+any epoch is timed; :func:`guard` asks again when ``fit`` starts and at each epoch's start, where Keras reads the
+distribution to build the train step and the epoch's data iterator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.engines import PlacementError
+from bench.records import Placement
+
+# Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's is the
+# suite's jit_compile key, passed explicitly so that every strategy compared runs the same compiler (Keras' "auto"
+# turns XLA on for a no-scope model when a GPU or TPU is physically present and off inside any strategy scope).
+ALWAYS_JIT = {"jax": True}
+
+
+def jit_compile(backend: str, requested: bool) -> bool:
+    """The ``jit_compile`` a point's model is compiled with under ``backend`` (never Keras' ``"auto"``)."""
+    return ALWAYS_JIT.get(backend, requested)
+
+
+def record_placement(fit: Any) -> None:
+    """Check and record the placement and the compiler of ``fit`` (a :class:`bench.runner.fit.PointFit` whose
+    model is built and compiled); PlacementError when the strategy's promise does not hold."""
+    worker = fit.worker
+    batch = next(iter(fit.pipes.val_pass()), None)
+    found = worker.engine.placement(fit.model, worker.strategy, worker.resolved, batch)
+    fit.rec.placement = Placement.model_validate(found)
+    fit.rec.compiler = worker.engine.compiler(fit.model, worker.resolved)
+
+
+def guard(engine: Any, strategy: Any) -> Any:
+    """A Keras callback that fails the fit (PlacementError) when the distribution in force at ``fit``'s start or
+    an epoch's start is not the worker's. Only train- and epoch-level hooks: batch-level ones would make Keras
+    synchronise after every batch (:mod:`bench.measure.timing`)."""
+    import keras
+
+    class PlacementGuard(keras.callbacks.Callback):
+        def _check(self) -> None:
+            why = engine.lost(strategy)
+            if why:
+                raise PlacementError(why)
+
+        def on_train_begin(self, logs: Any = None) -> None:
+            self._check()
+
+        def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+            self._check()
+
+    return PlacementGuard()
