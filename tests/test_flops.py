@@ -116,3 +116,64 @@ def test_datasheet_lookup() -> None:
     assert datasheet_peak("gpu", "NVIDIA H100 80GB HBM3", "float32", math_mode="tf32") == 495e12
     assert datasheet_peak("gpu", "NVIDIA H100 80GB HBM3", "float32", math_mode="fp32") == 67e12
     assert datasheet_peak("gpu", "Tesla T4", "float32", math_mode="tf32") is None  # Turing has no TF32
+
+
+# Accelerator names exactly as the frameworks report them (issue 38): JAX's TPU device kinds (jax-ml/jax
+# jax/_src/pallas/mosaic/tpu_info.py), TensorFlow's TPU_ACCELERATOR_TYPE, CUDA's GPU names; (name, replicas the
+# framework shows for that slice, the chip model, its peak in bf16 per chip or its GPU's in the given arithmetic)
+FRAMEWORK_NAMES = [
+    ("tpu", "TPU v2", 8, "v2", 4 * 45e12), ("tpu", "v2-8", 8, "v2", 4 * 45e12),  # 2 cores per chip
+    ("tpu", "TPU v3", 8, "v3", 4 * 123e12), ("tpu", "v3-8", 8, "v3", 4 * 123e12),
+    ("tpu", "TPU v4", 4, "v4", 4 * 275e12), ("tpu", "v4-8", 4, "v4", 4 * 275e12),  # megacore: a chip, a device
+    ("tpu", "TPU v4 lite", 1, "v4i", 137e12),
+    ("tpu", "TPU v5 lite", 1, "v5e", 197e12), ("tpu", "TPU v5 lite", 8, "v5e", 8 * 197e12),  # Colab, Kaggle
+    ("tpu", "TPU v5e", 8, "v5e", 8 * 197e12), ("tpu", "v5litepod-8", 8, "v5e", 8 * 197e12),
+    ("tpu", "TPU v5", 4, "v5p", 4 * 459e12), ("tpu", "TPU v5p", 4, "v5p", 4 * 459e12),
+    ("tpu", "v5p-8", 4, "v5p", 4 * 459e12),
+    ("tpu", "TPU v6 lite", 8, "v6e", 8 * 918e12), ("tpu", "v6e-1", 1, "v6e", 918e12),
+    ("tpu", "TPU7x", 8, "7x", 4 * 2307e12), ("tpu", "tpu7x-8", 8, "7x", 4 * 2307e12),
+]
+GPU_NAMES = [  # (CUDA's name, the table's model, fp32 / tf32 / bf16 dense peaks)
+    ("NVIDIA H100 80GB HBM3", "H100", 67e12, 495e12, 989e12), ("NVIDIA H100 PCIe", "H100 PCIe", 51e12, 378e12, 756e12),
+    ("NVIDIA H100 NVL", "H100 NVL", 60e12, 418e12, 835e12), ("NVIDIA H200", "H200", 67e12, 495e12, 989e12),
+    ("NVIDIA H200 NVL", "H200 NVL", 60e12, 418e12, 835e12),
+    ("NVIDIA A100-SXM4-80GB", "A100", 19.5e12, 156e12, 312e12),
+    ("NVIDIA A100 80GB PCIe", "A100", 19.5e12, 156e12, 312e12),
+    ("NVIDIA L4", "L4", 30.3e12, 60e12, 121e12),
+]
+
+
+@pytest.mark.parametrize(("kind", "name", "replicas", "model", "peak"), FRAMEWORK_NAMES)
+def test_tpu_names_as_the_frameworks_report_them_get_their_chip_and_peak(kind, name, replicas, model, peak) -> None:
+    from bench.measure.datasheets import chip_of, why_no_peak
+
+    assert chip_of(kind, name).model == model
+    assert datasheet_peak(kind, name, "mixed_bfloat16", num_replicas=replicas) == pytest.approx(peak)
+    assert why_no_peak(kind, name, "mixed_bfloat16") is None
+
+
+@pytest.mark.parametrize(("name", "model", "fp32", "tf32", "bf16"), GPU_NAMES)
+def test_gpu_variants_get_their_own_peaks(name, model, fp32, tf32, bf16) -> None:
+    from bench.measure.datasheets import chip_of
+
+    assert chip_of("gpu", name).model == model
+    assert datasheet_peak("gpu", name, "float32", math_mode="fp32") == pytest.approx(fp32)
+    assert datasheet_peak("gpu", name, "float32", math_mode="tf32") == pytest.approx(tf32)
+    assert datasheet_peak("gpu", name, "mixed_bfloat16") == pytest.approx(bf16)
+
+
+def test_a_record_without_a_datasheet_peak_says_why() -> None:
+    from bench.measure.datasheets import why_no_peak
+
+    assert why_no_peak("cpu", None, "float32") == "cpu device: vendors publish no datasheet peak for a host CPU"
+    assert why_no_peak("tpu", "TPU", "float32") == ("no datasheet entry names the accelerator 'TPU' "
+                                                    "(bench.measure.datasheets.CHIPS: add it with its source)")
+    assert why_no_peak("gpu", "NVIDIA GH200 480GB", "float32", "tf32").startswith("no datasheet entry")  # not H200
+    assert why_no_peak("gpu", "Tesla T4", "float32", "tf32") == "T4's datasheet gives no tf32 peak (it has fp16, fp32)"
+
+
+def test_tpu_chips_are_priced_by_the_devices_each_chip_is_seen_as() -> None:
+    from bench.reporting.prices import units
+
+    assert units("tpu", "TPU v3", 8, 96) == 4 and units("tpu", "TPU v4", 4, 240) == 4
+    assert units("tpu", "TPU v5 lite", 8, 224) == 8 and units("tpu", "TPU7x", 8, 224) == 4

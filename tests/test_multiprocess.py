@@ -139,6 +139,8 @@ def test_two_processes_train_the_one_process_model_on_the_same_batches(two_proce
     assert topo["processes"] == 2 and topo["devices_per_process"] == 1 and topo["launched_by"] == "bench"
     assert topo["coordinator"].startswith("127.0.0.1:")
     assert two["strategy"]["num_replicas"] == 2 and two["strategy"]["class"] == "DataParallel"
+    # each process fed 32 rows; the global batch the train step saw is 64 rows over both processes' devices
+    assert two["placement"]["batch"] == one["placement"]["batch"] == "64 rows sharded over 2 devices, 32 each"
     shares = topo["per_process"]
     assert [s["process_id"] for s in shares] == [0, 1] and shares[0]["pid"] == two["process"]["pid"]
     assert shares[0]["pid"] != shares[1]["pid"]

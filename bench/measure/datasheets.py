@@ -1,34 +1,90 @@
 """Vendor datasheet peaks of accelerators (dense FLOP/s), without any framework: the worker's MFU against the
-datasheet (:mod:`bench.measure.flops`) and the report's lower bounds (:mod:`bench.reporting.bounds`) read them."""
+datasheet (:mod:`bench.measure.flops`) and the report's lower bounds (:mod:`bench.reporting.bounds`) read them.
+
+A record names its accelerator the way its framework does, and the frameworks differ: TensorFlow's TPU name is
+``TPU_ACCELERATOR_TYPE`` (``v5litepod-8``, ``v3-8``, ``v6e-1``), JAX's is the device kind (``TPU v5 lite`` for a
+v5e, ``TPU v5`` for a v5p, ``TPU v6 lite`` for a v6e, ``TPU7x``: jax-ml/jax ``jax/_src/pallas/mosaic/tpu_info.py``);
+both give CUDA's GPU name (``NVIDIA H100 80GB HBM3`` is the SXM card, ``NVIDIA H100 PCIe``, ``NVIDIA H100 NVL``,
+``Tesla T4``, ``NVIDIA A100-SXM4-40GB``). :data:`CHIPS` lists each chip with every name it is reported by, the most
+specific first (``H100 PCIe`` before ``H100``); the first chip one of whose names is a whole-token match wins.
+"""
 
 from __future__ import annotations
 
 import re
-
-# Vendor datasheet peaks (dense FLOP/s per chip/device) for the MFU column against the datasheet.
-# Sources: Google Cloud TPU system architecture pages (v2: 45 TFLOPS bf16 per chip; v3: 123; v4: 275;
-# v5e: 197; v5p: 459; v6e: 918), NVIDIA datasheets (V100 SXM2 fp32 15.7 TFLOPS; T4 fp32 8.1, fp16 65;
-# A100 fp32 19.5, tf32 tensor 156, bf16/fp16 tensor 312; L4 fp32 30.3, tf32 60, fp16 tensor 121; H100/H200 SXM
-# fp32 67, tf32 495, bf16 989). Dense figures: the datasheets' "with sparsity" ones are twice these.
-DATASHEET_PEAK_FLOPS = {
-    ("tpu", "v2", "bf16"): 45e12, ("tpu", "v3", "bf16"): 123e12, ("tpu", "v4", "bf16"): 275e12,
-    ("tpu", "v5litepod", "bf16"): 197e12, ("tpu", "v5e", "bf16"): 197e12, ("tpu", "v5p", "bf16"): 459e12,
-    ("tpu", "v6e", "bf16"): 918e12,
-    ("gpu", "V100", "fp32"): 15.7e12, ("gpu", "T4", "fp32"): 8.1e12, ("gpu", "T4", "fp16"): 65e12,
-    ("gpu", "A100", "fp32"): 19.5e12, ("gpu", "A100", "tf32"): 156e12, ("gpu", "A100", "fp16"): 312e12,
-    ("gpu", "A100", "bf16"): 312e12,
-    ("gpu", "L4", "fp32"): 30.3e12, ("gpu", "L4", "tf32"): 60e12, ("gpu", "L4", "fp16"): 121e12,
-    ("gpu", "L4", "bf16"): 121e12,
-    ("gpu", "H100", "fp32"): 67e12, ("gpu", "H100", "tf32"): 495e12, ("gpu", "H100", "fp16"): 989e12,
-    ("gpu", "H100", "bf16"): 989e12,
-    ("gpu", "H200", "fp32"): 67e12, ("gpu", "H200", "tf32"): 495e12, ("gpu", "H200", "fp16"): 989e12,
-    ("gpu", "H200", "bf16"): 989e12,
-}
+from dataclasses import dataclass, field
 
 
-# TPU replicas (TensorCores seen by TPUStrategy) per chip: v2/v3 have two cores per chip; v4/v5p run as one
-# "megacore" per chip; v5e/v6e have one core per chip.
-TPU_REPLICAS_PER_CHIP = {"v2": 2, "v3": 2}
+@dataclass(frozen=True)
+class Chip:
+    """One accelerator: ``kind`` (tpu | gpu), the ``model`` key prices and bounds use, the ``names`` frameworks
+    report it by (whole tokens, case-insensitive), dense peaks per arithmetic (FLOP/s per chip or GPU), and the
+    framework devices (replicas) one chip is seen as."""
+
+    kind: str
+    model: str
+    names: tuple[str, ...]
+    peaks: dict[str, float] = field(default_factory=dict)
+    devices_per_chip: int = 1
+
+
+# Sources: Google Cloud TPU system architecture pages (per chip, bf16: v2 45 TFLOPS, v3 123, v4 275, v5e 197, v5p
+# 459, v6e 918, TPU7x 2307; v2/v3 chips are two TensorCores seen as two devices, v4/v5p one "megacore" device per
+# chip, v5e/v6e one core per chip, TPU7x two TensorCores per chip, seen as two devices); JAX's tpu_info (v4i
+# "TPU v4 lite" 137). NVIDIA datasheets, dense (the "with sparsity" figures are twice these): V100 SXM2 fp32 15.7,
+# fp16 tensor 125; V100 PCIe 14 / 112; T4 fp32 8.1, fp16 65; A100 (SXM and PCIe) fp32 19.5, tf32 156, bf16/fp16
+# 312; L4 fp32 30.3, tf32 60, fp16/bf16 121; H100 SXM fp32 67, tf32 495, bf16/fp16 989; H100 PCIe 51 / 378 / 756;
+# H100 NVL 60 / 418 / 835; H200 SXM as H100 SXM; H200 NVL as H100 NVL.
+def _gpu(fp32: float, tf32: float | None, half: float) -> dict[str, float]:
+    peaks = {"fp32": fp32 * 1e12, "fp16": half * 1e12, "bf16": half * 1e12}
+    if tf32 is not None:
+        peaks["tf32"] = tf32 * 1e12
+    return peaks
+
+
+CHIPS: tuple[Chip, ...] = (
+    Chip("tpu", "v2", ("TPU v2", "v2"), {"bf16": 45e12}, 2),
+    Chip("tpu", "v3", ("TPU v3", "v3"), {"bf16": 123e12}, 2),
+    Chip("tpu", "v4i", ("TPU v4 lite", "v4i"), {"bf16": 137e12}),
+    Chip("tpu", "v4", ("TPU v4", "v4"), {"bf16": 275e12}),
+    Chip("tpu", "v5e", ("TPU v5 lite", "TPU v5e", "v5litepod", "v5e", "v5lite"), {"bf16": 197e12}),
+    Chip("tpu", "v5p", ("TPU v5p", "TPU v5", "v5p"), {"bf16": 459e12}),
+    Chip("tpu", "v6e", ("TPU v6 lite", "TPU v6e", "v6e"), {"bf16": 918e12}),
+    Chip("tpu", "7x", ("TPU7x", "tpu7x", "7x"), {"bf16": 2307e12}, 2),
+    Chip("gpu", "V100 PCIe", ("V100-PCIE", "V100 PCIe"), {"fp32": 14e12, "fp16": 112e12}),
+    Chip("gpu", "V100", ("V100",), {"fp32": 15.7e12, "fp16": 125e12}),
+    Chip("gpu", "T4", ("T4",), {"fp32": 8.1e12, "fp16": 65e12}),
+    Chip("gpu", "A100", ("A100",), _gpu(19.5, 156, 312)),
+    Chip("gpu", "L4", ("L4",), _gpu(30.3, 60, 121)),
+    Chip("gpu", "H100 PCIe", ("H100 PCIe", "H100-PCIE"), _gpu(51, 378, 756)),
+    Chip("gpu", "H100 NVL", ("H100 NVL",), _gpu(60, 418, 835)),
+    Chip("gpu", "H100", ("H100",), _gpu(67, 495, 989)),
+    Chip("gpu", "H200 NVL", ("H200 NVL",), _gpu(60, 418, 835)),
+    Chip("gpu", "H200", ("H200",), _gpu(67, 495, 989)),
+)
+
+# (kind, model, arithmetic) -> dense peak FLOP/s of one chip or GPU (the table above, flat)
+DATASHEET_PEAK_FLOPS = {(c.kind, c.model, tag): v for c in CHIPS for tag, v in c.peaks.items()}
+
+# TPU framework devices (replicas) per chip, for the models where that is not one
+TPU_REPLICAS_PER_CHIP = {c.model: c.devices_per_chip for c in CHIPS if c.kind == "tpu" and c.devices_per_chip != 1}
+
+
+def _token(name: str, text: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", text.lower()) is not None
+
+
+def chip_of(device_kind: str, accelerator: str | None) -> Chip | None:
+    """The chip an accelerator name reported by TensorFlow or JAX stands for (None when no entry names it)."""
+    if not accelerator:
+        return None
+    return next((c for c in CHIPS if c.kind == device_kind and any(_token(n, accelerator) for n in c.names)), None)
+
+
+def _tag(device_kind: str, precision: str, math_mode: str | None) -> str:
+    if device_kind == "tpu":
+        return "bf16"  # TPU matrix units compute in bfloat16
+    return math_mode or {"float32": "fp32", "mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
 
 
 def datasheet_peak(device_kind: str, accelerator: str | None, precision: str,
@@ -37,19 +93,28 @@ def datasheet_peak(device_kind: str, accelerator: str | None, precision: str,
     arithmetic that ran: ``math_mode`` (``fp32``, ``tf32``, ``fp16``, ``bf16``: a GPU running float32 with
     TensorFloat-32 is held against its TF32 peak, not the fp32 one), else the precision policy's.
 
-    The table holds one chip's (TPU) or one GPU's peak; a TPU replica is one core, so the total is
-    per-chip peak / cores per chip x replicas. Model names match as whole tokens ('L4' is not 'L40S').
-    """
-    if not accelerator or device_kind not in ("tpu", "gpu"):
+    A replica is one framework device: the total is the chip's peak / devices per chip x replicas. Model names
+    match as whole tokens ('L4' is not 'L40S'). :func:`why_no_peak` says why when this is None."""
+    chip = chip_of(device_kind, accelerator)
+    if chip is None:
         return None
-    tag = math_mode or {"float32": "fp32", "mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
-    if device_kind == "tpu":
-        tag = "bf16"  # TPU matrix units compute in bfloat16
-    for (kind, model, t), peak in DATASHEET_PEAK_FLOPS.items():
-        if kind == device_kind and t == tag and re.search(rf"(?<![a-z0-9]){re.escape(model.lower())}(?![a-z0-9])",
-                                                          accelerator.lower()):
-            per_replica = peak / TPU_REPLICAS_PER_CHIP.get(model, 1) if kind == "tpu" else peak
-            return per_replica * num_replicas
+    peak = chip.peaks.get(_tag(device_kind, precision, math_mode))
+    return None if peak is None else peak / chip.devices_per_chip * num_replicas
+
+
+def why_no_peak(device_kind: str | None, accelerator: str | None, precision: str, math_mode: str | None = None
+                ) -> str | None:
+    """Why a record carries no datasheet peak (None when it has one): a CPU, an accelerator name the table does
+    not know, or a chip without a peak in the arithmetic that ran."""
+    if device_kind not in ("tpu", "gpu"):
+        return f"{device_kind or 'unknown'} device: vendors publish no datasheet peak for a host CPU"
+    chip = chip_of(device_kind, accelerator)
+    if chip is None:
+        return (f"no datasheet entry names the accelerator {accelerator!r} (bench.measure.datasheets.CHIPS: add it "
+                "with its source)")
+    tag = _tag(device_kind, precision, math_mode)
+    if tag not in chip.peaks:
+        return f"{chip.model}'s datasheet gives no {tag} peak (it has {', '.join(sorted(chip.peaks))})"
     return None
 
 

@@ -263,6 +263,7 @@ class Record(_Part):
     peak_scope: str | None = None
     peak_measure_s: float | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None
+    datasheet_peak_missing: str | None = None  # why a point has no datasheet peak (a CPU, an unknown accelerator)
     # set by bench.records.upgrade: every absent field's meaning is filled in (never stored)
     _upgraded: bool = PrivateAttr(default=False)
 

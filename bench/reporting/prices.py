@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from bench.measure.datasheets import TPU_REPLICAS_PER_CHIP
+from bench.measure.datasheets import chip_of
 from bench.reporting.stats import as_float
 
 KINDS = ("tpu", "gpu", "cpu")
@@ -138,8 +138,8 @@ def units(kind: str, accelerator: str, num_replicas: float, cpu_count: float) ->
     if kind == "cpu":
         return cpu_count
     if kind == "tpu":
-        per_chip = next((n for model, n in TPU_REPLICAS_PER_CHIP.items() if _has_token(model, accelerator)), 1)
-        return num_replicas / per_chip
+        chip = chip_of("tpu", accelerator)
+        return num_replicas / (chip.devices_per_chip if chip is not None else 1)
     return num_replicas
 
 

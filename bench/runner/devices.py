@@ -36,6 +36,23 @@ def record_placement(fit: Any) -> None:
     fit.rec.compiler = worker.engine.compiler(fit.model, worker.resolved)
 
 
+def record_peaks(fit: Any) -> None:
+    """The peaks ``fit``'s MFU is held against: the worker's matmul probe (measured once, before its first point)
+    and the datasheet's for the devices that ran, or why the record has none."""
+    from bench.measure.datasheets import datasheet_peak, why_no_peak
+
+    rec, worker, precision = fit.rec, fit.worker, fit.point.precision
+    if worker.peaks.flops_per_s:
+        rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", precision})}
+        rec.peak_scope = worker.peaks.scope
+        rec.peak_measure_s = worker.peaks.measure_s
+    info, accelerator = worker.resolved, worker.env.get("accelerator")
+    rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, accelerator, precision, info.num_replicas,
+                                                    rec.math_mode)
+    if rec.datasheet_peak_flops_per_s is None:
+        rec.datasheet_peak_missing = why_no_peak(info.device_kind, accelerator, precision, rec.math_mode)
+
+
 def guard(engine: Any, strategy: Any) -> Any:
     """A Keras callback that fails the fit (PlacementError) when the distribution in force at ``fit``'s start or
     an epoch's start is not the worker's. Only train- and epoch-level hooks: batch-level ones would make Keras

@@ -20,7 +20,7 @@ from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, input_threads
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage
-from bench.runner.devices import guard, jit_compile, record_placement
+from bench.runner.devices import guard, jit_compile, record_peaks, record_placement
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
@@ -257,11 +257,10 @@ class PointFit:
 
     def after_fit(self, timer: Any, autotune_mark: Any) -> None:
         """Epochs, status, warm-ups; then, outside every timed region, predictions, input rate and peaks."""
-        from bench.measure.flops import datasheet_peak
         from bench.measure.predict import val_predictions
         from bench.measure.probes import input_only_rate
 
-        rec, worker, point = self.rec, self.worker, self.point
+        rec, worker = self.rec, self.worker
         rec.epochs = [Epoch.model_validate(row, strict=False) for row in timer.rows]
         if timer.diverged:
             rec.status = "diverged"
@@ -290,10 +289,4 @@ class PointFit:
             rec.input_measure_s = time.perf_counter() - t
         if processes > 1:
             self.gather_processes(timer, processes)
-        if worker.peaks.flops_per_s:
-            rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", point.precision})}
-            rec.peak_scope = worker.peaks.scope
-            rec.peak_measure_s = worker.peaks.measure_s  # once per worker, before its first point
-        info = worker.resolved
-        rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, worker.env.get("accelerator"),
-                                                        point.precision, info.num_replicas, rec.math_mode)
+        record_peaks(self)
