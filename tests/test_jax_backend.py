@@ -164,3 +164,23 @@ def test_every_point_of_a_jax_worker_is_data_parallel_and_a_lost_distribution_fa
     assert lost["error"]["type"] == "PlacementError"
     assert lost["error"]["message"].startswith("the Keras distribution in force is none, not the worker's "
                                                "DataParallel")
+
+
+@jax_installed
+def test_a_gpu_whose_plugin_failed_to_initialise_is_skipped_with_the_plugins_own_error(monkeypatch) -> None:
+    """Issue 38: JAX answers ``jax.devices('gpu')`` with "Unknown backend" once the CUDA plugin failed to start and
+    keeps the plugin's real error to itself (``xla_bridge._backend_errors``); the skipped record must carry it."""
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")  # importing keras here must not switch the suite's
+    from jax._src import xla_bridge
+
+    from bench.engines import StrategyUnavailable
+    from bench.engines.jax import strategies
+
+    real = "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination"
+    monkeypatch.setattr(xla_bridge, "_backend_errors", {"cuda": real})
+    with pytest.raises(StrategyUnavailable) as e:
+        strategies.make_strategy("gpu")
+    assert str(e.value).startswith(f"JAX's GPU backend failed to initialise (cuda: {real}); jax.devices() = [")
+    monkeypatch.setattr(xla_bridge, "_backend_errors", {})
+    with pytest.raises(StrategyUnavailable, match=r"^no GPU visible to JAX \(jax.devices\('gpu'\): Unknown backend"):
+        strategies.make_strategy("gpu")

@@ -49,7 +49,26 @@ def _devices(kind: str) -> list[Any]:
         return []
 
 
+PLATFORMS = {"gpu": ("cuda", "rocm"), "tpu": ("tpu",)}  # JAX's platforms of each device kind
+
+
+def init_errors(kind: str) -> dict[str, str]:
+    """The errors JAX's plugins raised while initialising ``kind``'s platforms (JAX keeps them in
+    ``xla_bridge._backend_errors`` and says only "Unknown backend" when asked for the devices afterwards)."""
+    from jax._src import xla_bridge
+
+    errors = getattr(xla_bridge, "_backend_errors", None) or {}
+    return {p: str(errors[p]) for p in PLATFORMS.get(kind, ()) if p in errors}
+
+
 def _absent(kind: str) -> StrategyUnavailable:
+    """Why ``kind`` has no devices: the plugin's own initialisation error when one failed (a CUDA plugin that does
+    not match the driver, a TPU held by another process), else what ``jax.devices(kind)`` says."""
+    failed = init_errors(kind)
+    if failed:
+        shown = "; ".join(f"{p}: {err.strip()}" for p, err in failed.items())
+        return StrategyUnavailable(f"JAX's {kind.upper()} backend failed to initialise ({shown}); "
+                                   f"jax.devices() = {[str(d) for d in jax.devices()]}")
     try:
         jax.devices(kind)
         reason = "no such devices"
