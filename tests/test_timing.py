@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from bench.measure.timing import EpochTimer
 
 
@@ -128,3 +130,32 @@ def test_the_split_waits_for_the_last_train_step_before_validation_starts() -> N
     timer.on_epoch_end(0, {"loss": 1.0})
     (row,) = timer.rows
     assert (row["train_s"], row["val_s"]) == (3.0, 0.5)
+
+
+def test_the_peak_probe_grows_the_matrix_then_chains_products_far_above_a_calls_fixed_cost(monkeypatch) -> None:
+    """Issue 38: one 2048 x 2048 product lasts about one call's fixed cost on an H100. The probe grows the matrix
+    until a product takes MIN_PRODUCT_S, then chains products in one call for about REGION_S. An engine whose
+    product time follows n**3 at 1 TFLOP/s (simulated clock) ends at n = 2048 (17 ms) chained 12 times."""
+    from bench.measure import probes
+
+    clock = [0.0]
+    calls: list[tuple[int, int]] = []
+
+    class FakeEngine:
+        def matmul_chain(self, device, dtype="float32", n=1024, chained=1):
+            def run() -> None:
+                calls.append((n, chained))
+                clock[0] += 2 * n**3 * chained / 1e12 + 20e-6  # the work, and 20 µs of fixed cost
+            return run
+
+        def dispatch_probe(self, device):
+            def run() -> None:
+                clock[0] += 20e-6
+            return run
+
+    monkeypatch.setattr(probes.time, "perf_counter", lambda: clock[0])
+    flops, sized = probes.matmul_peak(FakeEngine(), "gpu:0", "float32")  # type: ignore[arg-type]
+    assert sized["n"] == 2048 and sized["chained"] == 12  # 2.2 ms at n = 1024 is below 5 ms; 17 ms is not
+    assert sized["dispatch_s"] == pytest.approx(20e-6) and sized["region_s"] / sized["dispatch_s"] > 5000
+    assert flops == pytest.approx(1e12, rel=1e-3)  # the device's rate, not the fixed cost's
+    assert calls[:4] == [(1024, 1), (1024, 1), (2048, 1), (2048, 1)]  # each size run untimed first

@@ -14,7 +14,9 @@ In short:
 - ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached) -> Pipelines``,
   whose batches follow :mod:`bench.data.order` and :mod:`bench.data.augment` (the same examples, order and
   augmentation under every backend); encoded images decoded every epoch, or once (``cached``);
-- ``matmul_peak_flops(device, dtype) -> float`` (FLOP/s), ``framework_env(info) -> dict`` (versions and
+- ``matmul_chain(device, dtype, n, chained) -> run`` (one compiled call that chains ``chained`` n x n matmuls and
+  waits for them) and ``dispatch_probe(device) -> run`` (one compiled call that does nothing): the matmul peak
+  probe sizes itself with them (:func:`bench.measure.probes.matmul_peak`); ``framework_env(info) -> dict`` (versions and
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
   ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
   ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
@@ -40,7 +42,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -115,7 +116,10 @@ class Engine(Protocol):
     def make_pipelines(self, workload: Workload, arrays: Any, global_batch_size: int, seed: int,
                        slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines: ...
 
-    def matmul_peak_flops(self, device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float: ...
+    def matmul_chain(self, device: str, dtype: str = "float32", n: int = 1024, chained: int = 1
+                     ) -> Callable[[], None]: ...
+
+    def dispatch_probe(self, device: str) -> Callable[[], None]: ...
 
     def framework_env(self, info: StrategyInfo) -> dict[str, Any]: ...
 
@@ -242,15 +246,3 @@ def input_threads(cpus: int | None = None) -> int:
         except (AttributeError, OSError):  # not Linux
             cpus = os.cpu_count() or 1
     return max(1, min(INPUT_THREADS_MAX, cpus))
-
-
-def matmul_flops_per_s(run: Callable[[], object], n: int, reps: int) -> float:
-    """FLOP/s of an n x n matmul from the best of ``reps`` timed calls of ``run`` (one synchronised matmul;
-    called once first, untimed, for compilation and warm-up)."""
-    run()
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,11 +19,48 @@ PEAK_DTYPES = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16
 
 @dataclass
 class Peaks:
-    """Matmul peak FLOP/s per precision policy, what the probe covered, and how long it took (seconds)."""
+    """Matmul peak FLOP/s per precision policy, what the probe covered, how long it took (seconds), and how each
+    precision's probe was sized (``probe``: :func:`matmul_peak`'s figures, kept in the record)."""
 
     flops_per_s: dict[str, float] = field(default_factory=dict)
     scope: str = ""
     measure_s: float = 0.0
+    probe: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+# The probe sizes itself (docs/statistics.md, "The matmul peak probe"): the matrix grows until one product takes
+# MIN_PRODUCT_S (or reaches the largest size), then enough products are chained inside one compiled call for the
+# timed region to last REGION_S, far above the fixed cost of a call (measured beside it as ``dispatch_s``).
+SIZES = (1024, 2048, 4096, 8192)  # n of the n x n matrices tried, in order (8192: 256 MiB in float32)
+MIN_PRODUCT_S = 0.005  # seconds one product must take before the size stops growing
+REGION_S = 0.2  # seconds each timed call should last
+REPS = 3  # timed calls; the fastest counts (a peak: the least disturbed call)
+
+
+def _seconds(run: Callable[[], None]) -> float:
+    t = time.perf_counter()
+    run()
+    return time.perf_counter() - t
+
+
+def matmul_peak(engine: Engine, device: str, dtype: str) -> tuple[float, dict[str, float]]:
+    """FLOP/s of chained n x n matmuls in ``dtype`` on ``device``, and how the probe was sized: ``n``, ``chained``
+    products per call, the fastest call's ``region_s`` and the fixed cost of one call ``dispatch_s`` (seconds).
+    Every compiled call runs once untimed first (compilation, warm-up)."""
+    for n in SIZES:
+        one = engine.matmul_chain(device, dtype, n, 1)
+        one()
+        product_s = _seconds(one)
+        if product_s >= MIN_PRODUCT_S:
+            break
+    chained = max(1, math.ceil(REGION_S / max(product_s, 1e-9)))
+    run = engine.matmul_chain(device, dtype, n, chained)
+    run()
+    region = min(_seconds(run) for _ in range(REPS))
+    tiny = engine.dispatch_probe(device)
+    tiny()
+    dispatch = min(_seconds(tiny) for _ in range(REPS))
+    return 2 * n**3 * chained / region, {"n": n, "chained": chained, "region_s": region, "dispatch_s": dispatch}
 
 
 def measure_peaks(engine: Engine, info: StrategyInfo, precisions: list[str]) -> Peaks:
@@ -36,8 +74,12 @@ def measure_peaks(engine: Engine, info: StrategyInfo, precisions: list[str]) -> 
         return Peaks()
     t = time.perf_counter()
     scale = info.num_replicas if info.device_kind == "gpu" else 1
-    flops = {p: scale * engine.matmul_peak_flops(info.devices[0], PEAK_DTYPES[p]) for p in precisions}
-    return Peaks(flops, f"{scale} x {info.devices[0]}", time.perf_counter() - t)
+    peaks = Peaks(scope=f"{scale} x {info.devices[0]}")
+    for p in precisions:
+        flops, sized = matmul_peak(engine, info.devices[0], PEAK_DTYPES[p])
+        peaks.flops_per_s[p], peaks.probe[p] = scale * flops, sized
+    peaks.measure_s = time.perf_counter() - t
+    return peaks
 
 
 def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:

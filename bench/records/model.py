@@ -262,6 +262,9 @@ class Record(_Part):
     peak_flops_per_s: PeakFlops | None = None  # this worker's matmul probe
     peak_scope: str | None = None
     peak_measure_s: float | None = None
+    # how the matmul probe was sized, per precision: n, chained products per call, the fastest call's region_s and
+    # one call's fixed cost dispatch_s (seconds)
+    peak_probe: dict[str, dict[str, float]] | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None
     datasheet_peak_missing: str | None = None  # why a point has no datasheet peak (a CPU, an unknown accelerator)
     # set by bench.records.upgrade: every absent field's meaning is filled in (never stored)

@@ -46,6 +46,7 @@ def record_peaks(fit: Any) -> None:
         rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", precision})}
         rec.peak_scope = worker.peaks.scope
         rec.peak_measure_s = worker.peaks.measure_s
+        rec.peak_probe = {p: worker.peaks.probe[p] for p in sorted({"float32", precision}) if p in worker.peaks.probe}
     info, accelerator = worker.resolved, worker.env.get("accelerator")
     rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, accelerator, precision, info.num_replicas,
                                                     rec.math_mode)

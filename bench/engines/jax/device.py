@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from bench.engines import StrategyInfo, matmul_flops_per_s
+from bench.engines import StrategyInfo
 
 
 def _device(name: str) -> Any:
@@ -22,13 +22,22 @@ def _device(name: str) -> Any:
     return named if named.process_index == jax.process_index() else jax.local_devices(backend=kind)[0]
 
 
-@cache
-def matmul_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float:
-    """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (a Keras device name; cached per process)."""
+def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: int = 1) -> Callable[[], None]:
+    """A compiled program on ``device`` (a Keras device name) that multiplies an n x n matrix into a running product
+    ``chained`` times (each product needs the last: XLA can neither drop nor merge them) and waits for the result;
+    calling it runs one dispatch. The matrix is scaled so the product's entries stay near 1 (no overflow, no
+    denormals to slow a CPU)."""
     dev = _device(device)
-    a = jax.device_put(jax.random.uniform(jax.random.key(0), (n, n), dtype=jnp.float32).astype(dtype), dev)
-    matmul = jax.jit(lambda x: jnp.sum((x @ x).astype(jnp.float32)))
-    return matmul_flops_per_s(lambda: matmul(a).block_until_ready(), n, reps)
+    a = jax.device_put((2.0 * jax.random.uniform(jax.random.key(0), (n, n), dtype=jnp.float32) / n).astype(dtype), dev)
+    step = jax.jit(lambda x: jnp.sum(jax.lax.fori_loop(0, chained, lambda _, y: y @ x, x).astype(jnp.float32)))
+    return lambda: step(a).block_until_ready()
+
+
+def dispatch_probe(device: str) -> Callable[[], None]:
+    """A compiled program on ``device`` that does almost nothing: its round trip is the fixed cost of one call."""
+    one = jax.device_put(jnp.ones((), jnp.float32), _device(device))
+    tiny = jax.jit(lambda x: x + 1)
+    return lambda: tiny(one).block_until_ready()
 
 
 def _version(package: str) -> str | None:

@@ -3,22 +3,45 @@
 from __future__ import annotations
 
 import os
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 
-from bench.engines import StrategyInfo, matmul_flops_per_s
+from bench.engines import StrategyInfo
 
 
-@cache
-def matmul_peak_flops(device: str, dtype: str = "float32", n: int = 2048, reps: int = 6) -> float:
-    """Best-of-``reps`` FLOP/s of an n x n matmul on ``device`` (cached per process)."""
+def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: int = 1) -> Callable[[], None]:
+    """A ``tf.function`` on ``device`` that multiplies an n x n matrix into a running product ``chained`` times
+    (a ``while_loop``: each product needs the last) and fetches the result; calling it runs one dispatch. The
+    matrix is scaled so the product's entries stay near 1 (no overflow, no denormals to slow a CPU)."""
     with tf.device(device):
-        a = tf.random.uniform((n, n), dtype=tf.float32)
-        a = tf.cast(a, dtype)
-        matmul = tf.function(lambda x: tf.reduce_sum(tf.cast(tf.linalg.matmul(x, x), tf.float32)))
-        return matmul_flops_per_s(lambda: matmul(a).numpy(), n, reps)
+        a = tf.cast(2.0 * tf.random.uniform((n, n), dtype=tf.float32) / n, dtype)
+
+    @tf.function
+    def step(x: tf.Tensor) -> tf.Tensor:
+        _, y = tf.while_loop(lambda i, _: i < chained, lambda i, y: (i + 1, tf.linalg.matmul(y, x)),
+                             (tf.constant(0), x))
+        return tf.reduce_sum(tf.cast(y, tf.float32))
+
+    def run() -> None:
+        with tf.device(device):
+            step(a).numpy()
+
+    return run
+
+
+def dispatch_probe(device: str) -> Callable[[], None]:
+    """A ``tf.function`` on ``device`` that does almost nothing: its round trip is the fixed cost of one call."""
+    with tf.device(device):
+        one = tf.ones(())
+    tiny = tf.function(lambda x: x + 1)
+
+    def run() -> None:
+        with tf.device(device):
+            tiny(one).numpy()
+
+    return run
 
 
 def framework_env(info: StrategyInfo) -> dict[str, Any]:
