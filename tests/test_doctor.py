@@ -34,6 +34,35 @@ def test_batch_against_a_tpu_host_and_the_strategies_asked(batch, check, status,
     assert (f.fix != "") == (status != OK)
 
 
+@pytest.mark.parametrize(("told", "batch", "check", "status", "evidence"), [
+    # Colab's v5e-1 has one replica: 36 divides (it failed against the 8 assumed before), 36 rows pad to 40
+    (["tpu_type=v5litepod-1"], 36, "batch_multiple_of_8", WARN, "36 per TPU core, not a multiple of 8 (XLA pads it; "
+     "tpu_type=v5litepod-1)"),
+    (["tpu_type=v5litepod-1"], 128, "batch", OK, "128 per TPU core"),
+    # a v4-8 shows 4 megacore chips: 96 is 24 per replica (fails on 8 replicas: 12 each is no multiple of 8)
+    (["tpu_type=v4-8"], 96, "batch_fills_matrix_units", WARN, "24 per TPU core, under the 128 rows of a v4"),
+    (["tpu_type=v3-8"], 96, "batch_multiple_of_8", WARN, "12 per TPU core"),
+    (["tpu_type=v6e-1"], 128, "batch_fills_matrix_units", WARN, "under the 256 rows of a v6e matrix unit"),
+    ([], 36, "batch_divides", FAIL, "global batch 36 does not divide over tpu (8 replicas) (v5litepod-8 assumed;"),
+])
+def test_the_tpus_replicas_come_from_its_type(told, batch, check, status, evidence) -> None:
+    cfg = parse_config(["suite=smoke", "strategies=[cpu]", f"batch_sizes=[{batch}]", "n_train=4096", "n_val=1024",
+                        *told])
+    (f,) = batch_findings(cfg, "fashion_cnn", B)
+    assert (f.check, f.status) == (check, status) and evidence in f.evidence, f
+
+
+def test_a_tpu_vm_names_its_own_type_and_a_bad_type_is_refused(monkeypatch) -> None:
+    from bench.config import ConfigError
+
+    monkeypatch.setenv("TPU_ACCELERATOR_TYPE", "v5litepod-1")
+    cfg = parse_config(["suite=smoke", "strategies=[cpu]", "batch_sizes=[36]", "n_train=4096", "n_val=1024"])
+    (f,) = batch_findings(cfg, "fashion_cnn", B)
+    assert f.check == "batch_multiple_of_8" and "TPU_ACCELERATOR_TYPE=v5litepod-1" in f.evidence
+    with pytest.raises(ConfigError, match=r"^tpu_type='v5-lite-8' is not a Cloud TPU type; allowed: v2-N, v3-N"):
+        parse_config(["suite=smoke", "tpu_type=v5-lite-8"])
+
+
 def test_a_per_replica_batch_is_judged_per_core() -> None:
     cfg = parse_config(["suite=smoke", "batch_scaling=per_replica", "batch_sizes=[12]", "strategies=[cpu]"])
     (f,) = batch_findings(cfg, "fashion_cnn", B)
@@ -105,6 +134,22 @@ def test_seed_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check(
     assert [f.status for f in xla_tensorflow(clean, SETTINGS, x, y, W, B)] == [OK]
     (layers,) = layer_findings(clean, W, B)
     assert layers.status == OK and "RandomFlip compile with XLA" in layers.evidence
+
+
+def test_a_tensorflow_that_cannot_compile_xla_on_its_cpu_gets_a_warning_not_a_failure(monkeypatch) -> None:
+    """Issue 38: a tensorflow-tpu build compiles XLA for the TPU only; forcing jit_compile=True on its CPU fails
+    every model alike (tensorflow#58934). The probe that tells: a trivial jitted function on this CPU compiles
+    here (None), and a build that cannot gets a warning naming why, the model never compiled on the CPU."""
+    keras = pytest.importorskip("keras")
+    from bench.readiness import framework_checks as fc
+
+    assert fc.host_xla_error() is None  # this TensorFlow compiles XLA on the CPU: the check runs as before
+    monkeypatch.setattr(fc, "host_xla_error", lambda: "XLA compilation disabled")
+    x, y = np.random.default_rng(0).random((8, 16, 16, 3), dtype=np.float32), np.arange(8) % 3
+    (xla,) = fc.xla_tensorflow(_model(keras.layers.RandomRotation(0.1)), SETTINGS, x, y, W, B)
+    assert xla.status == WARN and xla.evidence.startswith(
+        "not compiled here: this TensorFlow cannot compile XLA on the host CPU (XLA compilation disabled; ")
+    assert "strategies=[tpu]" in xla.fix
 
 
 def test_float64_and_string_inputs_fail_the_dtype_check() -> None:

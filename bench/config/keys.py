@@ -93,6 +93,9 @@ class SuiteConfig:
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
     jit_compile: bool = field(default=False, metadata=_help(
         "true | false (TensorFlow: compile the train step with XLA for every strategy; JAX always does)"))
+    tpu_type: str = field(default="", metadata=_help(
+        "'' (TPU_ACCELERATOR_TYPE on a TPU VM, else v5litepod-8 assumed) | a Cloud TPU type, e.g. v5litepod-1 "
+        "(Colab), v5litepod-8 (Kaggle), v3-8, v4-8, v6e-1 (the doctor's replicas per TPU)"))
     tpu: str = field(default="", metadata=_help("TPU address ('' = TPU_NAME env or 'local')"))
     tpu_connect_timeout_s: float = field(default=60.0, metadata=_help("a positive number of seconds"))
     point_timeout_s: float = field(default=1800.0, metadata=_help(

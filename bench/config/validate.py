@@ -189,6 +189,13 @@ def _check_numbers(cfg: SuiteConfig) -> None:
         if not getattr(cfg, key) > 0:
             raise ConfigError(f"{key}={getattr(cfg, key)}: must be a positive number of seconds")
     shard_of(cfg.shard)
+    if cfg.tpu_type:
+        from bench.measure.datasheets import tpu_slice
+
+        try:
+            tpu_slice(cfg.tpu_type)
+        except ValueError as e:
+            raise ConfigError(f"tpu_type={e}") from None
     if cfg.resume not in ("", "latest") and not IDENT.fullmatch(cfg.resume):
         raise ConfigError(f"resume={cfg.resume!r}: allowed: latest or a run_id (a folder name under results_dir)")
 

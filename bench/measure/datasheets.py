@@ -70,6 +70,38 @@ DATASHEET_PEAK_FLOPS = {(c.kind, c.model, tag): v for c in CHIPS for tag, v in c
 TPU_REPLICAS_PER_CHIP = {c.model: c.devices_per_chip for c in CHIPS if c.kind == "tpu" and c.devices_per_chip != 1}
 
 
+# Cloud TPU type names (``v3-8``, ``v4-8``, ``v5litepod-8``, ``v6e-1``, ``tpu7x-8``): up to v5p the number counts
+# TensorCores (a v4-8 is 4 chips), from v5e it counts chips (a v5litepod-8 is 8 chips); TPU7x is taken to count
+# TensorCores as v5p does (its type names are newer than bench's sources)
+TPU_TYPE = re.compile(r"(?:tpu-)?(v2|v3|v4|v5p|v5e|v5litepod|v6e|tpu7x|7x)-(\d+)")
+CORES_NAMED = {"v2", "v3", "v4", "v5p", "7x"}
+CORES_PER_CHIP = 2  # TensorCores of a v2, v3, v4, v5p and TPU7x chip
+
+
+@dataclass(frozen=True)
+class TpuSlice:
+    """A Cloud TPU type: its chip, chips, the framework devices (replicas) it shows, and the matrix unit width."""
+
+    chip: Chip
+    chips: int
+    replicas: int
+    matrix: int  # rows x columns of a matrix unit: 128 up to v5, 256 from v6e (JAX's tpu_info mxu_column_size)
+
+
+def tpu_slice(tpu_type: str) -> TpuSlice:
+    """The slice a Cloud TPU type names (``v5litepod-1``, ``v4-8``, ``v3-8``, ...); ValueError naming the forms
+    allowed when it is not one."""
+    m = TPU_TYPE.fullmatch(tpu_type.strip().lower())
+    if m is None:
+        raise ValueError(f"{tpu_type!r} is not a Cloud TPU type; allowed: v2-N, v3-N, v4-N, v5p-N, v5e-N or "
+                         "v5litepod-N, v6e-N, tpu7x-N (e.g. v5litepod-1 on Colab, v5litepod-8 on Kaggle, v3-8)")
+    model, n = m.group(1), int(m.group(2))
+    chip = chip_of("tpu", model)
+    assert chip is not None  # every form of TPU_TYPE names a chip of the table
+    chips = max(1, n // CORES_PER_CHIP) if chip.model in CORES_NAMED else n
+    return TpuSlice(chip, chips, chips * chip.devices_per_chip, 256 if chip.model in ("v6e", "7x") else 128)
+
+
 def _token(name: str, text: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", text.lower()) is not None
 

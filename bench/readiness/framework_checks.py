@@ -2,7 +2,9 @@
 (:mod:`bench.readiness.child`), on the CPU, on one small batch of the point's own input pipeline.
 
 - ``xla_compile``: the real train step compiled with XLA, as a TPU compiles it (TensorFlow: the model's
-  ``train_step`` in ``tf.function(jit_compile=True)``; JAX: Keras' jitted train function). Keras turns an
+  ``train_step`` in ``tf.function(jit_compile=True)``; JAX: Keras' jitted train function). A TensorFlow that
+  cannot compile XLA on its host CPU at all (a tensorflow-tpu build) gets a warning saying so, not a failure
+  every model would share. Keras turns an
   explicit ``jit_compile=True`` off when a layer says ``supports_jit=False``: under TensorFlow a TPU compiles
   it anyway and fails, under JAX the whole model then runs op by op (keras#23229: 10 min to 2.5 h on a TPU).
 - ``layers``: layers TPUs cannot run inside the model (those lowering to ``ImageProjectiveTransformV3``: the
@@ -20,7 +22,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from bench.readiness.findings import FAIL, OK, Finding, first_line
+from bench.readiness.findings import FAIL, OK, WARN, Finding, first_line
 
 # layers lowering to ImageProjectiveTransformV3 under TensorFlow, which has no XLA kernel (tensorflow#42454)
 PROJECTIVE = ("RandomRotation", "RandomZoom", "RandomTranslation", "RandomShear", "RandomPerspective")
@@ -83,11 +85,31 @@ def _unsupported_ops(message: str) -> list[str]:
     return sorted(set(re.findall(r"(\w+) \(No registered '\w+' OpKernel", message)))
 
 
+def host_xla_error() -> str | None:
+    """Why this TensorFlow cannot compile anything with XLA on the host CPU (None when it can): a TPU build of
+    TensorFlow compiles for the TPU only, so forcing ``jit_compile=True`` on its CPU fails every model alike."""
+    import tensorflow as tf
+
+    try:
+        with tf.device("/cpu:0"):
+            tf.function(lambda v: v + 1, jit_compile=True)(tf.constant(1.0))
+    except Exception as e:
+        return first_line(e)
+    return None
+
+
 def xla_tensorflow(model: Any, settings: dict[str, Any], x: Any, y: Any, workload: str, backend: str) -> list[Finding]:
     """The model's own train step in ``tf.function(jit_compile=True)`` on one batch (after one ordinary step
     has built the optimizer's variables): what ``TPUStrategy`` compiles."""
     import tensorflow as tf
 
+    cannot = host_xla_error()
+    if cannot is not None:  # a tensorflow-tpu build: XLA compiles for the TPU only, never on the host's CPU
+        return [Finding(workload, backend, "xla_compile", WARN,
+                        f"not compiled here: this TensorFlow cannot compile XLA on the host CPU ({cannot}; "
+                        "tensorflow-tpu builds, tensorflow#58934); the layers check still names ops XLA lacks",
+                        "run python -m bench with strategies=[tpu]: TPUStrategy compiles it on the TPU, and a "
+                        "failure is the point's record")]
     model.compile(**{**settings, "jit_compile": False})
     model.train_on_batch(x, y)
     step = tf.function(model.train_step, jit_compile=True)

@@ -1,10 +1,11 @@
 """The doctor's checks that need no framework: batch sizes against the replicas of a TPU and of every strategy
 asked, where the data lives, and the precision asked. Each returns :class:`~bench.readiness.findings.Finding`s.
 
-Facts behind them (sources in docs/doctor.md): a Cloud TPU host has 8 TensorCores as replicas (v2-8, v3-8,
-v4-8's 4 chips x 2 cores are 8 replicas too, a v5e-8 has 8 chips of one core); XLA pads a per-replica batch
+Facts behind them (sources in docs/doctor.md): a TPU's replicas are the devices its framework shows, which
+depend on its type (:func:`bench.measure.datasheets.tpu_slice`: a v3-8 shows 8 TensorCores, a v4-8 4 megacore
+chips, a v5litepod-1 on Colab 1 chip, a v5litepod-8 on Kaggle 8); XLA pads a per-replica batch
 that is not a multiple of 8 and wastes the padding; a TPU's matrix units are 128 x 128 (v2-v5; 256 x 256 on
-v6e), so a per-replica batch under 128 leaves them partly idle; only a TPU Node (the older architecture)
+v6e), so a per-replica batch under that leaves them partly idle; only a TPU Node (the older architecture)
 needs its data in Cloud Storage, a TPU VM (Colab and Kaggle since 2024, Cloud TPU VMs) reads local disk;
 TPUs multiply natively in bfloat16. GPUs (asked with a ``gpu`` strategy): tensor cores multiply float16 and
 bfloat16 (a T4: 65 TFLOP/s in float16 against 8.1 in float32; bfloat16 from the A100 on), and NVIDIA's
@@ -14,56 +15,63 @@ float16.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 from bench.config import SuiteConfig
-from bench.config.keys import CPU_X, axes_for
+from bench.config.keys import axes_for, strategy_replicas
+from bench.measure.datasheets import TpuSlice, tpu_slice
 from bench.readiness.findings import FAIL, OK, WARN, Finding
 
-TPU_REPLICAS = 8  # one TPU host: v2-8 / v3-8 / v4-8 (4 chips x 2 cores) / v5e-8
-TPU_MATRIX = 128  # matrix unit width, v2-v5 (v6e: 256)
+ASSUMED_TPU = "v5litepod-8"  # without tpu_type or TPU_ACCELERATOR_TYPE: Kaggle's TPU (8 chips of one core)
 PAD_MULTIPLE = 8
 
 
-def replicas(strategy: str) -> int | None:
-    """Replicas of a strategy name on this kind of machine (None: depends on the machine, e.g. ``gpus``)."""
-    m = CPU_X.fullmatch(strategy)
-    if m:
-        return int(m.group(1))
-    if strategy in ("tpu",):
-        return TPU_REPLICAS
-    if strategy in ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "default"):
-        return 1
-    return None
+def tpu_host(cfg: SuiteConfig) -> tuple[TpuSlice, str]:
+    """The TPU the batches are checked against, and how it was chosen: ``tpu_type``, else the TPU VM's own
+    ``TPU_ACCELERATOR_TYPE``, else :data:`ASSUMED_TPU` (the doctor runs on a CPU and cannot see one)."""
+    env = os.environ.get("TPU_ACCELERATOR_TYPE", "")
+    if cfg.tpu_type:
+        return tpu_slice(cfg.tpu_type), f"tpu_type={cfg.tpu_type}"
+    with contextlib.suppress(ValueError):
+        if env:
+            return tpu_slice(env), f"TPU_ACCELERATOR_TYPE={env}"
+    return tpu_slice(ASSUMED_TPU), f"{ASSUMED_TPU} assumed; tpu_type=v5litepod-1 for Colab's"
 
 
 def batch_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Finding]:
-    """Per-replica batch on one TPU host (8 replicas) and on every strategy asked: divisible, a multiple of 8,
-    large enough to fill a TPU's matrix units."""
+    """Per-replica batch on the TPU (:func:`tpu_host`: its replicas, its matrix unit) and on every strategy asked:
+    divisible, a multiple of 8, large enough to fill a TPU's matrix units."""
     out = []
+    tpu, told = tpu_host(cfg)
+    n_tpu = tpu.replicas
     per_replica = cfg.batch_scaling == "per_replica"
-    asked = {s: n for s in cfg.strategies if (n := replicas(s)) is not None}  # strategy -> its replicas
-    asked.setdefault("tpu", TPU_REPLICAS)
+    asked = {s: n for s in cfg.strategies if s != "tpu" and (n := strategy_replicas(s)) is not None}
+    asked["tpu"] = n_tpu
     for b in axes_for(cfg, workload)["batch_sizes"]:
-        bad = [f"{s} ({n} replicas)" for s, n in asked.items() if not per_replica and b % n]
+        bad = [f"{s} ({n} replica{'s' if n != 1 else ''})" for s, n in asked.items() if not per_replica and b % n]
         name = f"batch {b}" + (" per replica" if per_replica else "")
         if bad:
             out.append(Finding(workload, backend, "batch_divides", FAIL,
-                               f"global batch {b} does not divide over {', '.join(bad)}",
-                               f"a global batch that is a multiple of {PAD_MULTIPLE * TPU_REPLICAS} (8 x 8 replicas)"))
+                               f"global batch {b} does not divide over {', '.join(bad)} ({told})",
+                               f"a global batch that is a multiple of {PAD_MULTIPLE * n_tpu} "
+                               f"({PAD_MULTIPLE} x {n_tpu} replicas)"))
             continue
-        core = b if per_replica else b // TPU_REPLICAS
+        core = b if per_replica else b // n_tpu
         if core % PAD_MULTIPLE:
             out.append(Finding(workload, backend, "batch_multiple_of_8", WARN,
-                               f"{name}: {core} per TPU core, not a multiple of {PAD_MULTIPLE} (XLA pads it)",
-                               f"batch_sizes=[{_round_up(b, PAD_MULTIPLE * (1 if per_replica else TPU_REPLICAS))}]"))
-        elif core < TPU_MATRIX:
+                               f"{name}: {core} per TPU core, not a multiple of {PAD_MULTIPLE} (XLA pads it; "
+                               f"{told})",
+                               f"batch_sizes=[{_round_up(b, PAD_MULTIPLE * (1 if per_replica else n_tpu))}]"))
+        elif core < tpu.matrix:
             out.append(Finding(workload, backend, "batch_fills_matrix_units", WARN,
-                               f"{name}: {core} per TPU core, under the {TPU_MATRIX} rows of a TPU matrix unit "
-                               "(partly idle every step)",
-                               f"per-core batch >= {TPU_MATRIX} (global {TPU_MATRIX * TPU_REPLICAS} on 8 cores) "
-                               "if the model still learns at that size"))
+                               f"{name}: {core} per TPU core, under the {tpu.matrix} rows of a {tpu.chip.model} "
+                               f"matrix unit (partly idle every step; {told})",
+                               f"per-core batch >= {tpu.matrix} (global {tpu.matrix * n_tpu} on {n_tpu} "
+                               f"replica{'s' if n_tpu != 1 else ''}) if the model still learns at that size"))
         else:
             out.append(Finding(workload, backend, "batch", OK, f"{name}: {core} per TPU core, divides over "
-                               f"{', '.join(sorted(asked))}"))
+                               f"{', '.join(sorted(asked))} ({told})"))
     return out
 
 
