@@ -165,8 +165,9 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "dataset": dataset_label(ds), "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "",
         "input_pipeline": ds.pipeline or "default",
         "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
-        "strategy": label, "backend": r.backend, "strategy_requested": s.requested,
-        "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
+        "strategy": label, "backend": r.backend, "keras": str(r.env.get("keras") or ""),
+        "strategy_requested": s.requested, "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls,
+        "device_kind": s.device_kind,
         "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
         "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
         "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
@@ -235,7 +236,8 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     notes = sorted({n for n in ok["not_learning"] if n})
     first = g.iloc[0]
     return {
-        "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "strategy_name": first["strategy_name"],
+        "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "keras": first["keras"],
+        "strategy_name": first["strategy_name"],
         "input_pipeline": first["input_pipeline"], "data": first["data"],
         "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],

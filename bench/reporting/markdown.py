@@ -22,7 +22,7 @@ from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.plots.costs import cost_figure
 from bench.reporting.prices import Price, load_table
-from bench.reporting.runs import spe_notes, time_budget
+from bench.reporting.runs import jax_spe_note, spe_notes, time_budget
 from bench.reporting.speedups import DEFAULT_BASELINE
 from bench.reporting.tables import (
     break_even_section,
@@ -88,6 +88,9 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     ran = spe_notes(summary)
     if ran:
         out.append(f"**steps_per_execution that ran** differs from the request: {'; '.join(ran)}.")
+    jax_loop = jax_spe_note(summary)
+    if jax_loop:
+        out.append(jax_loop)
     if not parity.empty and parity["flag"].any():
         items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} "
                  f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, "

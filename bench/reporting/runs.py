@@ -80,3 +80,19 @@ def spe_notes(summary: pd.DataFrame) -> list[str]:
         out.append(f"{r['strategy']} at b{r['global_batch_size']}: {asked_text} ran as spe{ran}, {why} (Keras "
                    "would otherwise run whole executions past the end of the epoch)")
     return out
+
+
+def jax_spe_note(summary: pd.DataFrame) -> str | None:
+    """What ``steps_per_execution`` means under JAX, when JAX configurations with more than one step per execution
+    are compared: in Keras 3.15 the JAX trainer runs an execution as a Python loop that calls the jitted train step
+    once per step (``keras/src/backend/jax/trainer.py``, ``_make_function``), where TensorFlow compiles the loop
+    into one ``tf.function`` and TPUStrategy into one TPU program; Keras' main branch has since moved to
+    ``lax.scan``. So a JAX spe sweep measures fewer host callbacks only, and can change with the Keras version."""
+    jax = summary[(summary["backend"] == "jax") & (summary["steps_per_execution"] > 1)]
+    if jax.empty:
+        return None
+    versions = sorted({v for v in jax.get("keras", pd.Series(dtype=str)) if v}) or ["(version not recorded)"]
+    return (f"**steps_per_execution under JAX** is a Python loop calling the jitted train step once per step in "
+            f"Keras {', '.join(versions)} (its JAX trainer's `_make_function`), not one compiled program as under "
+            "TensorFlow's `tf.function` or TPUStrategy: a JAX spe figure saves host callbacks only, and may change "
+            "with the Keras version (docs/findings.md).")
