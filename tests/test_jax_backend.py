@@ -157,7 +157,7 @@ def test_every_point_of_a_jax_worker_is_data_parallel_and_a_lost_distribution_fa
         assert r["status"] == "ok", r["error"]
         assert r["placement"] == {"mesh": "batch: 2", "variables": r["placement"]["variables"],
                                   "batch": f"{gb} rows sharded over 2 devices, {gb // 2} each"}
-        assert r["placement"]["variables"].endswith("replicated on 2 device(s)")
+        assert r["placement"]["variables"].endswith("replicated on 2 devices")
         assert r["compiler"] == "XLA (jax.jit)"
     lost = recs[128]
     assert lost["status"] == "failed" and lost["epochs"] == []

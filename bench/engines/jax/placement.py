@@ -77,8 +77,11 @@ def placement(model: Any, strategy: Any, info: StrategyInfo, batch: tuple[Any, A
     if on != {tuple(expected)}:
         problems.append(f"variables on {sorted(on)}, expected {expected}")
     replicated = all(_layout(v)[2] for v in variables)
-    found["variables"] = (f"{len(variables)} replicated on {n} device(s)" if replicated
-                          else f"{len(variables)} not all replicated")
+    if n == 1:
+        found["variables"] = f"{len(variables)} on {expected[0]}"
+    else:
+        found["variables"] = (f"{len(variables)} replicated on {n} devices" if replicated
+                              else f"{len(variables)} not all replicated")
     if not replicated and n > 1:
         problems.append("some variables are not replicated")
     if batch is not None:
