@@ -75,7 +75,9 @@ class SuiteConfig:
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
     repeats: int = field(default=1, metadata=_help("an integer >= 1 (independent repetitions per point)"))
     # same: every repeat uses `seed` (timing noise only)
-    repeat_seeds: str = field(default="same", metadata=_help("same | distinct (distinct: repeat r uses seed + r)"))
+    repeat_seeds: str = field(default="distinct", metadata=_help(
+        "distinct | same (distinct: repeat r trains from seed + r, a training run per repeat; same: every repeat "
+        "from seed, timing noise only, and no accuracy claim)"))
     seed: int = field(default=0, metadata=_help("an integer >= 0 (model init + data order)"))
     data: str = field(default="synthetic", metadata=_help(
         "synthetic | keras:NAME (mnist, fashion_mnist, cifar10, reuters, imdb) | folder:PATH | csv:PATH/train.csv"
@@ -106,8 +108,9 @@ class SuiteConfig:
     baseline: str = field(default="cpu", metadata=_help("a strategy name the report compares with"))
     prices: str = field(default="", metadata=_help(
         "'' (suites/prices/cloud.yaml) | a YAML file of your prices for the report's Cost sections (docs/cost.md)"))
-    parity_tolerance_pp: float = field(default=1.0, metadata=_help(
-        "a number >= 0 (accuracy spread in percentage points the report flags)"))
+    parity_margin_pp: float = field(default=2.0, metadata=_help(
+        "a number >= 0 (percentage points: two configurations whose mean accuracy difference over seeds lies "
+        "within ± it are reported equivalent)"))
     resume: str = field(default="", metadata=_help("'' | latest (the newest run of this suite) | <run_id>"))
     progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))

@@ -174,8 +174,8 @@ def _check_choices(cfg: SuiteConfig) -> None:
 
 def _check_numbers(cfg: SuiteConfig) -> None:
     """Counts, sizes, tolerances, time limits and the run to resume."""
-    if not cfg.parity_tolerance_pp >= 0:
-        raise ConfigError(f"parity_tolerance_pp={cfg.parity_tolerance_pp}: must be >= 0 (percentage points)")
+    if not cfg.parity_margin_pp >= 0:
+        raise ConfigError(f"parity_margin_pp={cfg.parity_margin_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
     if cfg.repeats < 1:

@@ -14,9 +14,9 @@ from pathlib import Path
 from bench.records import load_records
 from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_frames, render
 from bench.reporting.frame import points_frame
-from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.markdown import ReportError, build_report
 from bench.reporting.prices import PriceError, load_table, parse_overrides
+from bench.reporting.seeds import PARITY_MARGIN_PP
 from bench.reporting.speedups import DEFAULT_BASELINE
 
 
@@ -32,7 +32,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def hydra_style_args(argv: Sequence[str], keys: Sequence[str]) -> list[str]:
     """Turn Hydra-style ``key=value`` tokens for the known ``keys`` into ``--key value`` flags.
 
-    ``parity_tolerance=2`` and ``parity-tolerance=2`` both become ``--parity-tolerance 2``; any other
+    ``parity_margin=2`` and ``parity-margin=2`` both become ``--parity-margin 2``; any other
     token (a folder, even one with ``=`` in its name) is passed through unchanged.
     """
     known = {k.replace("-", "_") for k in keys}
@@ -47,7 +47,7 @@ def hydra_style_args(argv: Sequence[str], keys: Sequence[str]) -> list[str]:
 
 
 def report_main(argv: list[str]) -> int:
-    """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-tolerance PP]
+    """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-margin PP]
     [prices=FILE] [price.KEY=USD ...]``.
 
     Prints the path of report.md and returns 0; on bad input prints one line on stderr and returns 2.
@@ -60,22 +60,23 @@ def report_main(argv: list[str]) -> int:
                         help="output folder (default: reports/<name of the first folder>)")
     parser.add_argument("--baseline", default=DEFAULT_BASELINE,
                         help="baseline strategy name (default: cpu)")
-    parser.add_argument("--parity-tolerance", type=float, default=PARITY_TOLERANCE_PP,
-                        help="accuracy parity tolerance in percentage points (default: 1.0)")
+    parser.add_argument("--parity-margin", type=float, default=PARITY_MARGIN_PP,
+                        help="accuracy parity margin in percentage points: equivalent when the interval of the mean "
+                             "difference over seeds lies within it (default: 2.0)")
     parser.add_argument("--prices", type=Path, default=None,
                         help="a YAML price table of your own, merged over suites/prices/cloud.yaml by key; "
                              "price.KEY=USD sets one price (USD per hour per unit)")
     try:
         singles = parse_overrides([t for t in argv if t.startswith("price.")])
         rest = [t for t in argv if not t.startswith("price.")]
-        args = parser.parse_args(hydra_style_args(rest, ["out", "baseline", "parity_tolerance", "prices"]))
+        args = parser.parse_args(hydra_style_args(rest, ["out", "baseline", "parity_margin", "prices"]))
         if not args.dirs:
             raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
-        if not (args.parity_tolerance >= 0):
-            raise CliError(f"--parity-tolerance must be >= 0, got {args.parity_tolerance}")
+        if not (args.parity_margin >= 0):
+            raise CliError(f"--parity-margin must be >= 0, got {args.parity_margin}")
         table = load_table(overrides=singles, extra=args.prices)
         out = args.out or Path("reports") / args.dirs[0].resolve().name
-        path = build_report(args.dirs, out, baseline=args.baseline, parity_tolerance_pp=args.parity_tolerance,
+        path = build_report(args.dirs, out, baseline=args.baseline, parity_margin_pp=args.parity_margin,
                             prices=table)
     except (CliError, ReportError, PriceError) as e:
         print(f"bench report: {e}", file=sys.stderr)

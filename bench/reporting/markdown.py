@@ -19,15 +19,15 @@ from bench.reporting.bounds import BOUND_DEVICES, bounds_section
 from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
-from bench.reporting.learning import PARITY_TOLERANCE_PP
 from bench.reporting.plots.costs import cost_figure
 from bench.reporting.prices import Price, load_table
 from bench.reporting.runs import jax_spe_note, spe_notes, time_budget
+from bench.reporting.seed_tables import parity_section
+from bench.reporting.seeds import PARITY_MARGIN_PP
 from bench.reporting.speedups import DEFAULT_BASELINE
 from bench.reporting.tables import (
     break_even_section,
     environment_table,
-    parity_section,
     peaks_table,
     pipelines_section,
     problems_section,
@@ -49,12 +49,15 @@ HOW_TO_READ = (
     "and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
     "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
     "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat), `1.11x [1.02, 1.23]`, "
-    "and a leading `~` when the interval contains 1 (not significant). A configuration **learns** when it is "
-    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its accuracy holds: it reaches "
-    "the workload's **target** validation accuracy in at least half its repeats (**s to target** = training "
-    "seconds, warm-up included, until the first epoch at or above it), or, where there is no target, it is not "
-    "significantly less accurate than the baseline at the same configuration by McNemar's paired test on the "
-    "same validation examples (Holm-corrected); only those are ranked. **GFLOP/s** = analytic training FLOPs "
+    "and a leading `~` when the interval contains 1 (not significant). For accuracy the unit is the **training "
+    "run**: repeat r trains from seed + r (weights, dropout, data order), the same seed under every strategy, "
+    "so accuracy is a median over seeds with their range. A configuration **learns** when it is "
+    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its accuracy holds: at least "
+    "half its seeds reach the workload's **target** validation accuracy (**s to target** = training "
+    "seconds, warm-up included, until the first epoch at or above it, median over those seeds), or, where there "
+    "is no target, paired by seed with the baseline at the same configuration, the interval of the mean "
+    "accuracy difference does not lie below 0 (with fewer than 3 seeds: no claim); only those are ranked. "
+    "**GFLOP/s** = analytic training FLOPs "
     "per example (forward + weight gradients + input gradients only where a gradient flows) x examples/s; "
     "**MFU** = GFLOP/s over the run's peak on that machine in *Peaks used for MFU* (the highest matmul probe of "
     "its worker processes; none shown when a model ran faster than the probe); the datasheet column uses the "
@@ -92,13 +95,11 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     if jax_loop:
         out.append(jax_loop)
     if not parity.empty and parity["flag"].any():
-        items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} "
-                 f"{r['precision']} seed {r['seed']} ({r['diff_pp']:+.1f} pp vs {r['baseline']}, "
-                 + (f"McNemar p={r['p']:.2g})" if r["test"] == "McNemar" else
-                    f"unpaired, tolerance {r['tolerance_pp']:.1f} pp)")
-                 for _, r in parity[parity["flag"]].iterrows()]
-        out.append(f"**Accuracy parity** broken (a significant paired difference from the baseline or the other "
-                   f"backend, or an unpaired one beyond the tolerance): {'; '.join(items)}.")
+        items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} {r['precision']} "
+                 f"({r['diff_pp']:+.1f} pp [{r['low_pp']:+.1f}, {r['high_pp']:+.1f}] vs {r['baseline']} over "
+                 f"{r['seeds']} seeds)" for _, r in parity[parity["flag"]].iterrows()]
+        out.append(f"**Accuracy differs** across seeds (paired by seed, the interval of the mean difference excludes "
+                   f"0): {'; '.join(items)}.")
     return out
 
 
@@ -138,8 +139,8 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
-             f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity tolerance "
-             f"{a.parity_tolerance_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
+             f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity margin "
+             f"±{a.parity_margin_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
              "## The answer", ""]
     for workload, dataset in workloads:
         lines += answer_section(a, workload, dataset)
@@ -168,14 +169,14 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
             lines.append("")
     if priced is not None and table is not None:
         lines += prices_used_section(priced, table, tuple(d[3] for d in BOUND_DEVICES) if bounded else ())
-    lines += parity_section(a.parity, a.parity_tolerance_pp, a.show_backend)
+    lines += parity_section(a.parity, a.parity_margin_pp, a.show_backend)
     lines += problems_section(a.points)
     lines += skipped_files_section(loaded, dirs)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT_BASELINE,
-                 parity_tolerance_pp: float = PARITY_TOLERANCE_PP,
+                 parity_margin_pp: float = PARITY_MARGIN_PP,
                  prices: Mapping[str, Price] | None = None) -> Path:
     """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``; ``prices`` is the
     price table of the Cost sections (default: the shipped one, :func:`bench.reporting.prices.load_table`).
@@ -193,7 +194,7 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
     if not loaded.records:
         raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                           f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-    a = analyze(as_records(loaded.records), baseline=baseline, parity_tolerance_pp=parity_tolerance_pp)
+    a = analyze(as_records(loaded.records), baseline=baseline, parity_margin_pp=parity_margin_pp)
     table = prices if prices is not None else load_table()
     priced = priced_summary(a.summary, table)
     out_dir = Path(out_dir)

@@ -19,26 +19,9 @@ from bench.reporting.format import (
     shorten,
     speedup_cell,
 )
-from bench.reporting.frame import INPUT_BOUND_FRACTION, split_label
+from bench.reporting.frame import INPUT_BOUND_FRACTION
+from bench.reporting.seed_tables import accuracy_cell, with_backend
 from bench.reporting.stats import finite_median, repeat_ratio_ci
-
-
-def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
-    """Table rows with a ``backend`` column before ``strategy`` when ``show`` (the strategy label then loses
-    its ``jax/`` prefix); unchanged otherwise."""
-    if not show:
-        return rows
-    out = []
-    for row in rows:
-        backend, strategy = split_label(str(row["strategy"]))
-        new: dict[str, Any] = {}
-        for k, v in row.items():
-            if k == "strategy":
-                new["backend"] = backend
-                v = strategy
-            new[k] = v
-        out.append(new)
-    return out
 
 
 def _flags(row: pd.Series) -> str:
@@ -144,11 +127,11 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
             "train s/epoch median [IQR]":
                 f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
             "warm-up s": seconds(r["warmup_overhead_s"]),
-            "final val acc": number(r["final_val_accuracy"], ".3f"),
+            "final val acc [seeds' range]": accuracy_cell(r),
         }
         if has_target:
             targeted = ok and math.isfinite(r["target_accuracy"])
-            reached = f" ({r['n_reached']}/{r['n_ok']})" if targeted and r["n_reached"] < r["n_ok"] else ""
+            reached = f" ({r['n_reached']}/{r['n_seeds']} seeds)" if targeted and r["n_reached"] < r["n_seeds"] else ""
             row["target"] = number(r["target_accuracy"], ".2f")
             row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
         if has_flops:
@@ -227,39 +210,6 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
             "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
             "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
             markdown_table(with_backend(rows, show_backend)), ""]
-
-
-def parity_section(parity: pd.DataFrame, tolerance: float, show_backend: bool = False) -> list[str]:
-    """One row per comparison of :func:`bench.reporting.accuracy.accuracy_parity`: a strategy against its
-    baseline, or a backend against TensorFlow on the same strategy, at identical batches and initial weights."""
-    lines = ["## Accuracy parity", "",
-             "Each strategy against the baseline, and each backend against TensorFlow on the same strategy, at "
-             "equal workload, dataset, global batch, spe, precision and seed: the same initial weights and the "
-             "same batches, so the final models are compared **paired**, example by example on the same "
-             "validation examples: diff = accuracy difference in percentage points (pp), agreement = share of "
-             "examples both got right or both got wrong, p = McNemar's exact test, Holm-corrected over the "
-             "workload's comparisons; flagged when p < 0.05. Records without per-example predictions (written "
-             "before bench stored them) fall back to an unpaired rule: flagged when the difference exceeds the "
-             f"larger of {tolerance:g} pp and the 95% sampling error of a difference of two accuracies "
-             "(1.96 x sqrt(2 p (1 - p) / n)).", ""]
-    if parity.empty:
-        return [*lines, "No finished points to compare.", ""]
-    for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
-        rows = []
-        for _, r in g.iterrows():
-            paired = r["test"] == "McNemar"
-            rows.append({"global batch": r["global_batch_size"], "spe": r["steps_per_execution"],
-                         "precision": r["precision"], "seed": r["seed"], "strategy": r["strategy"],
-                         "vs": ("/".join(split_label(r["baseline"])) if show_backend else r["baseline"])
-                         + (" (other backend)" if r["kind"] == "backend" else ""),
-                         "val acc": number(r["val_accuracy"], ".3f"),
-                         "diff pp": number(r["diff_pp"], "+.1f"), "examples": number(r["n"], ",.0f"),
-                         "agreement %": number(100 * r["agreement"], ".1f") if paired else DASH,
-                         "test": "McNemar" if paired else f"unpaired (tolerance {r['tolerance_pp']:.1f} pp)",
-                         "p (Holm)": number(r["p"], ".2g") if paired else DASH,
-                         "flag": ("**backend gap**" if r["kind"] == "backend" else "**flag**") if r["flag"] else ""})
-        lines += [f"### {workload} on {dataset}", "", markdown_table(with_backend(rows, show_backend)), ""]
-    return lines
 
 
 def problems_section(points: pd.DataFrame) -> list[str]:

@@ -19,7 +19,7 @@ from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
 from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
-from bench.reporting.learning import PARITY_TOLERANCE_PP
+from bench.reporting.seeds import PARITY_MARGIN_PP
 from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
 from bench.reporting.tidy import epochs_frame
 
@@ -126,7 +126,7 @@ class Analysis:
     break_even: pd.DataFrame
     wrappers: pd.DataFrame
     baseline: str
-    parity_tolerance_pp: float
+    parity_margin_pp: float
     epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
 
     @property
@@ -136,18 +136,18 @@ class Analysis:
 
 
 def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
-            parity_tolerance_pp: float = PARITY_TOLERANCE_PP) -> Analysis:
+            parity_margin_pp: float = PARITY_MARGIN_PP) -> Analysis:
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
     typed = as_records(records)
     points, epochs = points_frame(typed), epochs_frame(typed)
     summary = summarize(points, baseline)
     if summary.empty:
         empty = pd.DataFrame()
-        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_tolerance_pp,
+        return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_margin_pp,
                         epochs)
-    summary = add_learning(summary, points, baseline, parity_tolerance_pp)
-    parity = accuracy_parity(points, summary, baseline, parity_tolerance_pp)
+    summary = add_learning(summary, points, baseline, parity_margin_pp)
+    parity = accuracy_parity(points, summary, baseline, parity_margin_pp)
     flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
     summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
-                    break_even(summary), wrapper_costs(summary), baseline, parity_tolerance_pp, epochs)
+                    break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs)

@@ -31,7 +31,7 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
 
         try:
             path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,
-                                parity_tolerance_pp=cfg.parity_tolerance_pp,
+                                parity_margin_pp=cfg.parity_margin_pp,
                                 prices=load_table(extra=Path(cfg.prices) if cfg.prices else None))
             print(f"report:  {path}")
         except Exception as e:  # a report bug must not hide the records the run produced

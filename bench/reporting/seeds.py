@@ -1,0 +1,122 @@
+"""Accuracy with the training run as the unit: two configurations compared across seeds, paired by seed.
+
+A repeat is a training run: repeat r trains from seed + r (initial weights, dropout, data order, augmentation), the
+same seed under every strategy and backend at that repeat. Seed to seed one configuration's final validation
+accuracy moves by far more than two strategies differ (``catsdogs_cnn`` at reduced size: 0.66-0.92 over five seeds
+of ``cpu``), so a test on the examples of one pair of trained models (McNemar) says whether those two *models*
+differ, not whether the strategies do. Here:
+
+* per seed present on both sides, the difference of final validation accuracies in percentage points
+  (``d_i = 100 (a_i - b_i)``; repeats sharing a seed count once, at their median);
+* a t interval for the mean difference, at the family-wise level ``1 - ALPHA`` over the ``m`` comparisons of a
+  workload (Bonferroni: each at ``1 - ALPHA / m``), and the matching adjusted p of the paired t-test;
+* a verdict: **differs** when the interval excludes 0; **equivalent** (within ± ``margin_pp``) when it lies inside
+  the margin; otherwise **inconclusive**; with fewer than :data:`MIN_SEEDS` seeds: **no claim**.
+
+``tests/test_seed_parity.py`` simulates the A/A rate of "differs" and the power against a gap of one seed spread.
+Same-seed **agreement** (the share of validation examples two models from the same seed both got right or both
+got wrong) is kept beside it for what it shows: whether two strategies compute the same model from the same start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bench.predictions import Predictions, paired
+from bench.reporting.stats import ALPHA
+
+MIN_SEEDS = 3  # fewer seeds a side: no accuracy claim
+PARITY_MARGIN_PP = 2.0  # default equivalence margin (pp): config key parity_margin_pp
+DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no claim"
+
+
+@dataclass(frozen=True)
+class SeedComparison:
+    """One configuration against another, paired by seed: the per-seed differences (pp, by seed), their mean and
+    interval (pp), the adjusted p, the verdict and the median same-seed agreement (fraction; NaN without
+    predictions)."""
+
+    diffs: dict[int, float]
+    mean_pp: float
+    low_pp: float
+    high_pp: float
+    p: float
+    verdict: str
+    agreement: float
+
+    @property
+    def seeds(self) -> int:
+        return len(self.diffs)
+
+
+def seed_values(points: pd.DataFrame, config: dict[str, object], column: str = "final_val_accuracy") -> pd.Series:
+    """``column`` per seed of one configuration's ok points (``config``: column -> value), median over repeats
+    that share a seed."""
+    sel = np.logical_and.reduce([points[k] == v for k, v in config.items()]) & (points["status"] == "ok")
+    return points[sel].groupby("seed", sort=True)[column].median().dropna()
+
+
+def interval(diffs: list[float], comparisons: int = 1, alpha: float = ALPHA) -> tuple[float, float, float, float]:
+    """(mean, low, high, adjusted p) of paired differences: Student's t at ``1 - alpha / comparisons`` and the
+    paired t-test's p times ``comparisons`` (capped at 1). No spread at all: the interval is the mean itself
+    (p 0 when it is not 0, else 1). Fewer than 2 values: NaNs."""
+    d = np.asarray(diffs, dtype=float)
+    n = len(d)
+    if n < 2:
+        return (float(d.mean()) if n else math.nan), math.nan, math.nan, math.nan
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    if sd == 0:
+        return mean, mean, mean, (0.0 if mean != 0 else 1.0)
+    from scipy import stats as sps  # here: the console table needs no scipy
+
+    se = sd / math.sqrt(n)
+    half = float(sps.t.ppf(1 - alpha / comparisons / 2, n - 1)) * se
+    p = float(2 * sps.t.sf(abs(mean) / se, n - 1))
+    return mean, mean - half, mean + half, min(1.0, p * comparisons)
+
+
+def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:
+    """differs / equivalent / inconclusive / no claim (module docstring)."""
+    if seeds < MIN_SEEDS or not (math.isfinite(low) and math.isfinite(high)):
+        return NO_CLAIM
+    if low > 0 or high < 0:
+        return DIFFERS
+    if -margin_pp <= low and high <= margin_pp:
+        return EQUIVALENT
+    return INCONCLUSIVE
+
+
+def agreement(points: pd.DataFrame, a: dict[str, object], b: dict[str, object]) -> float:
+    """Median over the seeds both ran of the share of validation examples their models from that seed both got
+    right or both got wrong (NaN without stored predictions)."""
+    found = []
+    for seed in sorted(set(seed_values(points, a).index) & set(seed_values(points, b).index)):
+        preds = [_predictions(points, c, seed) for c in (a, b)]
+        if preds[0] is not None and preds[1] is not None:
+            both = paired(preds[0], preds[1])
+            if both is not None:
+                found.append(float(np.mean(both[0] == both[1])))
+    return float(np.median(found)) if found else math.nan
+
+
+def _predictions(points: pd.DataFrame, config: dict[str, object], seed: int) -> Predictions | None:
+    sel = np.logical_and.reduce([points[k] == v for k, v in config.items()]) & (points["status"] == "ok")
+    for _, p in points[sel & (points["seed"] == seed)].sort_values("repeat").iterrows():
+        if isinstance(p.get("predictions"), Predictions):
+            return p["predictions"]
+    return None
+
+
+def compare_seeds(points: pd.DataFrame, a: dict[str, object], b: dict[str, object], comparisons: int,
+                  margin_pp: float) -> SeedComparison:
+    """Configuration ``a`` against ``b`` (each: column -> value selecting its points), paired by seed."""
+    va, vb = seed_values(points, a), seed_values(points, b)
+    common = sorted(set(va.index) & set(vb.index))
+    diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
+    mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
+    return SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
+                          agreement(points, a, b))
