@@ -100,6 +100,7 @@ LONGEST_FIRST = [
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
     "test_augment_transfer.py",  # 116: MobileNetV2 in two stages under both backends
     "test_reliability.py",  # 110
+    "test_seed_parity.py",  # 95: catsdogs under two strategies, five seeds
     "test_augment.py",  # 85: the plant photos are generated here or in the transfer test
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line
     "test_user_workloads.py",  # 80

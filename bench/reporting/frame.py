@@ -43,7 +43,7 @@ from bench.predictions import decode
 from bench.records import BACKENDS, ErrorInfo, Record, RecordLike, as_records
 from bench.reporting import stats
 from bench.reporting.datasets import dataset_label, one_name_per_content
-from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
+from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, configuration_not_learning, learning_verdict
 from bench.reporting.runs import with_run_peaks
 from bench.reporting.speedups import DEFAULT_BASELINE, add_speedups
 from bench.reporting.stats import as_float, finite_median, last_finite
@@ -233,7 +233,6 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
     sheet = finite_median(ok["datasheet_peak_flops_per_s"])
     gflops = flops * ex_s / 1e9
-    notes = sorted({n for n in ok["not_learning"] if n})
     first = g.iloc[0]
     return {
         "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "keras": first["keras"],
@@ -257,7 +256,8 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
         **target_columns(ok),
         "chance_accuracy": finite_median(g["chance_accuracy"]),
-        "not_learning": "; ".join(notes), "input_examples_per_s": inp,
+        "not_learning": configuration_not_learning(list(ok["seed"]), list(ok["not_learning"])),
+        "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "flops_per_example": flops, "gflops_per_s": gflops,
         # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %

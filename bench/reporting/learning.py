@@ -3,7 +3,8 @@
 * **Not learning** (:func:`learning_verdict`, per record): the training loss fell by less than
   :data:`MIN_LOSS_DROP` from epoch 1 to the last epoch, or the final val accuracy is within
   :data:`CHANCE_MARGIN_PP` percentage points of chance. A wrong loss (seed 004's softmax with
-  ``from_logits=True``) never learns, whatever its speed.
+  ``from_logits=True``) never learns, whatever its speed. A configuration does not learn when more than half of
+  its seeds (training runs) do not (:func:`configuration_not_learning`): the target's rule turned around.
 * **Accuracy tolerance** (:func:`accuracy_tolerance_pp`): how far apart two final val accuracies may be
   before they count as different: the parity tolerance, or the validation set's 95 % sampling error when
   that is larger.
@@ -58,3 +59,15 @@ def accuracy_tolerance_pp(accuracy: float, n_val: float, floor_pp: float = PARIT
         return floor_pp
     p = min(max(accuracy, 0.0), 1.0)
     return max(floor_pp, 100 * Z_95 * math.sqrt(2 * p * (1 - p) / n_val))
+
+
+def configuration_not_learning(seeds: list[int], verdicts: list[str]) -> str:
+    r"""A configuration's not-learning text from its ok points' seeds and :func:`learning_verdict`\ s: "" when at
+    least half of its seeds learn (a seed's repeats count once: any of them flagged flags the seed), else the
+    reasons, with ``k/n seeds`` when there was more than one seed."""
+    flagged = {s for s, v in zip(seeds, verdicts, strict=True) if v}
+    n = len(set(seeds))
+    if not flagged or 2 * len(flagged) <= n:
+        return ""
+    reasons = "; ".join(sorted({v for v in verdicts if v}))
+    return reasons if n == 1 else f"{reasons} (in {len(flagged)}/{n} seeds)"
