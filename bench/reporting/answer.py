@@ -19,8 +19,9 @@ from bench.reporting.format import (
     speedup_cell,
 )
 from bench.reporting.frame import rows_of
+from bench.reporting.seed_tables import with_backend
 from bench.reporting.speedups import baseline_rows, speedup_ci
-from bench.reporting.tables import absent_strategies, with_backend
+from bench.reporting.tables import absent_strategies
 from bench.reporting.verdicts import Analysis
 
 

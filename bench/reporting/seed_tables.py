@@ -1,5 +1,6 @@
 """The report's accuracy tables with the training run as the unit (:mod:`bench.reporting.seeds`): a configuration's
-accuracy over seeds, and the parity of strategies and backends paired by seed."""
+accuracy over seeds, and the parity of strategies and backends paired by seed; and the backend column every table
+with a strategy gets (:func:`with_backend`)."""
 
 from __future__ import annotations
 

@@ -106,8 +106,9 @@ def agreement(points: pd.DataFrame, a: dict[str, object], b: dict[str, object]) 
 def _predictions(points: pd.DataFrame, config: dict[str, object], seed: int) -> Predictions | None:
     sel = np.logical_and.reduce([points[k] == v for k, v in config.items()]) & (points["status"] == "ok")
     for _, p in points[sel & (points["seed"] == seed)].sort_values("repeat").iterrows():
-        if isinstance(p.get("predictions"), Predictions):
-            return p["predictions"]
+        found = p.get("predictions")
+        if isinstance(found, Predictions):
+            return found
     return None
 
 

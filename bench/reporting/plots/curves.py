@@ -76,9 +76,10 @@ def throughput_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
 
 
 def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) -> Figure | None:
-    """Validation accuracy per epoch, one line per strategy (band = range over spe and repeats), one panel
-    per global batch (from ``epochs``); dashed line = chance accuracy, dotted line = the workload's target
-    accuracy (when it has one; both from ``points``). Diverged points are drawn too."""
+    """Validation accuracy per epoch, one line per strategy (band = range over seeds and spe: each repeat is a
+    training run from its own seed), one panel per global batch (from ``epochs``); dashed line = chance accuracy,
+    dotted line = the workload's target accuracy (when it has one; both from ``points``).
+    Diverged points are drawn too."""
     data = epochs[epochs["status"].isin(["ok", "diverged"])].copy()
     data = data[np.isfinite(pd.to_numeric(data["val_accuracy"], errors="coerce"))]
     if data.empty:
