@@ -151,7 +151,7 @@ def accuracy_range(r: pd.Series) -> str:
     return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}-{r['val_acc_max']:.3f}] over {n} seeds"
 
 
-NO_CLAIM_HOW = "repeats=3 or more give one, each a training run from its own seed"
+NO_CLAIM_HOW = "repeats=3 or more give one"
 
 
 def accuracy_sentence(r: pd.Series) -> str:
@@ -163,10 +163,10 @@ def accuracy_sentence(r: pd.Series) -> str:
             return f"**target {r['target_accuracy']:.2f} NOT reached** ({r['n_reached']}/{n} seeds); {acc}"
         spread = (f" [{r['time_to_target_min_s']:.1f}, {r['time_to_target_max_s']:.1f}]"
                   if r["n_reached"] > 1 else "")
-        claim = "" if n >= 3 else f"; {n} seed{'s' if n != 1 else ''}: no claim across training runs, {NO_CLAIM_HOW}"
+        claim = "" if n >= 3 else f"; {n} seed{'s' if n != 1 else ''}: no claim across training runs ({NO_CLAIM_HOW})"
         return (f"**reached the target {r['target_accuracy']:.2f}** in {r['n_reached']}/{n} seeds, after "
                 f"{r['time_to_target_s']:.1f} s{spread} of training (median epoch {r['epochs_to_target']:.0f}, "
-                f"warm-up included{claim}); {acc}")
+                f"warm-up included){claim}; {acc}")
     if r["accuracy_test"] == "seeds":
         if r["accuracy_verdict"] == NO_CLAIM:
             return (f"{acc}; against `{r['accuracy_ref']}` paired by seed: no claim with "
