@@ -16,7 +16,7 @@ from typing import Any
 from bench.records import SCHEMA_VERSION
 
 __version__ = "0.1.0"
-__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "doctor", "epochs", "report", "run"]
+__all__ = ["SCHEMA_VERSION", "Workload", "__version__", "doctor", "epochs", "report", "run", "verdicts"]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,7 +25,7 @@ def __getattr__(name: str) -> Any:
         from bench.workloads import Workload
 
         return Workload
-    if name in ("run", "report", "epochs", "doctor"):
+    if name in ("run", "report", "epochs", "doctor", "verdicts"):
         from bench import notebook
 
         return getattr(notebook, name)

@@ -25,7 +25,7 @@ from bench.reporting.tables import absent_strategies
 from bench.reporting.verdicts import Analysis
 
 
-def _winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:
+def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:
     w = rows_of(a.winners, workload, dataset)
     return None if w.empty else w.iloc[0]
 
@@ -38,7 +38,7 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
              "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": speedup_cell(r),
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for _, r in best.iterrows()]
-    win = _winner(a, workload, dataset)
+    win = winner(a, workload, dataset)
     if win is None:  # best configurations exist only where a winner does
         return [markdown_table(with_backend(rows, a.show_backend)), ""]
     return [markdown_table(with_backend(rows, a.show_backend)), "",
@@ -54,7 +54,7 @@ def _fastest_to_target(summary: pd.DataFrame) -> pd.Series | None:
     return reached.sort_values(["time_to_target_s", "strategy"], kind="mergesort").iloc[0]
 
 
-def _best_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
+def best_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
     """The baseline's fastest learning configuration (on the winner's host when there is one)."""
     base = baseline_rows(summary, a.baseline)
     base = base[base["learns"]]
@@ -77,7 +77,7 @@ def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
 def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: str, dataset: str) -> list[str]:
     """The bullets about the winner ``win``: its throughput against the baseline, every other strategy's best,
     accuracy, the fastest to the target (when that is another configuration) and warm-up."""
-    best_base = _best_baseline(a, summary, win)
+    best_base = best_baseline(a, summary, win)
     lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
              f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
     same = speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
@@ -115,7 +115,7 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     """A few lines a person reads first: the fastest configuration that learns and what to know about it."""
     summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
     lines = [f"### {workload} on {dataset}", ""]
-    win = _winner(a, workload, dataset)
+    win = winner(a, workload, dataset)
     if win is None:
         ok = summary[summary["status"] == "ok"]
         lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "

@@ -21,6 +21,7 @@ from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.plots.costs import cost_figure
 from bench.reporting.prices import Price, load_table
+from bench.reporting.report_data import report_data, to_json
 from bench.reporting.runs import jax_spe_note, spe_notes, time_budget
 from bench.reporting.seed_tables import parity_section
 from bench.reporting.seeds import PARITY_MARGIN_PP
@@ -212,6 +213,7 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
             figures[(workload, dataset)]["cost"] = cost_png
     path = out_dir / "report.md"
     path.write_text(render_markdown(a, loaded, dirs, figures, priced, table), encoding="utf-8")
+    (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
     return path
 
 

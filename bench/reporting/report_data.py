@@ -1,0 +1,224 @@
+"""The report's verdicts as data: ``report.json`` beside ``report.md`` (issue 33), so a CI job or a notebook reads
+"did the winner change, did parity break" without parsing markdown.
+
+One object per configuration (its settings, throughput over repeats, accuracy over seeds, target, parity and
+speedup) and one per workload (the answer: the fastest configuration that learns and its speedup over the
+baseline's best). Every number is a JSON number or ``null`` (never NaN); units are in the names. The model is
+typed with pydantic, as the record is, and its JSON Schema is published as ``docs/report.schema.json``
+(``python -m bench.reporting.report_data > docs/report.schema.json``; a test fails when it differs).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.reporting import stats
+from bench.reporting.frame import rows_of, split_label
+from bench.reporting.verdicts import Analysis
+
+REPORT_SCHEMA_VERSION = 1
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Spread(_Part):
+    """A quantity over repeats (throughput) or seeds: the figure reports rank by (``value``), its median, range and
+    count, and the samples themselves."""
+
+    value: float | None = None
+    median: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    samples: list[float] = Field(default_factory=list)
+
+
+class Accuracy(_Part):
+    """Final validation accuracy (fraction) over seeds: median, range, and the number of seeds (training runs)."""
+
+    median: float | None = None
+    min: float | None = None
+    max: float | None = None
+    seeds: int = 0
+
+
+class Target(_Part):
+    """The workload's target validation accuracy, how many seeds reached it, and the training seconds to it (median
+    and range over those seeds; warm-up epoch included)."""
+
+    value: float
+    reached: bool
+    reached_seeds: int
+    seeds: int
+    seconds_median: float | None = None
+    seconds_min: float | None = None
+    seconds_max: float | None = None
+
+
+class Interval(_Part):
+    """A mean with its interval (percentage points or a ratio)."""
+
+    mean: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+class Parity(_Part):
+    """This configuration's accuracy against ``vs`` (the baseline strategy, or TensorFlow's of the same name:
+    ``kind`` backend), paired by seed: the verdict, the mean per-seed difference in pp with its interval
+    (Bonferroni over the workload's comparisons), seeds paired, the adjusted p and the same-seed agreement."""
+
+    vs: str
+    kind: str
+    verdict: str  # differs | equivalent | inconclusive | no claim
+    diff_pp: Interval
+    seeds: int
+    test: str = "paired t across seeds, Bonferroni over the workload's comparisons"
+    p: float | None = None
+    same_seed_agreement: float | None = None
+
+
+class Speedup(_Part):
+    """Throughput over ``vs``'s at the same settings: the ratio of geometric means over repeats, its 95 % interval
+    (Welch's t on logs; null under 3 repeats a side), repeats a side, and whether it is a claim."""
+
+    vs: str
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    n_vs: int = 0
+    significant: bool = False
+
+
+class Configuration(_Part):
+    """One configuration of the report."""
+
+    workload: str
+    dataset: str
+    backend: str
+    strategy: str
+    global_batch_size: int
+    steps_per_execution: int  # what ran
+    precision: str
+    status: str
+    learns: bool
+    flags: list[str] = Field(default_factory=list)
+    examples_per_s: Spread
+    val_accuracy: Accuracy
+    target: Target | None = None
+    parity: list[Parity] = Field(default_factory=list)
+    speedup: Speedup | None = None
+
+
+class Answer(_Part):
+    """One workload's answer: the fastest configuration that learns (null: none learns) and its throughput over the
+    baseline's fastest configuration that learns."""
+
+    workload: str
+    dataset: str
+    fastest_that_learns: str | None = None  # e.g. "cpu_x2 at b128 spe8 float32"
+    fastest: dict[str, Any] | None = None  # its settings: strategy, backend, global_batch_size, ...
+    examples_per_s: float | None = None
+    vs_baseline: Speedup | None = None
+
+
+class ReportData(_Part):
+    """``report.json``."""
+
+    report_schema_version: int = REPORT_SCHEMA_VERSION
+    baseline: str
+    parity_margin_pp: float
+    configurations: list[Configuration]
+    workloads: list[Answer]
+
+
+def _num(x: Any) -> float | None:
+    v = stats.as_float(x)
+    return v if math.isfinite(v) else None
+
+
+def _speedup(vs: str, ci: stats.RatioCI) -> Speedup:
+    return Speedup(vs=vs, ratio=_num(ci.ratio), low=_num(ci.low), high=_num(ci.high), n=ci.n_num, n_vs=ci.n_den,
+                   significant=bool(ci.has_interval and ci.significant))
+
+
+def _configuration(r: pd.Series, parity: pd.DataFrame) -> Configuration:
+    rates = [float(v) for v in r["repeat_rates"]]
+    mine = parity[parity["strategy"] == r["strategy"]] if not parity.empty else parity
+    for k in ("global_batch_size", "steps_per_execution", "precision"):
+        mine = mine[mine[k] == r[k]] if not mine.empty else mine
+    target = None
+    if r["status"] == "ok" and math.isfinite(stats.as_float(r["target_accuracy"])):
+        target = Target(value=float(r["target_accuracy"]), reached=bool(r["reached_target"]),
+                        reached_seeds=int(r["n_reached"]), seeds=int(r["n_seeds"]),
+                        seconds_median=_num(r["time_to_target_s"]), seconds_min=_num(r["time_to_target_min_s"]),
+                        seconds_max=_num(r["time_to_target_max_s"]))
+    speedup = None
+    if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
+        speedup = _speedup(str(r["baseline"]), stats.RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
+                                                             int(r["n_repeats"]), int(r["speedup_n_base"])))
+    flags = [f for f in (r["not_learning"], r["accuracy_flag"]) if f] + (["parity"] if r["parity_flag"] else [])
+    return Configuration(
+        workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
+        global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
+        precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
+        examples_per_s=Spread(value=_num(r["examples_per_s"]), median=_num(stats.finite_median(rates)),
+                              low=min(rates) if rates else None, high=max(rates) if rates else None,
+                              n=len(rates), samples=rates),
+        val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
+                              max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
+        target=target, speedup=speedup,
+        parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
+                       diff_pp=Interval(mean=_num(p["diff_pp"]), low=_num(p["low_pp"]), high=_num(p["high_pp"])),
+                       p=_num(p["p"]), same_seed_agreement=_num(p["agreement"])) for _, p in mine.iterrows()])
+
+
+def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
+    from bench.reporting.answer import best_baseline, winner
+    from bench.reporting.format import config_label
+
+    win = winner(a, workload, dataset)
+    if win is None:
+        return Answer(workload=workload, dataset=dataset)
+    base = best_baseline(a, rows_of(a.summary, workload, dataset), win)
+    vs = None
+    if base is not None:
+        vs = _speedup(config_label(base), stats.repeat_ratio_ci(win["repeat_rates"], base["repeat_rates"]))
+    backend, _ = split_label(win["strategy"])
+    return Answer(workload=workload, dataset=dataset, fastest_that_learns=config_label(win),
+                  fastest={"strategy": win["strategy"], "backend": backend,
+                           "global_batch_size": int(win["global_batch_size"]),
+                           "steps_per_execution": int(win["steps_per_execution"]), "precision": win["precision"]},
+                  examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs)
+
+
+def report_data(a: Analysis) -> ReportData:
+    """The verdicts of an analysis as data (module docstring)."""
+    configs = [_configuration(r, rows_of(a.parity, r["workload"], r["dataset"]))
+               for _, r in a.summary.iterrows()] if not a.summary.empty else []
+    keys = sorted({(c.workload, c.dataset) for c in configs})
+    return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
+                      workloads=[_answer(a, w, d) for w, d in keys])
+
+
+def to_json(data: ReportData) -> str:
+    """``report.json``'s text."""
+    return json.dumps(data.model_dump(mode="json"), indent=1, allow_nan=False) + "\n"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``report.json`` (published as ``docs/report.schema.json``)."""
+    return ReportData.model_json_schema()
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(json_schema(), indent=1) + "\n")
