@@ -6,16 +6,20 @@ from bench.data import sources
 from bench.workloads.base import Workload
 
 # How the built-ins' targets were set (the seeds state accuracies for the real data sets only, which bench's
-# embedded data is not): reference runs on this project's 2-core CPU box on 2026-11-23 (bench at cfb1f25) of the
-# default suites at the reduced sizes (cnn: 3 epochs, text: 4, plant: 10), every configuration of cpu and cpu_x2,
-# one process each. Target = the lowest final val accuracy p among the configurations that learn, minus one 95 %
-# sampling error of the validation set, 1.96 * sqrt(p (1 - p) / n_val), rounded down to 0.05, so a configuration
-# as good as the reference reaches it despite the noise of a small validation set:
-#   fashion_cnn  p 0.887 (b128), n_val 1024: 0.868 -> 0.85   catsdogs_cnn  p 0.766 (b32), n_val 256: 0.714 -> 0.70
-#   reuters_textcnn p 0.456 (b128), 1024: 0.426 -> 0.40      plant_cnn     p 0.898 (b16), n_val 128: 0.846 -> 0.80
+# embedded data is not): reference runs on this project's 2-core CPU box of the default suites at the reduced sizes
+# (cnn: 3 epochs, text: 4, plant: 10). First (2026-11-23, bench at cfb1f25) one seed per configuration of cpu and
+# cpu_x2: target = the lowest final val accuracy p, minus one 95 % sampling error of the validation set,
+# 1.96 * sqrt(p (1 - p) / n_val), rounded down to 0.05. Re-derived across seeds (2026-11-25, issue 33: bench at
+# 823c5b0, cpu, repeats=5, repeat r from seed r; MLPerf's reference convergence points in spirit): a configuration
+# reaches its target when half its seeds do, so the rule takes each reference configuration's *median* seed:
+# target = min over configurations of (median p - 1.96 * sqrt(p (1 - p) / n_val)), rounded down to 0.05:
+#   fashion_cnn  seeds 0.887-0.948 at b128, median 0.914, n_val 1024: 0.897 -> 0.85 (unchanged)
+#   catsdogs_cnn seeds 0.656-0.926 at b32, median 0.781, n_val 256: 0.730 -> 0.70 (unchanged; 3 of 5 seeds reach it)
+#   reuters_textcnn seeds 0.438-0.505 at b128, median 0.457, n_val 1024: 0.427 -> 0.40 (unchanged)
+#   plant_cnn    p 0.898 (b16), n_val 128: 0.846 -> 0.80 (one seed: its 5-seed reference run is still to do)
 # The broken-loss and layer-augmentation variants share their model's target; plant_transfer has none (without
 # ImageNet weights in the Keras cache its accuracy means nothing). DESIGN.md, "Targets".
-TARGET_SOURCE = "bench reference runs, 2026-11-23 (DESIGN.md, Targets)"
+TARGET_SOURCE = "bench reference runs, 2026-11-25, five seeds (DESIGN.md, Targets)"
 
 
 def target_for(workload: Workload, data: str, data_scale: str, n_train: int, n_val: int) -> tuple[float, str] | None:
