@@ -120,3 +120,27 @@ def test_nothing_to_compare_is_bad_input_not_a_pass(tmp_path, capsys):
         p.write_text(json.dumps(rec))
     assert compare_main([str(HOST_A), str(other)]) == 2
     assert "nothing to compare" in capsys.readouterr().err
+
+
+def test_two_report_jsons_gate_as_their_records_do(tmp_path, capsys):
+    """compare reads report.json (issue 33): the reports of host A and of its 1.3x slower copy give the verdicts
+    the records give (the same per-repeat samples), and a report.json can face a results folder."""
+    from bench.reporting.markdown import build_report
+
+    b = slowed_copy(tmp_path / "b", 1.3)
+    ra = build_report([HOST_A], tmp_path / "ra").parent / "report.json"
+    rb = build_report([b], tmp_path / "rb").parent / "report.json"
+    assert compare_main([str(HOST_A), str(b), "--fail-above", "1.2"]) == 1
+    from_records = capsys.readouterr().out
+    assert compare_main([str(ra), str(rb.parent), "--fail-above", "1.2"]) == 1
+    from_reports = capsys.readouterr().out
+    assert "configurations of a report.json" in from_reports
+    assert from_reports.count("slower (> 1.2x)") == from_records.count("slower (> 1.2x)") == 2
+    rows = [ln for ln in from_reports.splitlines() if "slower (> 1.2x)" in ln]
+    assert all("1.30x [" in ln for ln in rows)
+    assert compare_main([str(ra), str(HOST_A)]) == 0  # a report against the records it was built from
+    assert "~ not significant" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"configurations": 3}')
+    assert compare_main([str(bad), str(HOST_A)]) == 2
+    assert f"bench compare: {bad} is not a bench report.json" in capsys.readouterr().err

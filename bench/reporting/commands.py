@@ -7,15 +7,20 @@ status 2. Never imports TensorFlow.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from bench.records import load_records
-from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_frames, render
+from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, render, report_side
 from bench.reporting.frame import points_frame
 from bench.reporting.markdown import ReportError, build_report
 from bench.reporting.prices import PriceError, load_table, parse_overrides
+from bench.reporting.report_data import ReportData
 from bench.reporting.seeds import PARITY_MARGIN_PP
 from bench.reporting.speedups import DEFAULT_BASELINE
 
@@ -87,15 +92,28 @@ def report_main(argv: list[str]) -> int:
     return 0
 
 
+def _report_json(path: Path) -> dict[str, Any] | None:
+    """The report.json a compare argument names (the file, or a report folder holding one); None for a results
+    folder. CliError when it cannot be read as one."""
+    file = path if path.is_file() and path.suffix == ".json" else path / "report.json"
+    if not file.is_file():
+        return None
+    try:
+        return ReportData.model_validate(json.loads(file.read_text(encoding="utf-8"))).model_dump(mode="json")
+    except (OSError, ValueError) as e:
+        raise CliError(f"{file} is not a bench report.json: {str(e).splitlines()[0]}") from None
+
+
 def compare_main(argv: list[str]) -> int:
     """``python -m bench compare A B [--fail-above 1.10] [--metric epoch_s|train_s]``.
 
     Returns 1 when a significant B/A time ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input.
     """
     parser = ArgumentParser(prog="python -m bench compare",
-                     description="Compare steady-state times of two result folders (B relative to A).")
-    parser.add_argument("a", type=Path, nargs="?", help="reference result folder (A)")
-    parser.add_argument("b", type=Path, nargs="?", help="result folder to judge (B)")
+                            description="Compare steady-state times of two result folders or report.json files "
+                                        "(B relative to A).")
+    parser.add_argument("a", type=Path, nargs="?", help="reference: a result folder or a report.json (A)")
+    parser.add_argument("b", type=Path, nargs="?", help="to judge: a result folder or a report.json (B)")
     parser.add_argument("--fail-above", type=float, default=DEFAULT_FAIL_ABOVE,
                         help="exit 1 when a significant B/A time ratio exceeds this (default: 1.10)")
     parser.add_argument("--metric", choices=sorted(METRICS), default="train_s",
@@ -109,24 +127,31 @@ def compare_main(argv: list[str]) -> int:
         for side, d in (("A", args.a), ("B", args.b)):
             if not d.exists():
                 raise CliError(f"results folder {side} not found: {d}")
+        counts: dict[str, str] = {}
+        sides: dict[str, pd.DataFrame] = {}
         loaded = {}
         for side, d in (("A", args.a), ("B", args.b)):
+            report = _report_json(d)
+            if report is not None:
+                sides[side], counts[side] = report_side(report, args.metric), f"{len(report['configurations'])} " \
+                    "configurations of a report.json"
+                continue
             loaded[side] = load_records([d], warn=False)
             if not loaded[side].records:
                 raise CliError(f"no point records found in {side} ({d}); "
                                f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
+            sides[side] = records_side(points_frame(loaded[side].records), args.metric)
+            counts[side] = f"{len(loaded[side].records)} records"
     except CliError as e:
         print(f"bench compare: {e}", file=sys.stderr)
         return 2
     except SystemExit as e:  # --help
         return int(e.code or 0)
-    matched, unmatched = compare_frames(points_frame(loaded["A"].records), points_frame(
-        loaded["B"].records), metric=args.metric, fail_above=args.fail_above)
-    print(f"A: {args.a} ({len(loaded['A'].records)} records)   B: {args.b} ({len(loaded['B'].records)} "
-          f"records)   metric: {args.metric}, median of steady epochs 2..n per repeat; ratio = B/A "
-          "(< 1: B faster)")
+    matched, unmatched = compare_sides(sides["A"], sides["B"], fail_above=args.fail_above)
+    print(f"A: {args.a} ({counts['A']})   B: {args.b} ({counts['B']})   metric: {args.metric}, median of steady "
+          "epochs 2..n per repeat; ratio = B/A (< 1: B faster)")
     print(render(matched, unmatched, args.metric))
-    for side in ("A", "B"):
+    for side in loaded:
         for _path, reason in loaded[side].skipped:
             print(f"skipped in {side}: {reason}")
     if matched.empty:

@@ -1,4 +1,5 @@
-"""Compare two result folders point by point (``python -m bench compare A B [--fail-above 1.10]``).
+"""Compare two result folders, or reports (their report.json), point by point (``python -m bench compare A B
+[--fail-above 1.10]``).
 
 Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
 Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
@@ -27,8 +28,10 @@ DEFAULT_FAIL_ABOVE = 1.10
 KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_execution", "precision"]
 
 
-def _side(points: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Per key: one value per ok repeat (median of its steady ``column``), plus status/error when none is ok."""
+def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
+    """Per key: one value per ok repeat (median of its steady ``metric``, seconds), plus status/error when none is
+    ok."""
+    column = METRICS[metric]
     if points.empty:
         return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
     names = [str(n) if b == "tensorflow" else f"{b}/{n}" for b, n in zip(points["backend"], points["strategy_name"],
@@ -54,8 +57,25 @@ def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str =
     ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict``, ``fails`` (significant and
     ratio > fail_above). ``unmatched`` lists keys found on one side only or not ok on a side, with a note.
     """
-    column = METRICS[metric]
-    a, b = _side(a_points, column), _side(b_points, column)
+    return compare_sides(records_side(a_points, metric), records_side(b_points, metric), fail_above)
+
+
+def report_side(report: dict[str, Any], metric: str = "train_s") -> pd.DataFrame:
+    """A side of the comparison from a ``report.json`` (:mod:`bench.reporting.report_data`): per configuration its
+    per-repeat ``metric`` samples (the median of each repeat's steady epochs, seconds), as :func:`records_side` gives
+    them from records; the strategy is the report's label (``jax/cpu_x2``, ``cpu@host``)."""
+    rows = [{"workload": c["workload"], "dataset": c["dataset"], "strategy_key": c["strategy"],
+             "global_batch_size": c["global_batch_size"], "steps_per_execution": c["steps_per_execution"],
+             "precision": c["precision"], "samples": tuple(c[metric]["samples"]),
+             "status": "ok" if c[metric]["samples"] else c["status"],
+             "error": "" if c[metric]["samples"] else "; ".join(c["flags"]) or c["status"]}
+            for c in report["configurations"]]
+    return pd.DataFrame(rows, columns=[*KEY, "samples", "status", "error"])
+
+
+def compare_sides(a: pd.DataFrame, b: pd.DataFrame, fail_above: float = DEFAULT_FAIL_ABOVE
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`compare_frames` on two sides already reduced to per-repeat samples (from records or a report.json)."""
     merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True).sort_values(KEY)
     matched: list[dict[str, Any]] = []
     unmatched: list[dict[str, Any]] = []

@@ -113,6 +113,8 @@ class Configuration(_Part):
     learns: bool
     flags: list[str] = Field(default_factory=list)
     examples_per_s: Spread
+    train_s: Spread  # steady training seconds per epoch: one sample per ok repeat (its median), what compare reads
+    epoch_s: Spread  # the same with validation
     val_accuracy: Accuracy
     target: Target | None = None
     parity: list[Parity] = Field(default_factory=list)
@@ -151,7 +153,18 @@ def _speedup(vs: str, ci: stats.RatioCI) -> Speedup:
                    significant=bool(ci.has_interval and ci.significant))
 
 
-def _configuration(r: pd.Series, parity: pd.DataFrame) -> Configuration:
+def _per_repeat(points: pd.DataFrame, r: pd.Series, column: str) -> Spread:
+    """One sample per ok repeat of ``r``'s configuration: the median of its steady ``column`` (seconds)."""
+    sel = points[(points["status"] == "ok") & (points["strategy"] == r["strategy"])] if len(points) else points
+    for k in ("workload", "dataset", "global_batch_size", "steps_per_execution", "precision"):
+        sel = sel[sel[k] == r[k]] if len(sel) else sel
+    values = [v for v in (stats.finite_median(t) for t in sel[column]) if math.isfinite(v)] if len(sel) else []
+    med = stats.finite_median(values)
+    return Spread(value=_num(med), median=_num(med), low=min(values) if values else None,
+                  high=max(values) if values else None, n=len(values), samples=values)
+
+
+def _configuration(r: pd.Series, parity: pd.DataFrame, points: pd.DataFrame) -> Configuration:
     rates = [float(v) for v in r["repeat_rates"]]
     mine = parity[parity["strategy"] == r["strategy"]] if not parity.empty else parity
     for k in ("global_batch_size", "steps_per_execution", "precision"):
@@ -174,6 +187,7 @@ def _configuration(r: pd.Series, parity: pd.DataFrame) -> Configuration:
         examples_per_s=Spread(value=_num(r["examples_per_s"]), median=_num(stats.finite_median(rates)),
                               low=min(rates) if rates else None, high=max(rates) if rates else None,
                               n=len(rates), samples=rates),
+        train_s=_per_repeat(points, r, "steady_train_s"), epoch_s=_per_repeat(points, r, "steady_epoch_s"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup,
@@ -203,7 +217,7 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
 
 def report_data(a: Analysis) -> ReportData:
     """The verdicts of an analysis as data (module docstring)."""
-    configs = [_configuration(r, rows_of(a.parity, r["workload"], r["dataset"]))
+    configs = [_configuration(r, rows_of(a.parity, r["workload"], r["dataset"]), a.points)
                for _, r in a.summary.iterrows()] if not a.summary.empty else []
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
