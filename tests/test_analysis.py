@@ -408,3 +408,24 @@ def test_a_second_stage_warm_up_counts_like_the_first(loaded):
     rec["stages"] = [{"name": "frozen", "epochs": 3, "warmup_overhead_s": 7.0},
                      {"name": "fine_tune", "epochs": 3, "warmup_overhead_s": 4.5}]
     assert summarize([rec]).iloc[0]["warmup_overhead_s"] == pytest.approx(plain + 4.5)
+
+
+def test_a_small_consistent_loss_differs_but_is_not_ranked_away():
+    """0.5 pp below cpu at every seed: the interval excludes 0 (differs, flagged in parity), yet within the 2 pp
+    margin the configuration still learns and is ranked; beyond a 0.2 pp margin it is held back."""
+    x2 = [a - 0.005 for a in CPU]
+    r = analyze(_pair({"cpu": CPU, "cpu_x2": x2})).summary.set_index("strategy").loc["cpu_x2"]
+    assert r["accuracy_verdict"] == "differs" and r["accuracy_high_pp"] < 0 and r["learns"]
+    strict = analyze(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.2).summary.set_index("strategy")
+    assert not strict.loc["cpu_x2"]["learns"] and strict.loc["cpu_x2"]["accuracy_flag"].startswith("below cpu")
+
+
+def test_a_seeds_repeats_that_never_reach_the_target_count_as_never():
+    """repeat_seeds=same: three repeats of seed 0, one reached the target at 10 s: the seed's median is 'never'."""
+    from bench.reporting.targets import target_columns
+
+    nan = math.nan
+    ok = pd.DataFrame({"seed": [0, 0, 0, 1], "target_accuracy": [0.9] * 4, "final_val_accuracy": [0.91, 0.8, 0.8, 0.95],
+                       "time_to_target_s": [10.0, nan, nan, 12.0], "epochs_to_target": [2, nan, nan, 3]})
+    t = target_columns(ok)
+    assert (t["n_seeds"], t["n_reached"], t["time_to_target_s"]) == (2, 1, 12.0) and t["reached_target"]

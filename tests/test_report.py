@@ -139,7 +139,8 @@ def test_answer_comes_first_and_says_what_a_reader_needs(report):
     assert "**2.77x (n=2 vs 1)** the throughput of the best `cpu` configuration that learns" in answer
     # two repeats of one seed are one training run: 1/1 seeds, and no claim across training runs
     assert ("**Accuracy:** **reached the target 0.85** in 1/1 seeds, after 34.6 s of training (median epoch 4, "
-            "warm-up included); 1 seed: no claim across training runs (repeats=3 or more give one)") in answer
+            "warm-up included); 1 seed: no claim across training runs (repeats=3 or more with distinct seeds give "
+            "one)") in answer
     assert "**Fastest to the target 0.85:** cpu@hostB at b256 spe32 float32, 5.1 s of training" in answer
     assert "**Warm-up:**" in answer
     assert "the `cpu_onedevice` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs 1.67-1.69x" in answer
@@ -200,7 +201,7 @@ def test_report_main_default_out(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("argv,needle", [
     ([], "no results folder given"),
     (["does/not/exist"], "results folder not found: does/not/exist"),
-    (["--parity-margin", "-1", "X"], "--parity-margin must be >= 0"),
+    (["--parity-margin", "-1", "X"], "--parity-margin must be a finite number >= 0"),
     (["--bogus", "X"], "unrecognized arguments: --bogus"),
 ])
 def test_report_main_bad_input(tmp_path, monkeypatch, capsys, argv, needle):

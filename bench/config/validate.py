@@ -6,6 +6,7 @@ side (:mod:`bench.runner.inputs`).
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,7 @@ def _check_choices(cfg: SuiteConfig) -> None:
 
 def _check_numbers(cfg: SuiteConfig) -> None:
     """Counts, sizes, tolerances, time limits and the run to resume."""
-    if not cfg.parity_margin_pp >= 0:
+    if not (cfg.parity_margin_pp >= 0 and math.isfinite(cfg.parity_margin_pp)):
         raise ConfigError(f"parity_margin_pp={cfg.parity_margin_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")

@@ -77,8 +77,8 @@ def report_main(argv: list[str]) -> int:
         args = parser.parse_args(hydra_style_args(rest, ["out", "baseline", "parity_margin", "prices"]))
         if not args.dirs:
             raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
-        if not (args.parity_margin >= 0):
-            raise CliError(f"--parity-margin must be >= 0, got {args.parity_margin}")
+        if not (args.parity_margin >= 0 and args.parity_margin != float("inf")):
+            raise CliError(f"--parity-margin must be a finite number >= 0, got {args.parity_margin}")
         table = load_table(overrides=singles, extra=args.prices)
         out = args.out or Path("reports") / args.dirs[0].resolve().name
         path = build_report(args.dirs, out, baseline=args.baseline, parity_margin_pp=args.parity_margin,

@@ -34,10 +34,7 @@ def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
     column = METRICS[metric]
     if points.empty:
         return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
-    names = [str(n) if b == "tensorflow" else f"{b}/{n}" for b, n in zip(points["backend"], points["strategy_name"],
-                                                                           strict=True)]
-    points = points.assign(strategy_key=[f"{n}@{h}" if "@" in str(lab) else n
-                                         for n, h, lab in zip(names, points["host"], points["strategy"], strict=True)])
+    points = points.assign(strategy_key=points["strategy"])  # the report's label: report.json's key too
     rows = []
     for key, g in points.groupby(KEY, sort=True, dropna=False):
         ok = g[g["status"] == "ok"]

@@ -43,6 +43,7 @@ from bench.predictions import decode
 from bench.records import BACKENDS, ErrorInfo, Record, RecordLike, as_records
 from bench.reporting import stats
 from bench.reporting.datasets import dataset_label, one_name_per_content
+from bench.reporting.labels import host_of, strategy_labels
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, configuration_not_learning, learning_verdict
 from bench.reporting.runs import with_run_peaks
 from bench.reporting.speedups import DEFAULT_BASELINE, add_speedups
@@ -91,43 +92,6 @@ def _mib(value: Any) -> float:
     return as_float(value) / 2**20 if value is not None else math.nan
 
 
-TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
-
-
-def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
-    """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
-
-    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
-    backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
-    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and
-    `` (XLA)`` after a TensorFlow point compiled with ``jit_compile=true`` (``cpu (XLA)``; TPUStrategy and JAX
-    always compile with XLA: no mark). When one
-    resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
-    """
-    typed = as_records(records)
-
-    def scope(r: Record) -> tuple[str, str, str, str]:
-        return (r.workload, dataset_label(r.dataset), str(r.backend), str(r.strategy.name or r.strategy.requested))
-
-    hosts: dict[tuple[str, str, str, str], set[str]] = {}
-    for r in typed:
-        hosts.setdefault(scope(r), set()).add(_host(r))
-    out = []
-    for r in typed:
-        backend, name = scope(r)[2:]
-        requested = r.strategy.requested or name
-        label = name if requested == name else f"{requested} ({name})"
-        label = label if backend == "tensorflow" else f"{backend}/{label}"
-        label = f"{label} (XLA)" if (r.compiler or "").startswith(TF_XLA) else label  # jit_compile=true: another
-        label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
-        out.append(f"{label}@{_host(r)}" if len(hosts[scope(r)]) > 1 else label)
-    return out
-
-
-def _host(record: Record) -> str:
-    return str(record.env.get("hostname") or "unknown-host")
-
-
 def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_DROP,
                  chance_margin_pp: float = CHANCE_MARGIN_PP) -> pd.DataFrame:
     """One row per record, raw steady samples as tuples (seconds, examples_per_s), sorted by point. Records
@@ -160,7 +124,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
     val_steps = as_float(r.validation_steps)
     n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.n_val)
     return {
-        "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": _host(r),
+        "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": host_of(r),
         "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
         "dataset": dataset_label(ds), "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "",
         "input_pipeline": ds.pipeline or "default",

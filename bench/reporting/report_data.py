@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bench.reporting import stats
 from bench.reporting.frame import rows_of, split_label
+from bench.reporting.seeds import NO_CLAIM
 from bench.reporting.verdicts import Analysis
 
 REPORT_SCHEMA_VERSION = 1
@@ -148,6 +149,11 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def _claimed(row: pd.Series, key: str) -> float | None:
+    """An interval bound or p of a parity row, null when the verdict makes no claim (fewer than 3 seeds)."""
+    return None if row["verdict"] == NO_CLAIM else _num(row[key])
+
+
 def _speedup(vs: str, ci: stats.RatioCI) -> Speedup:
     return Speedup(vs=vs, ratio=_num(ci.ratio), low=_num(ci.low), high=_num(ci.high), n=ci.n_num, n_vs=ci.n_den,
                    significant=bool(ci.has_interval and ci.significant))
@@ -192,8 +198,9 @@ def _configuration(r: pd.Series, parity: pd.DataFrame, points: pd.DataFrame) -> 
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup,
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
-                       diff_pp=Interval(mean=_num(p["diff_pp"]), low=_num(p["low_pp"]), high=_num(p["high_pp"])),
-                       p=_num(p["p"]), same_seed_agreement=_num(p["agreement"])) for _, p in mine.iterrows()])
+                       diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
+                                        high=_claimed(p, "high_pp")),
+                       p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for _, p in mine.iterrows()])
 
 
 def _answer(a: Analysis, workload: str, dataset: str) -> Answer:

@@ -34,7 +34,7 @@ def accuracy_cell(r: pd.Series) -> str:
     """Final validation accuracy: the median over seeds with the seeds' range and count (``0.820 [0.664, 0.922]
     n=5``), one seed's alone."""
     n = int(r.get("n_seeds") or 0) if r["status"] == "ok" else 0
-    if n <= 1:
+    if n <= 1 or pd.isna(r["val_acc_min"]):
         return number(r["final_val_accuracy"], ".3f")
     return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}, {r['val_acc_max']:.3f}] n={n}"
 

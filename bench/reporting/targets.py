@@ -33,9 +33,15 @@ def time_to_target(epochs: Sequence[Epoch], target: float) -> tuple[float, int |
     return math.nan, None
 
 
-def per_seed(ok: pd.DataFrame, column: str) -> pd.Series:
-    """``column`` per seed of a configuration's ok points: the median over the repeats that share a seed."""
-    return ok.groupby("seed", sort=True)[column].median() if len(ok) else pd.Series(dtype=float)
+def per_seed(ok: pd.DataFrame, column: str, missing_is_never: bool = False) -> pd.Series:
+    """``column`` per seed of a configuration's ok points: the median over the repeats that share a seed (with
+    ``missing_is_never``, a repeat without a value, e.g. one that never reached the target, counts as infinitely
+    late, and a seed whose median is that reads NaN)."""
+    if not len(ok):
+        return pd.Series(dtype=float)
+    values = ok[column].fillna(np.inf) if missing_is_never else ok[column]
+    med = values.groupby(ok["seed"], sort=True).median()
+    return med.replace(np.inf, np.nan) if missing_is_never else med
 
 
 def target_columns(ok: pd.DataFrame) -> dict[str, Any]:
@@ -46,7 +52,7 @@ def target_columns(ok: pd.DataFrame) -> dict[str, Any]:
     target = float(np.nanmedian(ok["target_accuracy"])) if ok["target_accuracy"].notna().any() else math.nan
     acc = per_seed(ok, "final_val_accuracy").dropna()
     seeds = int(ok["seed"].nunique()) if len(ok) else 0
-    ttt = per_seed(ok, "time_to_target_s") if math.isfinite(target) else pd.Series(dtype=float)
+    ttt = per_seed(ok, "time_to_target_s", True) if math.isfinite(target) else pd.Series(dtype=float)
     reached = ttt[np.isfinite(ttt)]
     epochs = per_seed(ok, "epochs_to_target")[reached.index] if len(reached) else reached
     return {

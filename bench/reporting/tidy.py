@@ -18,7 +18,8 @@ import pandas as pd
 
 from bench.records import RecordLike, as_records
 from bench.reporting.datasets import dataset_label, one_name_per_content
-from bench.reporting.frame import points_frame, strategy_labels
+from bench.reporting.frame import points_frame
+from bench.reporting.labels import strategy_labels
 from bench.reporting.stats import as_float
 
 # (column, unit or kind, meaning)

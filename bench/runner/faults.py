@@ -12,8 +12,9 @@ reaches a matching point (the first matching rule wins):
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process;
 - ``unplaced``: do not put the worker's distribution in force before the point (what every worker did before
-  2026-11-25: Keras' ``clear_session`` after the previous point had dropped it); the point must fail its
-  placement check instead of being timed.
+  2026-11-25: Keras' ``clear_session`` after the previous point had dropped it); a JAX multi-device point after
+  its worker's first must then fail its placement check instead of being timed (TensorFlow's strategies and one
+  device hold no global distribution to lose).
 
 A kind may name one process of a multi-process point: ``kill@1:-p2-`` kills only process 1 (``@0``: process 0);
 without ``@`` a rule applies in every process.

@@ -74,7 +74,7 @@ def placement(model: Any, strategy: Any, info: StrategyInfo, batch: tuple[Any, A
     problems = []
     variables = [v.value for v in model.variables]
     on = {tuple(_layout(v)[0]) for v in variables}
-    if on != {tuple(expected)}:
+    if variables and on != {tuple(expected)}:
         problems.append(f"variables on {sorted(on)}, expected {expected}")
     replicated = all(_layout(v)[2] for v in variables)
     if n == 1:

@@ -61,6 +61,14 @@ def init_errors(kind: str) -> dict[str, str]:
     return {p: str(errors[p]) for p in PLATFORMS.get(kind, ()) if p in errors}
 
 
+def _visible() -> list[str]:
+    """Every device JAX shows, for a message (empty when JAX cannot start any backend)."""
+    try:
+        return [str(d) for d in jax.devices()]
+    except RuntimeError:
+        return []
+
+
 def _absent(kind: str) -> StrategyUnavailable:
     """Why ``kind`` has no devices: the plugin's own initialisation error when one failed (a CUDA plugin that does
     not match the driver, a TPU held by another process), else what ``jax.devices(kind)`` says."""
@@ -68,14 +76,14 @@ def _absent(kind: str) -> StrategyUnavailable:
     if failed:
         shown = "; ".join(f"{p}: {err.strip()}" for p, err in failed.items())
         return StrategyUnavailable(f"JAX's {kind.upper()} backend failed to initialise ({shown}); "
-                                   f"jax.devices() = {[str(d) for d in jax.devices()]}")
+                                   f"jax.devices() = {_visible()}")
     try:
         jax.devices(kind)
         reason = "no such devices"
     except RuntimeError as e:
         reason = str(e).strip().splitlines()[0]
     return StrategyUnavailable(f"no {kind.upper()} visible to JAX (jax.devices({kind!r}): {reason}; "
-                               f"jax.devices() = {[str(d) for d in jax.devices()]})")
+                               f"jax.devices() = {_visible()})")
 
 
 def _over(requested: str, name: str, kind: str, devices: list[Any],

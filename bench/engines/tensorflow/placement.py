@@ -57,8 +57,8 @@ def placement(model: Any, strategy: Any, info: StrategyInfo, batch: tuple[Any, A
     counts = sorted({len(d) for d in held})
     kinds = sorted({_kind(d) for ds in held for d in ds})
     found["variables"] = (f"{len(held)} on {counts[0] if len(counts) == 1 else counts} {'/'.join(kinds)} "
-                          f"device(s) each")
-    if counts != [n] or kinds != [info.device_kind]:
+                          f"device(s) each") if held else "none"
+    if held and (counts != [n] or kinds != [info.device_kind]):
         problems.append(f"variables held on {counts} device(s) of kind {kinds}, expected {n} {info.device_kind}")
     if batch is not None and strategy is not None:
         rows = _per_replica_rows(strategy, batch)
