@@ -26,7 +26,7 @@ import pandas as pd
 
 from bench.reporting.format import config_label, config_name
 from bench.reporting.frame import CONFIG_KEY, split_label
-from bench.reporting.seeds import DIFFERS, NO_CLAIM, PARITY_MARGIN_PP, compare_seeds
+from bench.reporting.seeds import DIFFERS, NO_CLAIM, PARITY_MARGIN_PP, SeedIndex, compare_seeds
 from bench.reporting.speedups import MATCH_KEY, baseline_rows, pick_baseline
 from bench.reporting.stats import as_float as stats_float
 
@@ -57,6 +57,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
         if base is not None and (base["strategy"] != row["strategy"] or config_name(base) != config_name(row)):
             refs[i] = base
     per_workload = pd.Series([tuple(summary.loc[i, ["workload", "dataset"]]) for i in refs]).value_counts()
+    index = SeedIndex(points, CONFIG_KEY)
     cols: dict[str, list[Any]] = {k: [] for k in ("accuracy_test", "accuracy_ref", "accuracy_seeds",
                                                    "accuracy_diff_pp", "accuracy_low_pp", "accuracy_high_pp",
                                                    "accuracy_p", "accuracy_verdict", "accuracy_agreement")}
@@ -67,7 +68,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
         elif i in refs:
             base = refs[i]
             m = int(per_workload[(row["workload"], row["dataset"])])
-            c = compare_seeds(points, _config(row), _config(base), m, margin_pp)
+            c = compare_seeds(index, _config(row), _config(base), m, margin_pp)
             ref = base["strategy"] if config_name(base) == config_name(row) else config_label(base)
             vals = ["seeds", ref, c.seeds, c.mean_pp, c.low_pp, c.high_pp, c.p, c.verdict, c.agreement]
         for k, v in zip(cols, vals, strict=True):
@@ -135,9 +136,10 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
                                                                          else None):
                 pairs.append(("backend", row, by_name[name]))
     counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
+    index = SeedIndex(points, CONFIG_KEY)
     rows = []
     for kind, row, ref in pairs:
-        c = compare_seeds(points, _config(row), _config(ref), int(counts[(row["workload"], row["dataset"])]),
+        c = compare_seeds(index, _config(row), _config(ref), int(counts[(row["workload"], row["dataset"])]),
                           margin_pp)
         rows.append({**{k: row[k] for k in MATCH_KEY}, "strategy": row["strategy"], "kind": kind,
                      "baseline": ref["strategy"], "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],

@@ -19,8 +19,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.reporting import stats
-from bench.reporting.frame import rows_of, split_label
-from bench.reporting.seeds import NO_CLAIM
+from bench.reporting.frame import CONFIG_KEY, rows_of, split_label
+from bench.reporting.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.verdicts import Analysis
 
 REPORT_SCHEMA_VERSION = 1
@@ -159,22 +159,18 @@ def _speedup(vs: str, ci: stats.RatioCI) -> Speedup:
                    significant=bool(ci.has_interval and ci.significant))
 
 
-def _per_repeat(points: pd.DataFrame, r: pd.Series, column: str) -> Spread:
-    """One sample per ok repeat of ``r``'s configuration: the median of its steady ``column`` (seconds)."""
-    sel = points[(points["status"] == "ok") & (points["strategy"] == r["strategy"])] if len(points) else points
-    for k in ("workload", "dataset", "global_batch_size", "steps_per_execution", "precision"):
-        sel = sel[sel[k] == r[k]] if len(sel) else sel
-    values = [v for v in (stats.finite_median(t) for t in sel[column]) if math.isfinite(v)] if len(sel) else []
+def _per_repeat(rows: pd.DataFrame, column: str) -> Spread:
+    """One sample per ok repeat of a configuration (its ok points ``rows``): the median of its steady ``column``
+    (seconds)."""
+    values = [v for v in (stats.finite_median(t) for t in rows[column]) if math.isfinite(v)] if len(rows) else []
     med = stats.finite_median(values)
     return Spread(value=_num(med), median=_num(med), low=min(values) if values else None,
                   high=max(values) if values else None, n=len(values), samples=values)
 
 
-def _configuration(r: pd.Series, parity: pd.DataFrame, points: pd.DataFrame) -> Configuration:
+def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Configuration:
+    """One configuration's object from its summary row ``r``, its parity rows ``mine`` and its ok points ``rows``."""
     rates = [float(v) for v in r["repeat_rates"]]
-    mine = parity[parity["strategy"] == r["strategy"]] if not parity.empty else parity
-    for k in ("global_batch_size", "steps_per_execution", "precision"):
-        mine = mine[mine[k] == r[k]] if not mine.empty else mine
     target = None
     if r["status"] == "ok" and math.isfinite(stats.as_float(r["target_accuracy"])):
         target = Target(value=float(r["target_accuracy"]), reached=bool(r["reached_target"]),
@@ -193,7 +189,7 @@ def _configuration(r: pd.Series, parity: pd.DataFrame, points: pd.DataFrame) -> 
         examples_per_s=Spread(value=_num(r["examples_per_s"]), median=_num(stats.finite_median(rates)),
                               low=min(rates) if rates else None, high=max(rates) if rates else None,
                               n=len(rates), samples=rates),
-        train_s=_per_repeat(points, r, "steady_train_s"), epoch_s=_per_repeat(points, r, "steady_epoch_s"),
+        train_s=_per_repeat(rows, "steady_train_s"), epoch_s=_per_repeat(rows, "steady_epoch_s"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup,
@@ -224,8 +220,8 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
 
 def report_data(a: Analysis) -> ReportData:
     """The verdicts of an analysis as data (module docstring)."""
-    configs = [_configuration(r, rows_of(a.parity, r["workload"], r["dataset"]), a.points)
-               for _, r in a.summary.iterrows()] if not a.summary.empty else []
+    points, parity = SeedIndex(a.points, CONFIG_KEY), SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
+    configs = [_configuration(r, parity.rows(r), points.rows(r)) for _, r in a.summary.iterrows()]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
                       workloads=[_answer(a, w, d) for w, d in keys])

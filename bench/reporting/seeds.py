@@ -53,11 +53,29 @@ class SeedComparison:
         return len(self.diffs)
 
 
-def seed_values(points: pd.DataFrame, config: dict[str, object], column: str = "final_val_accuracy") -> pd.Series:
-    """``column`` per seed of one configuration's ok points (``config``: column -> value), median over repeats
-    that share a seed."""
-    sel = np.logical_and.reduce([points[k] == v for k, v in config.items()]) & (points["status"] == "ok")
-    return points[sel].groupby("seed", sort=True)[column].median().dropna()
+class SeedIndex:
+    """A frame's rows by configuration, split once (a points frame: its ok points, by repeat): each configuration's
+    values and predictions per seed are then read from its own few rows (a report compares every configuration
+    with a reference); report.json reads its parity rows the same way (``only_ok=False``)."""
+
+    def __init__(self, points: pd.DataFrame, keys: list[str], only_ok: bool = True) -> None:
+        ok = points[points["status"] == "ok"] if only_ok and len(points) else points
+        self.keys = keys
+        order = ["repeat"] if "repeat" in ok else []
+        self.groups = {key: g.sort_values(order) if order else g
+                       for key, g in ok.groupby(keys, sort=False, dropna=False)} if len(ok) else {}
+
+    def rows(self, config: dict[str, object]) -> pd.DataFrame:
+        """The ok points of one configuration (``config``: column -> value over ``keys``), by repeat."""
+        found = self.groups.get(tuple(config[k] for k in self.keys))
+        return found if found is not None else pd.DataFrame(columns=["seed", "repeat"])
+
+
+def seed_values(rows: pd.DataFrame, column: str = "final_val_accuracy") -> pd.Series:
+    """``column`` per seed of one configuration's ok points, median over repeats that share a seed."""
+    if not len(rows):
+        return pd.Series(dtype=float)
+    return rows.groupby("seed", sort=True)[column].median().dropna()
 
 
 def interval(diffs: list[float], comparisons: int = 1, alpha: float = ALPHA) -> tuple[float, float, float, float]:
@@ -90,12 +108,12 @@ def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:
     return INCONCLUSIVE
 
 
-def agreement(points: pd.DataFrame, a: dict[str, object], b: dict[str, object]) -> float:
-    """Median over the seeds both ran of the share of validation examples their models from that seed both got
-    right or both got wrong (NaN without stored predictions)."""
+def agreement(a: pd.DataFrame, b: pd.DataFrame, seeds: list[int]) -> float:
+    """Median over ``seeds`` of the share of validation examples the two configurations' models from that seed
+    (their ok points ``a``, ``b``) both got right or both got wrong (NaN without stored predictions)."""
     found = []
-    for seed in sorted(set(seed_values(points, a).index) & set(seed_values(points, b).index)):
-        preds = [_predictions(points, c, seed) for c in (a, b)]
+    for seed in seeds:
+        preds = [_predictions(rows, seed) for rows in (a, b)]
         if preds[0] is not None and preds[1] is not None:
             both = paired(preds[0], preds[1])
             if both is not None:
@@ -103,21 +121,20 @@ def agreement(points: pd.DataFrame, a: dict[str, object], b: dict[str, object]) 
     return float(np.median(found)) if found else math.nan
 
 
-def _predictions(points: pd.DataFrame, config: dict[str, object], seed: int) -> Predictions | None:
-    sel = np.logical_and.reduce([points[k] == v for k, v in config.items()]) & (points["status"] == "ok")
-    for _, p in points[sel & (points["seed"] == seed)].sort_values("repeat").iterrows():
-        found = p.get("predictions")
-        if isinstance(found, Predictions):
-            return found
-    return None
+def _predictions(rows: pd.DataFrame, seed: int) -> Predictions | None:
+    """The first stored predictions of ``seed`` among a configuration's points (lowest repeat first)."""
+    if "predictions" not in rows:
+        return None
+    return next((p for p in rows.loc[rows["seed"] == seed, "predictions"] if isinstance(p, Predictions)), None)
 
 
-def compare_seeds(points: pd.DataFrame, a: dict[str, object], b: dict[str, object], comparisons: int,
+def compare_seeds(index: SeedIndex, a: dict[str, object], b: dict[str, object], comparisons: int,
                   margin_pp: float) -> SeedComparison:
-    """Configuration ``a`` against ``b`` (each: column -> value selecting its points), paired by seed."""
-    va, vb = seed_values(points, a), seed_values(points, b)
+    """Configuration ``a`` against ``b`` (each: column -> value over the index's keys), paired by seed."""
+    ra, rb = index.rows(a), index.rows(b)
+    va, vb = seed_values(ra), seed_values(rb)
     common = sorted(set(va.index) & set(vb.index))
     diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
     mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
     return SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
-                          agreement(points, a, b))
+                          agreement(ra, rb, common))
