@@ -13,9 +13,9 @@ import pytest
 from bench.records import load_records, upgrade
 from bench.reporting.format import config_name
 from bench.reporting.frame import points_frame, strategy_labels, summarize
-from bench.reporting.learning import accuracy_tolerance_pp, learning_verdict
+from bench.reporting.learning import learning_verdict
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
-from tests.conftest import make_record
+from tests.conftest import accuracy_tolerance_pp, make_record
 
 RECORDS = Path(__file__).parent / "data" / "records"
 CNN = "synthetic (reduced, n_train=12288)"

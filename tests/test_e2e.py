@@ -87,7 +87,7 @@ def test_no_secret_reaches_records_logs_or_reports(smoke_run) -> None:
 @pytest.mark.slow
 def test_same_seed_same_accuracy_across_strategies(smoke_run) -> None:
     _, run_dir, _ = smoke_run
-    from bench.reporting.learning import accuracy_tolerance_pp
+    from tests.conftest import accuracy_tolerance_pp
 
     runs = {}
     for r in load_records([run_dir]).records:

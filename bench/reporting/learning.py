@@ -5,9 +5,6 @@
   :data:`CHANCE_MARGIN_PP` percentage points of chance. A wrong loss (seed 004's softmax with
   ``from_logits=True``) never learns, whatever its speed. A configuration does not learn when more than half of
   its seeds (training runs) do not (:func:`configuration_not_learning`): the target's rule turned around.
-* **Accuracy tolerance** (:func:`accuracy_tolerance_pp`): how far apart two final val accuracies may be
-  before they count as different: the parity tolerance, or the validation set's 95 % sampling error when
-  that is larger.
 """
 
 from __future__ import annotations
@@ -19,8 +16,6 @@ from bench.reporting.stats import as_float, last_finite
 
 MIN_LOSS_DROP = 0.05  # training loss must fall by >= 5 % from epoch 1 to the last epoch
 CHANCE_MARGIN_PP = 2.0  # final val accuracy within 2 percentage points of chance = not learning
-PARITY_TOLERANCE_PP = 1.0
-Z_95 = 1.959964  # two-sided 95 % normal quantile
 
 
 def learning_verdict(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
@@ -46,19 +41,6 @@ def learning_verdict(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
     if math.isfinite(chance) and math.isfinite(acc) and acc <= chance + chance_margin_pp / 100:
         reasons.append(f"val accuracy {acc:.3f} within {chance_margin_pp:g} pp of chance {chance:.3f}")
     return "; ".join(reasons)
-
-
-def accuracy_tolerance_pp(accuracy: float, n_val: float, floor_pp: float = PARITY_TOLERANCE_PP) -> float:
-    """How far apart two final val accuracies may be (percentage points) before they count as different.
-
-    The larger of ``floor_pp`` and the 95 % sampling error of a difference of two accuracies measured on
-    ``n_val`` validation examples, ``1.96 * sqrt(2 p (1 - p) / n_val)`` (binomial, p = ``accuracy``):
-    256 images at p = 0.9 cannot resolve less than ~5 pp; 10,000 resolve ~0.8 pp.
-    """
-    if not (math.isfinite(accuracy) and math.isfinite(n_val) and n_val > 0):
-        return floor_pp
-    p = min(max(accuracy, 0.0), 1.0)
-    return max(floor_pp, 100 * Z_95 * math.sqrt(2 * p * (1 - p) / n_val))
 
 
 def configuration_not_learning(seeds: list[int], verdicts: list[str]) -> str:
