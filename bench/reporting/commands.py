@@ -51,6 +51,22 @@ def hydra_style_args(argv: Sequence[str], keys: Sequence[str]) -> list[str]:
     return out
 
 
+REPORT_KEYS = ["out", "baseline", "parity_margin", "prices"]
+
+
+def unknown_key(dirs: Sequence[Path], keys: Sequence[str]) -> None:
+    """CliError for a ``key=value`` word that names no folder and no key (``parity_tolerance=2`` after the key was
+    renamed), with the closest key: otherwise it would read as a missing results folder."""
+    import difflib
+
+    for d in dirs:
+        key, sep, _ = str(d).partition("=")
+        if sep and not d.exists() and "/" not in key:
+            close = difflib.get_close_matches(key.replace("-", "_"), keys, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise CliError(f"{key}: unknown key{hint}; allowed: {', '.join(keys)}, price.KEY")
+
+
 def report_main(argv: list[str]) -> int:
     """``python -m bench report DIR [DIR ...] [--out DIR] [--baseline NAME] [--parity-margin PP]
     [prices=FILE] [price.KEY=USD ...]``.
@@ -74,9 +90,10 @@ def report_main(argv: list[str]) -> int:
     try:
         singles = parse_overrides([t for t in argv if t.startswith("price.")])
         rest = [t for t in argv if not t.startswith("price.")]
-        args = parser.parse_args(hydra_style_args(rest, ["out", "baseline", "parity_margin", "prices"]))
+        args = parser.parse_args(hydra_style_args(rest, REPORT_KEYS))
         if not args.dirs:
             raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
+        unknown_key(args.dirs, REPORT_KEYS)
         if not (args.parity_margin >= 0 and args.parity_margin != float("inf")):
             raise CliError(f"--parity-margin must be a finite number >= 0, got {args.parity_margin}")
         table = load_table(overrides=singles, extra=args.prices)
