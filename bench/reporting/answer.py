@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from bench.reporting import stats
-from bench.reporting.accuracy import accuracy_sentence
+from bench.reporting.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
 from bench.reporting.format import (
     config_label,
     config_name,
@@ -20,8 +20,10 @@ from bench.reporting.format import (
 )
 from bench.reporting.frame import rows_of
 from bench.reporting.seed_tables import with_backend
+from bench.reporting.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.speedups import baseline_rows, speedup_ci
 from bench.reporting.tables import absent_strategies
+from bench.reporting.tradeoff import Tradeoff
 from bench.reporting.verdicts import Analysis
 
 
@@ -41,6 +43,12 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     win = winner(a, workload, dataset)
     if win is None:  # best configurations exist only where a winner does
         return [markdown_table(with_backend(rows, a.show_backend)), ""]
+    t = a.tradeoffs.get((workload, dataset))
+    if t is not None and not t.settled:
+        return [markdown_table(with_backend(rows, a.show_backend)), "",
+                f"**Fastest that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val "
+                f"accuracy {win['final_val_accuracy']:.3f}; no overall winner: without a target it is not the most "
+                "accurate (the trade-off is in the answer above).", ""]
     return [markdown_table(with_backend(rows, a.show_backend)), "",
             f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
@@ -111,15 +119,64 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     return lines
 
 
+def _gap_text(t: Tradeoff) -> str:
+    """The most accurate member of the front against the fastest, paired by seed."""
+    g = t.gap
+    if g is None or g.verdict == NO_CLAIM:
+        n = 0 if g is None else g.seeds
+        return f"paired by seed: no claim with {n} seed{'s' if n != 1 else ''} ({NO_CLAIM_HOW})"
+    said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else g.verdict
+    return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {g.seeds} seeds, "
+            f"{said}")
+
+
+def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
+    """Both ends of the trade-off against the baseline's fastest configuration that learns."""
+    fast, best = t.fastest, t.most_accurate
+    base = best_baseline(a, summary, fast)
+    if base is None or config_label(base) in (config_label(fast), config_label(best)):
+        return []
+    ratio = {name: stats.repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]).format()
+             for name, r in (("fastest", fast), ("most accurate", best))}
+    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
+            f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({config_label(base)}, {base['examples_per_s']:,.0f} examples/s)."]
+
+
+def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
+    """No target and the fastest configuration that learns is not the most accurate: no single answer, the
+    trade-off (:mod:`bench.reporting.tradeoff`) and how to get one."""
+    fast, best = t.fastest, t.most_accurate
+    ratio = best["examples_per_s"] / fast["examples_per_s"]
+    rows = [{"configuration": config_label(r), "examples/s": f"{r['examples_per_s']:,.0f}",
+             "throughput vs fastest": f"{r['examples_per_s'] / fast['examples_per_s']:.2f}x",
+             "final val acc [seeds' range]": accuracy_range(r)} for _, r in t.front.iterrows()]
+    example = math.floor(20 * best["final_val_accuracy"]) / 20
+    return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
+            f"says which accuracy counts.** {config_label(fast)} ({fast['examples_per_s']:,.0f} examples/s) ends at "
+            f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {ratio:.2f}x its "
+            f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
+            f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",
+            *["  " + line for line in markdown_table(rows).splitlines()], "",
+            *_tradeoff_vs_baseline(a, summary, t),
+            f"- **For a single answer**, declare the validation accuracy that counts as trained: "
+            f"`Workload(..., target_accuracy={example:.2f})` (for example); the answer then names the configuration "
+            "fastest to it."]
+
+
 def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
-    """A few lines a person reads first: the fastest configuration that learns and what to know about it."""
+    """A few lines a person reads first: the fastest configuration that learns and what to know about it (without a
+    target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
     summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
     lines = [f"### {workload} on {dataset}", ""]
     win = winner(a, workload, dataset)
+    t = a.tradeoffs.get((workload, dataset))
     if win is None:
         ok = summary[summary["status"] == "ok"]
         lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
                      "here; see the flags below." if len(ok) else "- **No configuration finished.**")
+    elif t is not None and not t.settled:
+        lines += tradeoff_lines(a, summary, t)
     else:
         lines += _winner_lines(a, summary, win, workload, dataset)
     findings = []

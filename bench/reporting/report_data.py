@@ -124,7 +124,9 @@ class Configuration(_Part):
 
 class Answer(_Part):
     """One workload's answer: the fastest configuration that learns (null: none learns) and its throughput over the
-    baseline's fastest configuration that learns."""
+    baseline's fastest configuration that learns. Without a target, ``single_answer`` is false when that
+    configuration is not the most accurate (``tradeoff``: the configurations each slower and more accurate than the
+    one before by more than the margin, fastest first; see bench.reporting.tradeoff)."""
 
     workload: str
     dataset: str
@@ -132,6 +134,8 @@ class Answer(_Part):
     fastest: dict[str, Any] | None = None  # its settings: strategy, backend, global_batch_size, ...
     examples_per_s: float | None = None
     vs_baseline: Speedup | None = None
+    single_answer: bool = True
+    tradeoff: list[str] = Field(default_factory=list)
 
 
 class ReportData(_Part):
@@ -211,7 +215,10 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
     if base is not None:
         vs = _speedup(config_label(base), stats.repeat_ratio_ci(win["repeat_rates"], base["repeat_rates"]))
     backend, _ = split_label(win["strategy"])
-    return Answer(workload=workload, dataset=dataset, fastest_that_learns=config_label(win),
+    t = a.tradeoffs.get((workload, dataset))
+    front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]
+    return Answer(single_answer=not front, tradeoff=front,
+                  workload=workload, dataset=dataset, fastest_that_learns=config_label(win),
                   fastest={"strategy": win["strategy"], "backend": backend,
                            "global_batch_size": int(win["global_batch_size"]),
                            "steps_per_execution": int(win["steps_per_execution"]), "precision": win["precision"]},

@@ -22,6 +22,7 @@ from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summ
 from bench.reporting.seeds import PARITY_MARGIN_PP
 from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
 from bench.reporting.tidy import epochs_frame
+from bench.reporting.tradeoff import Tradeoff, tradeoff
 
 
 def _learners(summary: pd.DataFrame) -> pd.DataFrame:
@@ -128,6 +129,8 @@ class Analysis:
     baseline: str
     parity_margin_pp: float
     epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
+    # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.tradeoff)
+    tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
 
     @property
     def show_backend(self) -> bool:
@@ -149,5 +152,8 @@ def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
     parity = accuracy_parity(points, summary, baseline, parity_margin_pp)
     flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
     summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
+    found = {key: tradeoff(summary, points, *key, parity_margin_pp)
+             for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
-                    break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs)
+                    break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
+                    {key: t for key, t in found.items() if t is not None})
