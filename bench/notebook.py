@@ -127,6 +127,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
         raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
     frame = points_table(load_records([run_dir], warn=False).records)
     frame.attrs[RUN_DIRS] = [str(run_dir)]
+    # status 1: no point succeeded; the frame's status and error columns say why, as the console table did
     if status > 128:
         raise RuntimeError(f"run interrupted (status {status}); its records are in {run_dir}; resume with "
                            f"bench.run(..., resume={run_dir.name!r})")

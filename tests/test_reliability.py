@@ -265,3 +265,21 @@ def test_failed_points_are_retried_on_resume_and_finished_ones_are_not(tmp_path)
         "fashion_cnn-cpu-b64-spe1-fp32-r0": "ok", "fashion_cnn-cpu-b64-spe2-fp32-r0": "ok"}
     assert (run_dir / "fashion_cnn-cpu-b64-spe1-fp32-r0.json").read_bytes() == ok_bytes  # not re-run
     assert_clean_tree(results)
+
+
+def test_a_run_in_which_no_point_succeeded_exits_1_with_a_line_saying_so(tmp_path) -> None:
+    """Issue 39: every point failed (here the only one) -> the records, the table and exit 1, never a silent 0."""
+    results = tmp_path / "results"
+    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1]", fault="raise:cpu")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "bench: no point of this run succeeded (1 failed): the table above and the report say why" in proc.stderr
+    assert [r["status"] for r in records(the_run(results)).values()] == ["failed"]
+
+
+def test_nothing_succeeded_counts_the_statuses() -> None:
+    from bench.runner.session import nothing_succeeded
+
+    assert nothing_succeeded([]) == ""  # nothing ran (a resumed, finished run): not a failure
+    assert nothing_succeeded([{"status": "ok"}, {"status": "failed"}]) == ""
+    assert nothing_succeeded([{"status": "failed"}, {"status": "skipped"}, {"status": "failed"}]).startswith(
+        "no point of this run succeeded (2 failed, 1 skipped)")

@@ -47,6 +47,13 @@ BAD = {
     "one_hot_loss": GOOD.replace('"sparse_categorical_crossentropy"', '"categorical_crossentropy"'),
     "no_accuracy": GOOD.replace('"metrics": ["accuracy"]', '"metrics": ["sparse_categorical_crossentropy"]'),
     "mae": GOOD.replace('"metrics": ["accuracy"]', '"metrics": ["accuracy", "mae"]'),
+    # issue 39: a wrong loss on as many classes as the check's batch has examples (labels (n,) broadcast against
+    # outputs (n, n)), and a sequence model built for 8 steps that Keras would run on 16 (with a warning only)
+    "mse_wide": GOOD.replace("rng.integers(0, 3, ", "rng.integers(0, 7, ").replace("Dense(3, ", "Dense(7, ")
+                    .replace('"sparse_categorical_crossentropy"', '"mse"'),
+    "short_steps": GOOD.replace("size=(64, 5)", "size=(64, 16, 1)").replace("size=(32, 5)", "size=(32, 16, 1)")
+                       .replace("keras.Input((5,)), ", "keras.Input((8, 1)), keras.layers.Conv1D(4, 3), "
+                                "keras.layers.GlobalMaxPooling1D(), "),
 }
 
 
@@ -100,11 +107,16 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
     cases = {
         "uw_narrow:make": "the model outputs 2 values per example but the labels go up to 2 (3 classes)",
         "uw_sigmoid:make": "the model outputs 1 value per example but the labels have 3 classes",
-        "uw_wrong_input:make": "the model does not take the data's input (5,): Input 0",
+        "uw_wrong_input:make": "the model declares input shape (7,) (keras.Input) but the data's examples have "
+                               "shape (5,)",
+        "uw_short_steps:make": "the model declares input shape (8, 1) (keras.Input) but the data's examples have "
+                               "shape (16, 1)",
+        "uw_mse_wide:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible "
+                            "shapes: [5] vs. [5,7] (compiled loss: mse.",
         "uw_no_accuracy:make": "compile_kwargs has no metric named 'accuracy'",
         # a metric that takes neither label format: the error, the compiled loss and the fix
         "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes"
-                       ": [4] vs. [4,3] (compiled loss: sparse_categorical_crossentropy. bench feeds integer class ids",
+                       ": [7] vs. [7,3] (compiled loss: sparse_categorical_crossentropy. bench feeds integer class ids",
     }
     from bench.runner import preflight
     from bench.runner.preflight import check_models, model_problems

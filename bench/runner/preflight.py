@@ -24,7 +24,14 @@ from bench.readiness.findings import first_line
 from bench.workloads import is_import_path, shown
 
 PREFLIGHT_TIMEOUT_S = 300.0
-BATCH = 4
+BATCHES = (7, 5, 3, 2)  # the check's batch sizes, first that fits (check_batch)
+
+
+def check_batch(avoid: set[int], limit: int) -> int:
+    """The pre-run check's batch size: the first of :data:`BATCHES` that is neither a class count nor an output width
+    in ``avoid`` and at most ``limit`` examples. A batch as long as the output is wide hides a wrong loss: labels
+    (n,) broadcast against outputs (n, n), so ``loss="mse"`` on 4 classes passes a batch of 4 and fails every point."""
+    return next((n for n in BATCHES if n <= limit and n not in avoid), max(1, min(limit, BATCHES[0])))
 
 
 def problems(workload: str, data: str, backend: str) -> str:
@@ -39,15 +46,22 @@ def problems(workload: str, data: str, backend: str) -> str:
     from bench.workloads.models import runnable
 
     wl = runnable(get_workload(workload, data))
-    n = max(1, min(BATCH, *wl.full))
-    point = Point(workload=workload, strategy="cpu", steps_per_execution=1, precision="float32", repeat=0, seed=0,
-                  epochs=2, n_train=n, n_val=n, data_scale="full", global_batch_size=n, data=data)
-    pipes = load(backend).make_pipelines(wl, point_data(point, {}), n, 0)
-    x, y = next(iter(pipes.train))
+    limit = max(1, min(*wl.full))
+
+    def batch(n: int) -> tuple[object, object]:
+        point = Point(workload=workload, strategy="cpu", steps_per_execution=1, precision="float32", repeat=0,
+                      seed=0, epochs=2, n_train=n, n_val=n, data_scale="full", global_batch_size=n, data=data)
+        return next(iter(load(backend).make_pipelines(wl, point_data(point, {}), n, 0).train))
+
+    n = check_batch({wl.classes}, limit)
+    x, y = batch(n)
     try:
         model = wl.new_model()
     except Exception as e:
         return f"build_model() raised {type(e).__name__}: {first_line(e)}"
+    declared = _declared_input(model, tuple(int(d) for d in np.shape(x))[1:])
+    if declared:
+        return declared
     try:
         out = model(x)
     except Exception as e:
@@ -60,6 +74,9 @@ def problems(workload: str, data: str, backend: str) -> str:
     if 1 < shape[1] < wl.classes:
         return (f"the model outputs {shape[1]} values per example but the labels go up to {wl.classes - 1} "
                 f"({wl.classes} classes)")
+    if shape[1] == n and check_batch({wl.classes, n}, limit) != n:
+        n = check_batch({wl.classes, n}, limit)
+        x, y = batch(n)
     settings = wl.compile_settings()
     try:
         # eagerly: one batch does not repay tracing a graph (TensorFlow) or compiling one (JAX) per model
@@ -72,6 +89,21 @@ def problems(workload: str, data: str, backend: str) -> str:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
     return ""
+
+
+def _declared_input(model: object, given: tuple[int, ...]) -> str:
+    """Why the input shape the model declares (``keras.Input``) is not the data's ("" when it is, or when the model
+    declares none). Keras runs a model on another length when its layers allow it (a Conv1D and a global pooling
+    take any), with a warning only: a model built for 32 steps then trains on 64 and merely learns worse."""
+    inputs = getattr(model, "inputs", None)
+    if not isinstance(inputs, list) or len(inputs) != 1:
+        return ""
+    want = tuple(getattr(inputs[0], "shape", ()))[1:]
+    if len(want) == len(given) and all(w is None or w == g for w, g in zip(want, given, strict=True)):
+        return ""
+    shown_want = "(" + ", ".join("None" if w is None else str(w) for w in want) + ("," if len(want) == 1 else "") + ")"
+    return (f"the model declares input shape {shown_want} (keras.Input) but the data's examples have shape {given}: "
+            "build it with keras.Input(shape) matching x_train.shape[1:]")
 
 
 def model_problems(cfg: SuiteConfig) -> dict[str, str]:

@@ -20,8 +20,12 @@ from bench.runner.rundir import find_run, new_run_id, points_to_run, suite_of, w
 EXIT_INTERRUPTED = 130
 
 
-def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
-    """End of a run (finished or interrupted): console summary and, with ``report=true``, the report."""
+EXIT_NOTHING_SUCCEEDED = 1
+
+
+def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
+    """End of a run (finished or interrupted): console summary and, with ``report=true``, the report; returns the
+    run's records."""
     records = [r for r in load_records([run_dir], warn=False).records]
     print(summary_table(records, cfg.baseline))
     print(f"\nrecords: {run_dir}")
@@ -37,6 +41,18 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> None:
         except Exception as e:  # a report bug must not hide the records the run produced
             print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
                   f"python -m bench report {run_dir}", file=sys.stderr)
+    return records
+
+
+def nothing_succeeded(records: list[dict]) -> str:
+    """The line that ends a run none of whose points succeeded ("" when one did, or when there are none)."""
+    if not records or any(r.get("status") == "ok" for r in records):
+        return ""
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[str(r.get("status"))] = counts.get(str(r.get("status")), 0) + 1
+    said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    return f"no point of this run succeeded ({said}): the table above and the report say why"
 
 
 def resume_command(cfg: SuiteConfig, run_id: str, argv: list[str] | None = None) -> str:
@@ -88,8 +104,8 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
 
 
 def run_suite(cfg: SuiteConfig) -> int:
-    """Run every point of ``cfg``; returns the exit status (0; 2 when resume names no usable run; 128 + the
-    signal's number when interrupted)."""
+    """Run every point of ``cfg``; returns the exit status (0; 1 when no point succeeded; 2 when resume names no
+    usable run; 128 + the signal's number when interrupted)."""
     return execute(cfg)[0]
 
 
@@ -123,7 +139,10 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
     finally:
         progress.close()
     try:
-        report_run(cfg, run_id, run_dir)
+        failed = nothing_succeeded(report_run(cfg, run_id, run_dir))
+        if failed and status == 0:
+            print(f"bench: {failed}", file=sys.stderr)
+            status = EXIT_NOTHING_SUCCEEDED
     except KeyboardInterrupt:  # a second Ctrl-C stops the summary/report, never the records already written
         print("\nbench: report interrupted; rebuild it with  python -m bench report " + str(run_dir),
               file=sys.stderr)
