@@ -18,7 +18,16 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.config import AXIS_KEYS, STRATEGY_HELP, ConfigError, SuiteConfig, key_help, user_keys, validate
+from bench.config import (
+    AXIS_KEYS,
+    STRATEGY_HELP,
+    ConfigError,
+    SuiteConfig,
+    as_list_override,
+    key_help,
+    user_keys,
+    validate,
+)
 from bench.workloads import WORKLOADS
 
 EXIT_BAD_INPUT = 2
@@ -101,7 +110,7 @@ def _check_words(argv: list[str]) -> None:
             raise ConfigError(_unknown_key(key))
 
 
-def _format_hydra_error(e: Exception, suites: list[str]) -> str:
+def _format_hydra_error(e: Exception, suites: list[str], argv: list[str]) -> str:
     msg = str(e)
     m = re.search(r"Could not find 'suite/([^']*)'", msg)
     if m:
@@ -115,6 +124,12 @@ def _format_hydra_error(e: Exception, suites: list[str]) -> str:
                 f"+{m.group(1)}=[...] (allowed keys per workload: batch_sizes, steps_per_execution)")
     if m:
         return _unknown_key(m.group(1))
+    bad = re.search(r"(no viable alternative|mismatched input|extraneous input|token recognition error)", msg)
+    if bad:
+        where = re.search(r"input '([^']*)'", msg)
+        arg = next((a for a in argv if where and where.group(1) in a), where.group(1) if where else "an override")
+        return (f"{arg}: not a value bench can read ({bad.group(1)}); write "
+                "key=value, a list as key=[a,b], and quote a value with spaces or brackets in it")
     cause = e.__cause__
     if cause is not None:
         text = str(cause)
@@ -138,6 +153,7 @@ def parse_config(argv: list[str], batches_fit_data: bool = True) -> SuiteConfig:
     from omegaconf.errors import OmegaConfBaseException
 
     _check_words(argv)
+    argv = [as_list_override(a) for a in argv]
     suites = available_suites()
     cs = ConfigStore.instance()
     cs.store(name="bench", node=SuiteConfig)
@@ -156,7 +172,7 @@ def parse_config(argv: list[str], batches_fit_data: bool = True) -> SuiteConfig:
             composed = compose("bench", overrides=[f"suite={NO_SUITE}", *argv] if by_workloads else argv)
         cfg = OmegaConf.to_object(composed)
     except (HydraException, OmegaConfBaseException, ValueError) as e:
-        raise ConfigError(_format_hydra_error(e, list(suites))) from e
+        raise ConfigError(_format_hydra_error(e, list(suites), argv)) from e
     if by_workloads:
         from bench.workloads import run_name
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, user_keys, validate
+from bench.config import AXIS_KEYS, ConfigError, SuiteConfig, key_help, list_keys, user_keys, validate
 from bench.workloads import Workload, run_name
 
 RUN_DIRS = "bench_run_dirs"  # the frame's attrs key: the results folders its records came from
@@ -83,6 +83,9 @@ def config(workloads: Sequence[Any], suite: str | None = None, batches_fit_data:
         close = difflib.get_close_matches(unknown[0], user_keys(), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise ConfigError(f"{unknown[0]}: unknown key{hint}; allowed keys: {', '.join(user_keys())}")
+    if isinstance(workloads, str | Workload) or callable(workloads):  # one workload, as one would type it
+        workloads = [workloads]
+    keys = {k: [v] if k in list_keys() and isinstance(v, str | int | float) else v for k, v in keys.items()}
     node = OmegaConf.structured(SuiteConfig)
     if suite is not None:
         if suite not in available_suites():
@@ -94,7 +97,8 @@ def config(workloads: Sequence[Any], suite: str | None = None, batches_fit_data:
         cfg = OmegaConf.to_object(node)
     except OmegaConfBaseException as e:
         key = getattr(e, "full_key", None) or "config"
-        raise ConfigError(f"{key}: {str(e).splitlines()[0]}") from None
+        allowed = key_help(key.split("[")[0].split(".")[0])
+        raise ConfigError(f"{key}: {str(e).splitlines()[0]}" + (f"; allowed: {allowed}" if allowed else "")) from None
     for axis in AXIS_KEYS:  # as on the command line: an axis given here applies to every workload
         if axis in keys and "workload_axes" not in keys:
             for axes in cfg.workload_axes.values():

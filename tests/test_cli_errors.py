@@ -31,7 +31,8 @@ BAD_INPUT = [
     (["seed=1.5"], "seed", "converted to Integer"),
     (["point_timeout_s=soon"], "point_timeout_s", "converted to Float"),
     (["report=maybe"], "report", "not a valid bool"),
-    (["workloads=fashion_cnn"], "workloads", "list"),
+    (["strategies=[cpu,cpu_x2"], "strategies=[cpu,cpu_x2: not a value bench can read", "a list as key=[a,b]"),
+    (["strategies=cpu,cuda"], "strategies[1]='cuda'", "allowed: cpu, cpu_onedevice, cpu_xN"),
     # empty lists
     (["workloads=[]"], "workloads", "must not be empty; allowed: fashion_cnn"),
     (["strategies=[]"], "strategies", "must not be empty; allowed: cpu"),
@@ -185,6 +186,15 @@ def test_real_command_line_exits_2_before_importing_tensorflow(overrides, tmp_pa
     assert proc.stderr.startswith("bench: error: ")
     assert len(proc.stderr.splitlines()) == 2 and "Traceback" not in proc.stderr
     _assert_nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("overrides", [["strategies=cpu,cpu_x2", "batch_sizes=32"],
+                                       ["strategies=[cpu,cpu_x2]", "batch_sizes=[32]"]])
+def test_a_list_key_takes_one_value_or_values_with_commas_as_a_list(overrides, no_tensorflow) -> None:
+    """Issue 39: ``strategies=cpu,cpu_x2`` (Hydra: "Ambiguous value") and ``batch_sizes=32`` ("int is not a
+    ListConfig") read as the lists a user meant, like the bracketed form."""
+    cfg = cli.parse_config(["workloads=fashion_cnn", *overrides])
+    assert (cfg.workloads, cfg.strategies, cfg.batch_sizes) == (["fashion_cnn"], ["cpu", "cpu_x2"], [32])
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -36,6 +36,16 @@ def test_bad_keys_raise_config_errors_naming_them(keys: dict, message: str) -> N
     assert message in str(e.value)
 
 
+def test_one_workload_or_one_value_given_bare_is_a_list_of_one() -> None:
+    """Issue 39: ``bench.run(workloads="my_models:make_ts")`` was split into characters; ``batch_sizes=32`` gave
+    OmegaConf's "AnyNode is not a ListConfig"."""
+    cfg = config("fashion_cnn", batch_sizes=32, strategies="cpu_x2")
+    assert (cfg.workloads, cfg.batch_sizes, cfg.strategies) == (["fashion_cnn"], [32], ["cpu_x2"])
+    with pytest.raises(ConfigError) as e:
+        config("fashion_cnn", epochs="many")
+    assert str(e.value).startswith("epochs: ") and "allowed: an integer >= 2" in str(e.value)
+
+
 def test_an_axis_given_in_python_applies_to_every_workload_as_on_the_command_line() -> None:
     cfg = config(["fashion_cnn", "catsdogs_cnn"], suite="cnn", batch_sizes=[32])
     assert all("batch_sizes" not in axes for axes in cfg.workload_axes.values())

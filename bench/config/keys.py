@@ -227,3 +227,18 @@ def effective_steps_per_execution(requested: int, steps: int) -> int:
 def global_batch(batch: int, batch_scaling: str, replicas: int) -> int:
     """The global batch (examples per step) of a listed batch size: the value itself, or value x replicas."""
     return batch * replicas if batch_scaling == "per_replica" else batch
+
+
+def list_keys() -> list[str]:
+    """The keys whose value is a list (``strategies``, ``batch_sizes``, …; not Hydra's ``defaults``)."""
+    return [f.name for f in fields(SuiteConfig) if f.name in user_keys() and str(f.type).startswith("list[")]
+
+
+def as_list_override(arg: str) -> str:
+    """A command-line ``key=value`` for a list key written without brackets, as a list: ``strategies=cpu`` ->
+    ``strategies=[cpu]``, ``strategies=cpu,cpu_x2`` -> ``strategies=[cpu,cpu_x2]`` (Hydra would call the first a
+    string that is not a list and the second an ambiguous sweep); anything else unchanged."""
+    key, eq, value = arg.partition("=")
+    if not eq or key not in list_keys() or not value or value.lstrip().startswith("["):
+        return arg
+    return f"{key}=[{value}]"
