@@ -45,6 +45,7 @@ from bench.config.validate import check_writable, validate
 __all__ = [
     "ALL_REDUCES", "AXIS_KEYS", "BATCH_SCALINGS", "CPU_X", "DATA_SCALES", "FIXED_STRATEGIES", "INPUT_PIPELINES",
     "JAX_INSTALL", "PRECISIONS", "PRECISION_TAGS", "PROGRESS", "REPEAT_SEEDS", "STRATEGY_HELP", "TF_INSTALL",
-    "TF_ONLY_STRATEGIES", "ConfigError", "SuiteConfig", "as_list_override", "axes_for", "check_writable", "effective_steps_per_execution",
-    "global_batch", "key_help", "list_keys", "logical_cpus", "shard_of", "splits", "strategy_replicas", "user_keys", "validate",
+    "TF_ONLY_STRATEGIES", "ConfigError", "SuiteConfig", "as_list_override", "axes_for", "check_writable",
+    "effective_steps_per_execution", "global_batch", "key_help", "list_keys", "logical_cpus", "shard_of", "splits",
+    "strategy_replicas", "user_keys", "validate",
 ]
