@@ -126,8 +126,9 @@ def _format_hydra_error(e: Exception, suites: list[str], argv: list[str]) -> str
         return _unknown_key(m.group(1))
     bad = re.search(r"(no viable alternative|mismatched input|extraneous input|token recognition error)", msg)
     if bad:
-        where = re.search(r"input '([^']*)'", msg)
-        arg = next((a for a in argv if where and where.group(1) in a), where.group(1) if where else "an override")
+        found = re.search(r"input '([^']*)'", msg)
+        text = found.group(1) if found else ""
+        arg = next((a for a in argv if text and text in a), text or "an override")
         return (f"{arg}: not a value bench can read ({bad.group(1)}); write "
                 "key=value, a list as key=[a,b], and quote a value with spaces or brackets in it")
     cause = e.__cause__
