@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bench.cli import parse_config
+from bench.config import ConfigError
 from bench.readiness import FAIL, OK, WARN, Finding, exit_status
 from bench.readiness.plan_checks import batch_findings, data_findings, gpu_findings, precision_findings
 from tests.conftest import REPO, run_bench
@@ -61,6 +62,18 @@ def test_a_tpu_vm_names_its_own_type_and_a_bad_type_is_refused(monkeypatch) -> N
     assert f.check == "batch_multiple_of_8" and "TPU_ACCELERATOR_TYPE=v5litepod-1" in f.evidence
     with pytest.raises(ConfigError, match=r"^tpu_type='v5-lite-8' is not a Cloud TPU type; allowed: v2-N, v3-N"):
         parse_config(["suite=smoke", "tpu_type=v5-lite-8"])
+
+
+def test_a_batch_the_run_would_refuse_fails_the_doctor_as_well() -> None:
+    """Issue 39: the doctor said "batch ok: 128 per TPU core" for batch 1024 on 600 validation examples, and the run
+    then exited 2. The same sizes the run checks, the same words."""
+    cfg = parse_config(["suite=smoke", "strategies=[cpu]", "batch_sizes=[1024]", "n_train=4096", "n_val=600"],
+                       batches_fit_data=False)
+    (f,) = batch_findings(cfg, "fashion_cnn", B)
+    assert (f.check, f.status) == ("batch_fits_data", FAIL), f
+    assert "global batch 1024 (cpu) is larger than fashion_cnn's validation split (4096 train / 600 val" in f.evidence
+    with pytest.raises(ConfigError, match="global batch 1024 \\(cpu\\) is larger than fashion_cnn's validation"):
+        parse_config(["suite=smoke", "strategies=[cpu]", "batch_sizes=[1024]", "n_train=4096", "n_val=600"])
 
 
 def test_a_per_replica_batch_is_judged_per_core() -> None:

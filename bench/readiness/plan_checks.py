@@ -51,6 +51,11 @@ def batch_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Findin
     for b in axes_for(cfg, workload)["batch_sizes"]:
         bad = [f"{s} ({n} replica{'s' if n != 1 else ''})" for s, n in asked.items() if not per_replica and b % n]
         name = f"batch {b}" + (" per replica" if per_replica else "")
+        too_large = _larger_than_data(cfg, workload, b, asked)
+        if too_large:
+            out.append(Finding(workload, backend, "batch_fits_data", FAIL, too_large,
+                               "a smaller batch, or more data (n_train=/n_val=, data_scale=full): the run refuses it"))
+            continue
         if bad:
             out.append(Finding(workload, backend, "batch_divides", FAIL,
                                f"global batch {b} does not divide over {', '.join(bad)} ({told})",
@@ -73,6 +78,23 @@ def batch_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Findin
             out.append(Finding(workload, backend, "batch", OK, f"{name}: {core} per TPU core, divides over "
                                f"{', '.join(sorted(asked))} ({told})"))
     return out
+
+
+def _larger_than_data(cfg: SuiteConfig, workload: str, batch: int, replicas: dict[str, int]) -> str:
+    """Why global batch ``batch`` (per replica under ``batch_scaling=per_replica``) does not fit the workload's
+    training or validation split at this run's sizes under one of the strategies ("" when it fits): the run's own
+    refusal (bench.runner.inputs.check_inputs), said before the doctor calls the batch fine."""
+    from bench.config import global_batch
+    from bench.workloads import dataset_size, shown
+
+    n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
+    for s, n in replicas.items():
+        gb = global_batch(batch, cfg.batch_scaling, n)
+        if n_train // gb < 1 or n_val // gb < 1:
+            split = "validation" if n_train // gb else "training"
+            return (f"global batch {gb} ({s}) is larger than {shown(workload)}'s {split} split ({n_train} train / "
+                    f"{n_val} val examples at data_scale={cfg.data_scale})")
+    return ""
 
 
 def _round_up(n: int, multiple: int) -> int:
