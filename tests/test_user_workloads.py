@@ -51,6 +51,13 @@ BAD = {
     # outputs (n, n)), and a sequence model built for 8 steps that Keras would run on 16 (with a warning only)
     "mse_wide": GOOD.replace("rng.integers(0, 3, ", "rng.integers(0, 7, ").replace("Dense(3, ", "Dense(7, ")
                     .replace('"sparse_categorical_crossentropy"', '"mse"'),
+    # issue 39.9: the function called (a tuple of arrays, a built model), a logits output on a probability loss
+    "tuple_data": GOOD.replace("data=data)", "data=data())"),
+    "built_model": GOOD.replace("build_model=build,", "build_model=build(),"),
+    "logits": GOOD.replace('Dense(3, activation="softmax")', "Dense(3)"),
+    "logits_ok": GOOD.replace('Dense(3, activation="softmax")', "Dense(3)").replace(
+        '"sparse_categorical_crossentropy"', "keras.losses.SparseCategoricalCrossentropy(from_logits=True)").replace(
+        "def make():", "def make():\n    import keras"),
     "short_steps": GOOD.replace("size=(64, 5)", "size=(64, 16, 1)").replace("size=(32, 5)", "size=(32, 16, 1)")
                        .replace("keras.Input((5,)), ", "keras.Input((8, 1)), keras.layers.Conv1D(4, 3), "
                                 "keras.layers.GlobalMaxPooling1D(), "),
@@ -96,6 +103,12 @@ def test_a_user_workload_resolves_to_its_name_shape_classes_and_sizes(user_modul
     ("uw_not_a_workload:make", "make() returned dict, not a bench Workload"),
     ("uw_mismatched:make", "x_train has 64 examples and y_train 60; they must match"),
     ("uw_one_hot:make", "y_val must be integer class ids of shape (n,)"),
+    ("uw_tuple_data:make", "data is a tuple of 4 (an array of shape (64, 5), an array of shape (64,), an array of "
+                           "shape (32, 5), an array of shape (32,)); pass the function itself (data=load, not "
+                           "data=load())"),
+    ("uw_built_model:make", "build_model is a built Sequential, not a function that builds one: pass the function "
+                            "itself (build_model=build, not build())"),
+    ("not_here:make", "run from the folder that holds it, or add that folder to PYTHONPATH"),
 ])
 def test_a_bad_user_workload_is_refused_with_its_path_and_problem(user_modules, path, problem) -> None:
     msg = _err(path)
@@ -114,6 +127,8 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
         "uw_mse_wide:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible "
                             "shapes: [5] vs. [5,7] (compiled loss: mse.",
         "uw_no_accuracy:make": "compile_kwargs has no metric named 'accuracy'",
+        "uw_logits:make": "but the compiled loss sparse_categorical_crossentropy takes probabilities: it would train "
+                          "and never learn. Add activation='softmax'",
         # a metric that takes neither label format: the error, the compiled loss and the fix
         "uw_mae:make": "the compiled loss or metrics do not fit the labels: InvalidArgumentError: Incompatible shapes"
                        ": [7] vs. [7,3] (compiled loss: sparse_categorical_crossentropy. bench feeds integer class ids",
@@ -121,11 +136,12 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
     from bench.runner import preflight
     from bench.runner.preflight import check_models, model_problems
 
-    cfg = parse_config(["suite=smoke", f"workloads=[uw_good:make,{','.join(cases)},uw_one_hot_loss:make]",
-                        "strategies=[cpu]", "batch_sizes=[16]"])
+    paths = ["uw_good:make", *cases, "uw_one_hot_loss:make", "uw_logits_ok:make"]
+    cfg = parse_config(["suite=smoke", f"workloads=[{','.join(paths)}]", "strategies=[cpu]", "batch_sizes=[16]"])
     found = model_problems(cfg)  # one child process checks them all
     assert found["uw_good:make"] == ""
     assert found["uw_one_hot_loss:make"] == ""  # categorical_crossentropy: fed one-hot labels, it fits
+    assert found["uw_logits_ok:make"] == ""  # logits with from_logits=True
     for path, problem in cases.items():
         assert problem in found[path], (path, found[path])
     with monkeypatch.context() as m, pytest.raises(ConfigError) as e:

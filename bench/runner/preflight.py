@@ -88,7 +88,25 @@ def problems(workload: str, data: str, backend: str) -> str:
     if "accuracy" not in losses:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
-    return ""
+    return _logits_problem(settings, np.asarray(out, dtype=float))
+
+
+def _logits_problem(settings: dict, out: object) -> str:
+    """A cross-entropy that takes probabilities on an output that is not one (values outside [0, 1]: a last layer
+    without softmax or sigmoid): seed 004's wrong loss, which trains but never learns ("" otherwise)."""
+    import numpy as np
+
+    from bench.workloads.labels import expects_probabilities
+
+    loss = expects_probabilities(settings)
+    values = np.asarray(out, dtype=float)
+    if not loss or not values.size or (values.min() >= -1e-6 and values.max() <= 1 + 1e-6):
+        return ""
+    fix = "keras.losses.SparseCategoricalCrossentropy(from_logits=True)" if "parse" in loss else (
+        f"the loss with from_logits=True ({loss})")
+    return (f"the model outputs logits (values from {values.min():.2f} to {values.max():.2f}) but the compiled loss "
+            f"{loss} takes probabilities: it would train and never learn. Add activation='softmax' (or 'sigmoid' "
+            f"for one output) to the last layer, or compile with {fix}")
 
 
 def _declared_input(model: object, given: tuple[int, ...]) -> str:

@@ -48,3 +48,20 @@ def label_fix(settings: dict[str, Any]) -> str:
     return (f"(compiled loss: {name}. bench feeds integer class ids 0..K-1, one-hot rows when the loss or a "
             "metric is categorical, e.g. categorical_crossentropy: for a K-unit output use "
             "sparse_categorical_crossentropy or categorical_crossentropy, with metrics that take the same labels)")
+
+
+# losses that take probabilities unless built with from_logits=True (names, Keras classes or functions)
+PROBABILITY_LOSSES = frozenset({"sparse_categorical_crossentropy", "categorical_crossentropy", "binary_crossentropy",
+                                "categorical_focal_crossentropy", "binary_focal_crossentropy",
+                                "SparseCategoricalCrossentropy", "CategoricalCrossentropy", "BinaryCrossentropy",
+                                "CategoricalFocalCrossentropy", "BinaryFocalCrossentropy"})
+
+
+def expects_probabilities(settings: dict[str, Any]) -> str:
+    """The compiled loss's name when it takes probabilities (a cross-entropy without ``from_logits=True``), else
+    "". A loss object says it in its config; a name or a function is Keras' default, probabilities."""
+    loss = settings.get("loss")
+    if loss is None or isinstance(loss, dict | list | tuple) or name_of(loss) not in PROBABILITY_LOSSES:
+        return ""
+    config = loss.get_config() if hasattr(loss, "get_config") else {}
+    return "" if isinstance(config, dict) and config.get("from_logits") else name_of(loss)

@@ -32,7 +32,11 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
     try:
         mod = importlib.import_module(module)
     except Exception as e:
-        raise WorkloadError(f"{path}: cannot import {module} ({type(e).__name__}: {e})") from None
+        hint = ""
+        if isinstance(e, ModuleNotFoundError) and e.name and module.startswith(e.name):
+            hint = (f"; bench imports it from the current folder ({os.getcwd()}) and the environment: run from the "
+                    "folder that holds it, or add that folder to PYTHONPATH")
+        raise WorkloadError(f"{path}: cannot import {module} ({type(e).__name__}: {e}){hint}") from None
     factory = getattr(mod, attr, None)
     if not callable(factory):
         raise WorkloadError(f"{path}: {module} has no callable {attr!r}")
@@ -42,6 +46,10 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
         raise WorkloadError(f"{path}: {attr}() raised {type(e).__name__}: {e}") from None
     if not isinstance(wl, Workload):
         raise WorkloadError(f"{path}: {attr}() returned {type(wl).__name__}, not a bench Workload")
+    if _is_built_model(wl.build_model):
+        raise WorkloadError(f"{path}: build_model is a built {type(wl.build_model).__name__}, not a function that "
+                            "builds one: pass the function itself (build_model=build, not build()); bench builds a "
+                            "fresh model inside every strategy's scope")
     if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
         raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
     if isinstance(wl.data, str):  # a data source: adapted in get_workload, loaded by the worker
@@ -64,8 +72,11 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
 def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
     """The four arrays of a user workload's ``data`` callable, checked."""
     if not callable(wl.data):
-        raise WorkloadError(f"{path}: data={wl.data!r}; a user workload's data is a callable returning "
-                            f"(x_train, y_train, x_val, y_val) NumPy arrays, or a data source ({sources.SPEC_HELP})")
+        fix = ("pass the function itself (data=load, not data=load()), " if isinstance(wl.data, tuple | list)
+               else "")
+        raise WorkloadError(f"{path}: data is {described(wl.data)}; {fix}a user workload's data is a callable "
+                            f"returning (x_train, y_train, x_val, y_val) NumPy arrays, or a data source "
+                            f"({sources.SPEC_HELP})")
     try:
         out = wl.data()
     except Exception as e:
@@ -85,3 +96,22 @@ def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
         raise WorkloadError(f"{path}: x_train examples have shape {arrays[0].shape[1:]}, x_val "
                             f"{arrays[2].shape[1:]}; they must match")
     return arrays
+
+
+def _is_built_model(obj: object) -> bool:
+    """A Keras model object (it has layers and compile), where a function building one belongs."""
+    return type(obj).__module__.split(".")[0] in ("keras", "tf_keras") or (
+        hasattr(obj, "layers") and hasattr(obj, "compile"))
+
+
+def described(value: object, limit: int = 120) -> str:
+    """A value in a message, short: arrays and tuples of them by type and shape, anything else by a capped repr."""
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"an array of shape {tuple(shape)}"
+    if isinstance(value, tuple | list):
+        inner = ", ".join(described(v, 40) for v in value[:4]) + (", …" if len(value) > 4 else "")
+        return f"a {type(value).__name__} of {len(value)} ({inner})"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
