@@ -76,6 +76,29 @@ def test_a_batch_the_run_would_refuse_fails_the_doctor_as_well() -> None:
         parse_config(["suite=smoke", "strategies=[cpu]", "batch_sizes=[1024]", "n_train=4096", "n_val=600"])
 
 
+@pytest.mark.parametrize(("backend", "spe", "status", "evidence"), [
+    ("tensorflow", "[1]", WARN, "steps_per_execution=[1]: one host call per step, so a TPU waits on Python"),
+    ("tensorflow", "[1,32]", OK, "steps_per_execution=[1, 32]: up to 32 steps per host call"),
+    ("jax", "[8]", OK, "runs an execution as a Python loop of jitted steps"),
+])
+def test_steps_per_execution_1_alone_is_the_classic_slow_tpu_run(backend, spe, status, evidence) -> None:
+    from bench.readiness.plan_checks import spe_findings
+
+    cfg = parse_config(["suite=smoke", f"steps_per_execution={spe}"], batches_fit_data=False)
+    (f,) = spe_findings(cfg, "fashion_cnn", backend)
+    assert (f.check, f.status) == ("steps_per_execution", status) and evidence in f.evidence, f
+    assert (f.fix == "") == (status == OK) and (status == OK or "steps_per_execution=[1,32]" in f.fix)
+
+
+def test_the_augmentation_fix_names_the_workloads_own_augment_kinds() -> None:
+    from bench.readiness.framework_checks import augment_fix, no_jit_fix
+
+    fix = no_jit_fix(["RandomRotation (random_rotation)", "RandomFlip (random_flip)"])
+    assert 'Workload(..., augment=("flip", "rot90"))' in fix and "seed 001" not in fix
+    assert 'augment=("rot90",)' in augment_fix(["RandomRotation (r)"])
+    assert "docs/your-model-and-data.md" in augment_fix([])
+
+
 def test_a_per_replica_batch_is_judged_per_core() -> None:
     cfg = parse_config(["suite=smoke", "batch_scaling=per_replica", "batch_sizes=[12]", "strategies=[cpu]"])
     (f,) = batch_findings(cfg, "fashion_cnn", B)
@@ -321,9 +344,12 @@ def test_bench_doctor_in_a_notebook_returns_one_row_per_check(tmp_path, monkeypa
             compile_kwargs={"optimizer": "adam", "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]})
 
     monkeypatch.chdir(tmp_path)
-    frame = bench.doctor([tiny], backends=["tensorflow"], batch_sizes=[1024])  # larger than its data: no error
+    # larger than its data: no config error (the doctor reports every check), a failed check as the run would refuse it
+    frame = bench.doctor([tiny], backends=["tensorflow"], batch_sizes=[1024])
     assert list(frame.columns) == ["workload", "backend", "check", "status", "evidence", "fix"]
     assert set(frame["workload"]) == {"tiny_f64"} and frame.attrs["exit_status"] == 1
     row = frame.set_index("check").loc["dtypes"]
     assert row["status"] == FAIL and "float64 weights" in row["evidence"]
-    assert frame.set_index("check").loc["batch", "status"] == OK
+    fits = frame.set_index("check").loc["batch_fits_data"]
+    assert fits["status"] == FAIL
+    assert "larger than tiny (defined in the notebook)'s training split (64 train" in fits["evidence"]

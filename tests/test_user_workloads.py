@@ -58,6 +58,9 @@ BAD = {
     "logits_ok": GOOD.replace('Dense(3, activation="softmax")', "Dense(3)").replace(
         '"sparse_categorical_crossentropy"', "keras.losses.SparseCategoricalCrossentropy(from_logits=True)").replace(
         "def make():", "def make():\n    import keras"),
+    "augment_features": GOOD.replace("data=data)", "data=data, augment=('flip',))"),
+    "augment_unknown": GOOD.replace("size=(64, 5)", "size=(64, 8, 8, 1)").replace("size=(32, 5)", "size=(32, 8, 8, 1)")
+                           .replace("data=data)", "data=data, augment=('rotate',))"),
     "short_steps": GOOD.replace("size=(64, 5)", "size=(64, 16, 1)").replace("size=(32, 5)", "size=(32, 16, 1)")
                        .replace("keras.Input((5,)), ", "keras.Input((8, 1)), keras.layers.Conv1D(4, 3), "
                                 "keras.layers.GlobalMaxPooling1D(), "),
@@ -109,6 +112,9 @@ def test_a_user_workload_resolves_to_its_name_shape_classes_and_sizes(user_modul
     ("uw_built_model:make", "build_model is a built Sequential, not a function that builds one: pass the function "
                             "itself (build_model=build, not build())"),
     ("not_here:make", "run from the folder that holds it, or add that folder to PYTHONPATH"),
+    ("uw_augment_features:make", "augment=('flip',) augments images (examples of shape (h, w, c)); the data's "
+                                 "examples have shape (5,)"),
+    ("uw_augment_unknown:make", "augment: unknown kind(s) ['rotate']; allowed: crop, flip, rot90"),
 ])
 def test_a_bad_user_workload_is_refused_with_its_path_and_problem(user_modules, path, problem) -> None:
     msg = _err(path)

@@ -15,7 +15,13 @@ from pathlib import Path
 from bench.config import SuiteConfig
 from bench.engines import cpu_child_env
 from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
-from bench.readiness.plan_checks import batch_findings, data_findings, gpu_findings, precision_findings
+from bench.readiness.plan_checks import (
+    batch_findings,
+    data_findings,
+    gpu_findings,
+    precision_findings,
+    spe_findings,
+)
 from bench.records import DOCTOR_FILE, atomic_write_json
 from bench.workloads import get_workload, shown
 
@@ -59,7 +65,8 @@ def findings_for(cfg: SuiteConfig) -> list[Finding]:
         checked = framework_findings(cfg, backend)
         for w in cfg.workloads:
             findings += [f for f in checked if f.workload == w]
-            findings += batch_findings(cfg, w, backend) + data_findings(w, cfg.data, backend)
+            findings += batch_findings(cfg, w, backend) + spe_findings(cfg, w, backend)
+            findings += data_findings(w, cfg.data, backend)
             findings += precision_findings(cfg, w, backend) + gpu_findings(cfg, w, backend)
     return findings
 

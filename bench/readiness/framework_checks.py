@@ -27,7 +27,20 @@ from bench.readiness.findings import FAIL, OK, WARN, Finding, first_line
 # layers lowering to ImageProjectiveTransformV3 under TensorFlow, which has no XLA kernel (tensorflow#42454)
 PROJECTIVE = ("RandomRotation", "RandomZoom", "RandomTranslation", "RandomShear", "RandomPerspective")
 PYTHON_OPS = ("PyFunc", "PyFuncStateless", "EagerPyFunc", "GeneratorDataset")
-AUGMENT_FIX = "augment in the input pipeline (a workload's augment=..., seed 001), not in the model"
+# Keras augmentation layers -> the input-pipeline augmentation bench applies instead (bench.data.augment.KINDS)
+AUGMENT_KINDS = {"RandomFlip": "flip", "RandomRotation": "rot90", "RandomZoom": "crop", "RandomTranslation": "crop",
+                 "RandomCrop": "crop", "RandomBrightness": "brightness", "RandomContrast": "contrast"}
+
+
+def augment_fix(layers: list[str]) -> str:
+    """The fix for augmentation layers in the model: the same kind of augmentation declared on the Workload, which
+    bench applies in the input pipeline (on a TPU host's CPU), in words a user can act on."""
+    kinds = sorted({AUGMENT_KINDS[n.split(" ")[0]] for n in layers if n.split(" ")[0] in AUGMENT_KINDS})
+    declared = ", ".join(f'"{k}"' for k in kinds) + ("," if len(kinds) == 1 else "")
+    example = f"Workload(..., augment=({declared}))" if kinds else 'Workload(..., augment=("flip", "crop"))'
+    return (f"take the augmentation layers out of the model and declare it on the workload, {example}: bench "
+            "applies it in the input pipeline, which a TPU host runs on its CPU (kinds: crop, flip, rot90, "
+            "brightness, contrast; docs/your-model-and-data.md)")
 
 
 def all_layers(model: Any) -> list[Any]:
@@ -39,7 +52,7 @@ def no_jit_fix(layers: list[str]) -> str:
     """The fix for layers a TPU cannot compile: augmentation moves to the input pipeline; other layers need a
     jit-able rewrite."""
     if all(name.startswith("Random") for name in layers):
-        return AUGMENT_FIX
+        return augment_fix(layers)
     return "rewrite the layer with ops XLA compiles (then supports_jit=True), or move it out of the model"
 
 
@@ -119,7 +132,7 @@ def xla_tensorflow(model: Any, settings: dict[str, Any], x: Any, y: Any, workloa
         ops = _unsupported_ops(str(e))
         evidence = f"XLA cannot compile: {', '.join(ops)}" if ops else first_line(e)
         return [Finding(workload, backend, "xla_compile", FAIL, evidence,
-                        AUGMENT_FIX if set(ops) & {"ImageProjectiveTransformV3"} else
+                        augment_fix([]) if set(ops) & {"ImageProjectiveTransformV3"} else
                         "replace the ops XLA cannot compile (tf.py_function, string ops, dynamic shapes)")]
     return [Finding(workload, backend, "xla_compile", OK, "the train step compiles with XLA (jit_compile=True)")]
 

@@ -97,6 +97,33 @@ def _larger_than_data(cfg: SuiteConfig, workload: str, batch: int, replicas: dic
     return ""
 
 
+SPE_ADVICE = 32  # a steps_per_execution to measure beside 1 (Keras' TPU advice: 32 or more)
+
+
+def spe_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Finding]:
+    """steps_per_execution against a TPU: with 1 only, every step is a host round trip and the TPU waits on Python
+    between steps (the classic slow TPU run); under JAX, what an execution is in this Keras."""
+    values = sorted(set(axes_for(cfg, workload)["steps_per_execution"]))
+    jax = ""
+    if backend == "jax":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("keras")
+        except metadata.PackageNotFoundError:
+            version = "?"
+        jax = (f"; under JAX, Keras {version} runs an execution as a Python loop of jitted steps (fewer host "
+               "callbacks, not one compiled program: docs/findings.md)")
+    if values == [1]:
+        return [Finding(workload, backend, "steps_per_execution", WARN,
+                        f"steps_per_execution=[1]: one host call per step, so a TPU waits on Python between "
+                        f"steps{jax}",
+                        f"steps_per_execution=[1,{SPE_ADVICE}] (measure both; one longer than an epoch runs as the "
+                        "epoch's steps)")]
+    return [Finding(workload, backend, "steps_per_execution", OK,
+                    f"steps_per_execution={values}: up to {values[-1]} steps per host call{jax}")]
+
+
 def _round_up(n: int, multiple: int) -> int:
     return -(-n // multiple) * multiple
 

@@ -16,9 +16,9 @@ from bench.workloads import Workload, get_workload, source_of, target_for, uses_
 
 TRACEBACK_LINES = 12
 TPU_AUGMENTATION_NOTE = (
-    "the model holds Keras augmentation layers; seed 001: under TensorFlow a TPU cannot compile them "
-    "(RandomRotation's ImageProjectiveTransformV3; RandomWidth/RandomHeight make dynamic shapes): augment in "
-    "the input pipeline instead, as the workloads' augment= does")
+    "the model holds Keras augmentation layers; under TensorFlow a TPU cannot compile them (RandomRotation's "
+    "ImageProjectiveTransformV3; RandomWidth/RandomHeight make dynamic shapes): augment in the input pipeline "
+    "instead, Workload(..., augment=(\"flip\", \"crop\")) (docs/your-model-and-data.md)")
 
 
 def utc_now() -> str:
@@ -129,5 +129,5 @@ def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers:
     if augmentation_layers and "requires the tensorflow module" in str(error):
         return {"kind": "augmentation_layers_need_tensorflow",
                 "hint": ("Keras' augmentation layers need TensorFlow even under the JAX backend (a JAX-only TPU "
-                         "image has none): augment in the input pipeline")}
+                         "image has none): augment in the input pipeline, Workload(..., augment=(\"flip\", \"crop\"))")}
     return {}

@@ -62,6 +62,7 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
         return _IMPORTED[path]
     arrays = _user_arrays(path, wl)
     x_train, y_train, x_val, y_val = arrays
+    _check_augment(path, wl.augment, tuple(x_train.shape[1:]))
     meta = dataclasses.replace(wl, source=path, dataset=wl.dataset or "arrays", shape=tuple(x_train.shape[1:]),
                                classes=int(max(y_train.max(), y_val.max())) + 1,
                                full=(len(x_train), len(x_val)), reduced=(len(x_train), len(x_val)))
@@ -114,4 +115,25 @@ def described(value: object, limit: int = 120) -> str:
         return f"a {type(value).__name__} of {len(value)} ({inner})"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _check_augment(path: str, augment: object, shape: tuple[int, ...]) -> None:
+    """A workload's ``augment`` names kinds bench has (bench.data.augment.KINDS) and its data are images (h, w, c);
+    ``rot90`` needs square ones."""
+    from bench.data.augment import KINDS, kinds
+
+    if not augment:
+        return
+    if not isinstance(augment, bool | tuple | list) or (isinstance(augment, list | tuple) and not all(
+            isinstance(k, str) for k in augment)):
+        raise WorkloadError(f"{path}: augment={augment!r}; allowed: True (flips) or a tuple of {', '.join(KINDS)}")
+    try:
+        found = kinds(tuple(augment) if isinstance(augment, list | tuple) else augment)
+    except ValueError as e:
+        raise WorkloadError(f"{path}: {e}") from None
+    if len(shape) != 3:
+        raise WorkloadError(f"{path}: augment={augment!r} augments images (examples of shape (h, w, c)); the data's "
+                            f"examples have shape {shape}")
+    if "rot90" in found and shape[0] != shape[1]:
+        raise WorkloadError(f"{path}: augment kind rot90 needs square images; the data's are {shape[0]}x{shape[1]}")
 
