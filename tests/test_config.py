@@ -62,6 +62,8 @@ def test_a_run_without_a_suite_is_named_by_its_workloads() -> None:
 
     assert run_name(["fashion_cnn"]) == "fashion_cnn"
     assert run_name(["examples.digits:make", "pkg.models:build"]) == "digits-models"
+    # issue 39: two factories of one module were "my_models-my_models"
+    assert run_name(["my_models:make_ts", "my_models:make_mlp"]) == "my_models.make_ts-my_models.make_mlp"
     assert run_name(["bench.workloads.pickled:tiny_cnn__w" + "0" * 64]) == "tiny_cnn"
     assert run_name(["a", "b", "c", "d", "e"]) == "a-b-c-and-2-more"
 

@@ -138,6 +138,9 @@ def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag)
     assert recs["fashion_cnn-cpu-b32-spe1-fp32-r0"]["status"] == "ok"
     assert recs[in_flight]["status"] == "failed" and recs[in_flight]["error"]["type"] == "Interrupted"
     assert (reports / run_dir.name / "report.md").is_file()  # the report of what exists
+    # the table's points, and the one never started named under it (issue 39)
+    assert ("not started: 1 of the 3 planned points (fashion_cnn-cpu-b32-spe4-fp32-r0); resuming the run runs them"
+            in (tmp_path / "stdout").read_text())
     assert workers_of(tag) == []
     assert_clean_tree(results)
     (hint,) = [line for line in stderr.splitlines() if line.startswith("interrupted: resume with  ")]

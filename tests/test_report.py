@@ -272,3 +272,22 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
     assert [(line.split()[4], line.endswith("input-bound")) for line in console[2:]] == [
         ("cached", False), ("default", True)]
     assert "pipeline" not in summary_table(default).splitlines()[0]
+
+
+def test_augmentation_layers_a_cpu_run_recorded_are_named_in_the_answer() -> None:
+    """Issue 39: a CPU run of a model with Keras augmentation layers said nothing about them; a TPU would refuse
+    RandomRotation under TensorFlow."""
+    import random
+
+    from bench.reporting.answer import answer_section
+    from bench.reporting.verdicts import analyze
+    from tests.data.make_fixtures import CNN_DATA, ENV_A, make_record
+
+    rng = random.Random(0)
+    recs = [make_record(run_id="20261125T000000Z-t-0", suite="t", env=ENV_A, workload="w", dataset=CNN_DATA,
+                        strategy=s, gb=64, spe=1, repeat=0, rng=rng,
+                        extra={"augmentation_layers": ["RandomFlip", "RandomRotation"]}) for s in ("cpu", "cpu_x2")]
+    a = analyze(recs)
+    text = "\n".join(answer_section(a, "w", a.summary["dataset"].iloc[0]))
+    assert "the model holds Keras augmentation layers (RandomFlip, RandomRotation)" in text
+    assert "`Workload(..., augment=...)` moves them into the input pipeline" in text

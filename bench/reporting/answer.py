@@ -112,7 +112,8 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     payback = ""
     if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
         n = be.iloc[0]["break_even_epochs"]
-        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {n} epochs"
+        after = f"after {n} epoch{'' if n == 1 else 's'}"
+        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} {after}"
                    if math.isfinite(n) else "")
     lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{payback}.")
@@ -141,6 +142,14 @@ def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> li
     return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
             f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
             f"({config_label(base)}, {base['examples_per_s']:,.0f} examples/s)."]
+
+
+def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """The Keras augmentation layers the workload's records name (their class names, once each)."""
+    points = rows_of(a.points, workload, dataset)
+    if points.empty or "augmentation_layers" not in points:
+        return []
+    return sorted({shorten(str(name), 40).split(" ")[0] for names in points["augmentation_layers"] for name in names})
 
 
 def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
@@ -193,6 +202,11 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     if not excluded.empty and win is not None:
         findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn, miss the target "
                         "or are significantly less accurate than the baseline")
+    layers = _augmentation_layers(a, workload, dataset)
+    if layers:
+        findings.append(f"the model holds Keras augmentation layers ({', '.join(layers)}): a TPU cannot compile "
+                        "the projective ones under TensorFlow and JAX needs TensorFlow for any; `python -m bench "
+                        "doctor` checks them, `Workload(..., augment=...)` moves them into the input pipeline")
     absent = absent_strategies(summary)
     if not absent.empty:
         findings.append("absent: " + ", ".join(f"`{r['strategy']}` ({shorten(r['reason'], 70)})"

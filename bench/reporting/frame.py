@@ -150,6 +150,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "target_accuracy": target, "time_to_target_s": ttt,
         "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
         "predictions": decode(r.val_predictions),
+        "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
         **_process_columns(r, label),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),

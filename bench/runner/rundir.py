@@ -46,7 +46,11 @@ def find_run(results_dir: Path, resume: str, suite: str) -> Path:
         runs = sorted((p for p in results_dir.glob("*/") if suite_of(p) == suite),
                       key=lambda p: (p / RUN_MANIFEST).stat().st_mtime)
         if not runs:
-            raise FileNotFoundError(f"resume=latest: no run of suite {suite!r} under {results_dir} to resume")
+            others = sorted({str(s) for p in results_dir.glob("*/") if (s := suite_of(p))})
+            seen = (f" (runs there: {', '.join(others[:5])}{', …' if len(others) > 5 else ''}; a run without a suite "
+                    "is named by its workloads, so resume it with the same workloads, or resume=<run_id>)"
+                    if others else "")
+            raise FileNotFoundError(f"resume=latest: no run of suite {suite!r} under {results_dir} to resume{seen}")
         return runs[-1]
     path = results_dir / resume
     if not (path / RUN_MANIFEST).exists():

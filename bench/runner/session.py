@@ -28,6 +28,11 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
     run's records."""
     records = [r for r in load_records([run_dir], warn=False).records]
     print(summary_table(records, cfg.baseline))
+    missing = not_started(run_dir, records)
+    if missing:
+        more = f", … {len(missing) - 5} more" if len(missing) > 5 else ""
+        print(f"not started: {len(missing)} of the {len(missing) + len(records)} planned points "
+              f"({', '.join(missing[:5])}{more}); resuming the run runs them")
     print(f"\nrecords: {run_dir}")
     if cfg.report and records:
         from bench.reporting.markdown import build_report
@@ -42,6 +47,20 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
             print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
                   f"python -m bench report {run_dir}", file=sys.stderr)
     return records
+
+
+def not_started(run_dir: Path, records: list[dict]) -> list[str]:
+    """The planned points of a run (its manifest) with no record yet, in planned order (an interrupted run's)."""
+    import json
+
+    from bench.records import RUN_MANIFEST
+
+    try:
+        planned = json.loads((run_dir / RUN_MANIFEST).read_text()).get("points", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    done = {r.get("point_id") for r in records}
+    return [p for p in planned if isinstance(p, str) and p not in done]
 
 
 def nothing_succeeded(records: list[dict]) -> str:

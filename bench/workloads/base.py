@@ -134,13 +134,18 @@ def shown(name: str) -> str:
 def run_name(workloads: list[str]) -> str:
     """The name of a run given by its workloads alone (no suite): the names joined by ``-``, a user
     workload by its module (``examples.digits:make`` -> ``digits``), a notebook one by its function; after
-    three, ``-and-N-more``. What run ids and records' ``suite`` show, e.g. ``fashion_cnn-digits``."""
+    three, ``-and-N-more``. What run ids and records' ``suite`` show, e.g. ``fashion_cnn-digits``; two factories of
+    one module by module and factory, ``my_models.make_ts-my_models.make_mlp``."""
     names = []
+    modules = [w.partition(":")[0] for w in workloads if is_import_path(w) and not w.startswith(PICKLED)]
     for w in workloads:
         if w.startswith(PICKLED):
             label = notebook_name(w) or "notebook"
         elif is_import_path(w):
-            label = w.partition(":")[0].rsplit(".", 1)[-1]
+            module, _, factory = w.partition(":")
+            label = module.rsplit(".", 1)[-1]
+            if modules.count(module) > 1:  # two factories of one module: each by its own name
+                label = f"{label}.{factory}"
         else:
             label = w
         names.append(re.sub(r"[^A-Za-z0-9_.]+", "_", label).strip("_.") or "workload")
