@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from bench.records import load_records
@@ -97,3 +98,24 @@ def test_no_data_skips_cleanly(cnn, tmp_path):
 def test_slug():
     assert plots.slug("fashion_cnn-synthetic (reduced, n_train=12288)") == \
         "fashion_cnn-synthetic-reduced-n_train-12288"
+
+
+def test_a_line_figure_of_one_x_value_is_not_drawn(cnn):
+    """Issue 39: with one spe value the throughput-vs-spe figure was one dot per panel."""
+    eps = cnn[2]
+    one_spe = eps[eps["steps_per_execution"] == 8]
+    assert plots.throughput_figure(one_spe, TITLE) is None
+    assert plots.epoch_time_figure(one_spe, TITLE) is not None  # several batch sizes: a line
+
+
+def test_series_with_the_same_values_are_drawn_side_by_side(cnn):
+    """Issue 39: cpu under cpu_x2 (the same seed, the same accuracy) hid one line under the other; each series is
+    dodged sideways, so both show."""
+    eps = cnn[2]
+    one = eps[eps["strategy"] == "cpu_x2"]
+    twin = one.assign(strategy="cpu_twin")  # identical values under another name
+    fig = plots.val_accuracy_figure(pd.concat([one, twin]), cnn[0], TITLE)
+    lines = [ln for ln in visible_axes(fig)[0].get_lines() if ln.get_label() in ("cpu_x2", "cpu_twin")]
+    assert len(lines) == 2
+    (a, b) = (ln.get_xdata() for ln in lines)
+    assert list(lines[0].get_ydata()) == list(lines[1].get_ydata()) and all(x != y for x, y in zip(a, b, strict=True))

@@ -72,6 +72,14 @@ def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
     return pts, t, c
 
 
+def single_price(g: pd.DataFrame) -> float | None:
+    """The one hourly price (USD/h) all of ``g``'s priced ok configurations ran at, None when there are several (or
+    none): with one price, cost is time rescaled and a cost figure would repeat the time figure."""
+    ok = g[(g["status"] == "ok") & g["usd_per_hour"].map(math.isfinite)] if len(g) else g
+    prices = set(ok["usd_per_hour"]) if len(ok) else set()
+    return float(next(iter(prices))) if len(prices) == 1 else None
+
+
 def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     """A workload's Cost section from its :func:`priced_summary` rows."""
     if g.empty:
@@ -89,9 +97,12 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
                      "USD per 1M examples": usd(r["usd_per_million_examples"]),
                      "s to target": seconds(r["time_to_target_s"]), "USD to target": usd(r["usd_to_target"])})
     basis = "time and cost to target" if t == "time_to_target_s" else "time and cost per steady epoch"
+    one = single_price(g)
+    same = (f" Every configuration ran at one price, {usd(one)}/h: cost is time x that price, so it ranks them as "
+            "time does and no cost figure is drawn." if one is not None else "")
     lines = ["### Cost", "",
              f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
-             + (f" {idle} configuration(s) that did not run are not priced." if idle else ""), "",
+             + (f" {idle} configuration(s) that did not run are not priced." if idle else "") + same, "",
              markdown_table(rows), ""]
     if figure is not None:
         lines += [f"![cost]({figure.name})", ""]

@@ -16,7 +16,7 @@ from bench.records import LoadResult, as_records, load_records
 from bench.reporting import plots
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
-from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section
+from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section, single_price
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
 from bench.reporting.plots.costs import cost_figure
@@ -210,8 +210,10 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
         stem = plots.slug(f"{workload}-{dataset}")
         figures[(workload, dataset)] = plots.plot_workload(
             pts, eps, summ, f"{workload} on {dataset}", baseline, out_dir, stem)
-        front, t, c = frontier(rows_of(priced, workload, dataset))
-        cost_png = plots.save(cost_figure(front, t, c, f"{workload} on {dataset}"), out_dir / f"{stem}-cost.png")
+        priced_rows = rows_of(priced, workload, dataset)
+        front, t, c = frontier(priced_rows)
+        drawn = None if single_price(priced_rows) is not None else cost_figure(front, t, c, f"{workload} on {dataset}")
+        cost_png = plots.save(drawn, out_dir / f"{stem}-cost.png")
         if cost_png is not None:
             figures[(workload, dataset)]["cost"] = cost_png
     path = out_dir / "report.md"

@@ -24,15 +24,23 @@ def _samples(epochs: pd.DataFrame, column: str) -> pd.DataFrame:
     return ok[np.isfinite(ok["value"])]
 
 
+DODGE = 0.05  # each series' x is moved by this many x units (log2 units on a log2 axis) times its offset
+
+
 def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dict[str, Any],
-                mk: dict[str, str]) -> None:
+                mk: dict[str, str], log2: bool = True) -> None:
     """One line per series: the median of ``y`` at each ``x`` with a band from quantile ``low_q`` to
-    ``1 - low_q`` (0.25: the IQR; 0: the range). Aggregated once with pandas and drawn with matplotlib,
-    which is several times faster than seaborn's per-call estimator for the same picture."""
+    ``1 - low_q`` (0.25: the IQR; 0: the range). Series are dodged sideways a little (:data:`DODGE`), so two with
+    the same values (``cpu`` under ``cpu_x2`` from one seed) show as two lines side by side, not one. Aggregated
+    once with pandas and drawn with matplotlib, which is several times faster than seaborn's per-call estimator
+    for the same picture."""
     agg = d.groupby(["series", x], sort=True)[y].quantile([low_q, 0.5, 1 - low_q]).unstack()
-    for name in sorted(d["series"].unique()):
+    names = sorted(d["series"].unique())
+    for i, name in enumerate(names):
         g = agg.loc[name]
+        shift = (i - (len(names) - 1) / 2) * DODGE
         xs = g.index.to_numpy(dtype=float)
+        xs = xs * 2.0 ** shift if log2 else xs + shift
         ax.plot(xs, g[0.5].to_numpy(), color=pal[name], marker=mk[name], label=name, linewidth=1.5,
                 markersize=6)
         if (g[low_q] != g[1 - low_q]).any():
@@ -45,7 +53,7 @@ def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: 
     """Median (IQR band) of the steady epochs' ``column`` vs ``x`` (log2), one line per strategy and one
     panel per value of ``panel``."""
     data = _samples(epochs, column)
-    if data.empty:
+    if data.empty or data[x].nunique() < 2:  # one x value: a dot per panel is no line figure (the tables say it)
         return None
     panels = sorted(data[panel].unique())
     fig, axes = layout.grid(len(panels), title)
@@ -93,7 +101,7 @@ def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) 
     target = pts["target_accuracy"].dropna() if "target_accuracy" in pts else pd.Series(dtype=float)
     for ax, gb in zip(axes, batches, strict=True):
         d = data[data["global_batch_size"] == gb]
-        _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk)
+        _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk, log2=False)
         if len(chance):
             ax.axhline(float(chance.iloc[0]), color="0.4", linestyle="--", linewidth=1, label="chance")
         if len(target):
