@@ -98,3 +98,14 @@ def test_two_processes_do_not_generate_the_plant_images_twice(tmp_path) -> None:
         held = subprocess.run([sys.executable, "-c", probe, str(lock)])
     free = subprocess.run([sys.executable, "-c", probe, str(lock)])
     assert (held.returncode, free.returncode) == (3, 0)
+
+
+def test_the_validation_remainder_is_the_splits_last_examples_padded_to_one_batch() -> None:
+    """Issue 39: whole batches of 128 score 512 of 600 validation examples; the other 88 are scored as one batch
+    padded with copies of the last (static shapes), the padding dropped."""
+    from bench.data.order import remainder_batch
+
+    idx, real = remainder_batch(600, 128)
+    assert real == 88 and len(idx) == 128
+    assert list(idx[:88]) == list(range(512, 600)) and set(idx[88:]) == {599}
+    assert remainder_batch(512, 128)[1] == 0 and len(remainder_batch(512, 128)[0]) == 0

@@ -148,7 +148,7 @@ def test_the_record_fields_docs_name_are_fields_of_the_typed_record() -> None:
     table = text[text.index("## Fields"):]
     named = set(re.findall(r"`([a-z_]+(?:\.[a-z_]+)*)`", table))
     epoch_fields = {"epoch", "steps", "examples", "epoch_s", "train_s", "val_s", "setup_s", "loss", "accuracy",
-                    "val_loss", "val_accuracy", "stage"}
+                    "val_loss", "val_accuracy", "val_examples", "val_accuracy_batches", "val_rest_s", "stage"}
     stage_fields = {"name", "epochs", "trainable_params", "learning_rate", "flops_per_example", "warmup_overhead_s"}
     values = {"ok", "failed", "skipped", "diverged", "notes", "sha256", "path", "created", "env",
               "integer", "one_hot", "binary"}  # label_format's values

@@ -128,9 +128,12 @@ def test_both_backends_get_the_same_batches_in_the_same_order() -> None:
                 jx, jy = next(jxp.train)
                 assert np.array_equal(x.numpy(), jx) and np.array_equal(y.numpy(), jy)
         assert not np.array_equal(epochs[0][0][1].numpy(), epochs[1][0][1].numpy())  # reshuffled per epoch
-        for x, y in tfp.val:
-            jx, jy = next(jxp.val)
+        for i, (x, y) in enumerate(tfp.val):
+            jx, jy = jxp.val[i]  # indexed (a PyDataset: the same batches every epoch, issue 39)
             assert np.array_equal(x.numpy(), jx) and np.array_equal(y.numpy(), jy)
+        # the 70 - 2 x 32 = 6 examples whole batches leave out, padded to one batch, alike under both engines
+        (tx, ty, tn), (jx, jy, jn) = tfp.val_rest, jxp.val_rest
+        assert tn == jn == 6 and np.array_equal(tx, jx) and np.array_equal(ty, jy) and len(ty) == 32
 
 
 @jax_installed

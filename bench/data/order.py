@@ -43,3 +43,15 @@ def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool |
     steps, size = idx.shape
     params = draw(seed, epoch, steps, size, which, height) if which and seed is not None else None
     return idx, params
+
+
+def remainder_batch(n: int, batch: int) -> tuple[np.ndarray, int]:
+    """The validation examples that whole batches leave out (the last ``n % batch`` of the split, in order), padded
+    up to one whole batch by repeating the last of them (static shapes: a TPU compiles one program per shape, and a
+    batch split over devices must divide): (indices, shape ``(batch,)``; how many are real). ``(empty, 0)`` when
+    whole batches cover the split."""
+    rest = n % batch if batch else 0
+    if not rest:
+        return np.zeros(0, dtype=np.int64), 0
+    idx = np.arange(n - rest, n)
+    return np.concatenate([idx, np.full(batch - rest, n - 1)]), rest

@@ -101,7 +101,12 @@ class Epoch(_Part):
     loss: float | None = None
     val_loss: float | None = None
     accuracy: float | None = None
-    val_accuracy: float | None = None
+    val_accuracy: float | None = None  # over every validation example (val_examples of them)
+    # validation examples scored (records since issue 39; before: validation_steps x global batch, whole batches);
+    # where whole batches left some out, Keras' figure over the batches and the seconds the rest took after the epoch
+    val_examples: int | None = None
+    val_accuracy_batches: float | None = None
+    val_rest_s: float | None = None
     stage: str | None = None  # a transfer-learning point's stage (``frozen``, ``fine_tune``)
 
     def training_s(self) -> float | None:

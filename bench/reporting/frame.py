@@ -123,6 +123,8 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
     ttt, ttt_epoch = time_to_target(r.epochs, target) if r.status == "ok" else (math.nan, None)
     val_steps = as_float(r.validation_steps)
     n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.n_val)
+    scored = [e.val_examples for e in r.epochs if e.val_examples]  # recorded since every example is scored
+    n_val = float(scored[-1]) if scored else n_val
     return {
         "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": host_of(r),
         "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),

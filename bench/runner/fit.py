@@ -177,7 +177,14 @@ class PointFit:
                              epochs=point.epochs)
 
         timer = EpochTimer(self.gb, on_epoch=on_epoch)
-        placement_guard = guard(self.worker.engine, self.worker.strategy)
+        callbacks = [guard(self.worker.engine, self.worker.strategy), timer]
+        if int(self.worker.resolved.extra.get("processes", 1)) == 1:  # predict needs every row in this process
+            from bench.measure.predict import ValidationRest
+
+            callbacks.append(ValidationRest(timer, pipes, self.gb))
+        elif getattr(pipes, "val_rest", None) is not None:
+            rec.notes.append(f"validation scored the whole batches only ({pipes.validation_steps * self.gb} "
+                             "examples): Keras' predict cannot fetch arrays that span processes")
         t0 = time.perf_counter()
         train, done = pipes.train, 0
         for i, (stage, n) in enumerate(stages):
@@ -193,7 +200,7 @@ class PointFit:
             timer.fit_started()
             model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
                       validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                      callbacks=[placement_guard, timer], shuffle=False)  # the pipelines order the data (Keras
+                      callbacks=callbacks, shuffle=False)  # the pipelines order the data (Keras
             # would reorder a PyDataset's batches with Python's own random, not bench.data.order)
             done += n
             if timer.diverged:

@@ -21,11 +21,12 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from bench.data import augment, images
-from bench.data.order import epoch_plan
+from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.engines import input_threads
@@ -116,6 +117,10 @@ class Batches:
             y = np.eye(self.workload.classes, dtype=np.float32)[y]
         return x, y
 
+    def rest(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The whole batch of examples ``idx`` (all rows, in order, not augmented): the validation remainder."""
+        return self._make(idx, None)
+
     def restart(self) -> None:
         """Back to the first epoch's order and augmentation draws (decoded images stay kept)."""
         self.epoch = 0
@@ -154,11 +159,13 @@ class Pipelines:
     """Train/validation batches of one point and their step counts."""
 
     train: Iterator[tuple[np.ndarray, np.ndarray]]  # endless; an epoch is ``steps_per_epoch`` batches
-    val: Iterator[tuple[np.ndarray, np.ndarray]]  # endless; ``validation_steps`` batches in order, repeated
+    val: Any  # ``validation_steps`` batches in order, indexed (validation_batches)
     steps_per_epoch: int
     validation_steps: int
     batches: Batches | None = None  # what ``train`` iterates
     val_batches: Batches | None = None  # what ``val`` iterates
+    # the examples whole validation batches leave out, padded to one batch: (x, y, how many are real); None: none
+    val_rest: tuple[np.ndarray, np.ndarray, int] | None = None
 
     def val_pass(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """One pass over the validation batches, in the split's order (per-example predictions)."""
@@ -210,4 +217,24 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
                     workers=0 if slow_decode else WORKERS, slow_decode=slow_decode, keep_decoded=cached, part=part)
     val = Batches(workload, x_val, arrays.y_val, global_batch_size, None, False, cache=isinstance(arrays, Encoded),
                   part=part)
-    return Pipelines(iter(train), iter(val), len(train), len(val), train, val)
+    idx, real = remainder_batch(len(arrays.y_val), global_batch_size)
+    rest = (*val.rest(idx), real) if real else None
+    return Pipelines(iter(train), validation_batches(val), len(train), len(val), train, val, rest)
+
+
+def validation_batches(val: Batches) -> Any:
+    """The validation batches as a ``keras.utils.PyDataset`` (indexed), not an iterator. Keras 3.15's JAX ``fit``
+    re-creates its cached validation iterator every epoch, and its generator adapter then replays the two batches
+    it peeked at for their shapes (``peek_and_restore``: ``itertools.chain(batches, generator)``): from the second
+    epoch on, an endless generator's validation scored its first two batches twice and never its last two
+    (docs/findings.md). An indexed dataset is read by index, the same batches every epoch."""
+    import keras
+
+    class ValidationBatches(keras.utils.PyDataset):
+        def __len__(self) -> int:
+            return len(val)
+
+        def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+            return val[i]
+
+    return ValidationBatches()

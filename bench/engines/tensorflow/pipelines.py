@@ -26,7 +26,7 @@ import numpy as np
 import tensorflow as tf
 
 from bench.data.augment import crop_pad
-from bench.data.order import epoch_plan
+from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.engines import input_threads
@@ -41,6 +41,8 @@ class Pipelines:
     val: tf.data.Dataset  # finite: ``validation_steps`` global batches
     steps_per_epoch: int
     validation_steps: int
+    # the examples whole validation batches leave out, padded to one batch: (x, y, how many are real); None: none
+    val_rest: tuple[Any, Any, int] | None = None
 
     def rewind(self) -> tf.data.Dataset:
         """The training data for another ``fit`` (a transfer-learning point's second stage): the same dataset,
@@ -213,8 +215,13 @@ def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int
            .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=MAP_PARALLELISM)
            .batch(global_batch_size, drop_remainder=True)
            .map(lambda x, y: (x, _labels(workload, y))))
+    idx, real = remainder_batch(len(data.y_val), global_batch_size)
+    rest = None
+    if real:
+        x_rest = tf.stack([load(tf.constant(i)) for i in idx])
+        rest = (x_rest.numpy(), _labels(workload, tf.gather(y_val, idx)).numpy(), real)
     return Pipelines(train.with_options(options), val.cache().prefetch(PREFETCH_BATCHES).with_options(options),
-                     len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size)
+                     len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size, rest)
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
@@ -252,4 +259,9 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
         .prefetch(PREFETCH_BATCHES)
         .with_options(options)
     )
-    return Pipelines(train, val, steps, val_steps)
+    idx, real = remainder_batch(len(arrays.y_val), global_batch_size)
+    rest = None
+    if real:
+        x_rest, y_rest = _prepare(workload, x_val, y_val)(tf.constant(idx), {})
+        rest = (x_rest.numpy(), y_rest.numpy(), real)
+    return Pipelines(train, val, steps, val_steps, rest)
