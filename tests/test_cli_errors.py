@@ -275,7 +275,9 @@ def test_resume_of_a_run_of_another_suite_is_refused(tmp_path, no_tensorflow, ca
     assert status == 2
     assert err.startswith(f"bench: error: resume={run.name}: {run.name} is a run of suite 'text', not 'smoke'")
     assert cli.main(_argv(tmp_path, ["resume=latest"])) == 2  # the latest run of this suite: there is none
-    assert "resume=latest: no run of suite 'smoke' under" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "resume=latest: no run of suite 'smoke' under" in err
+    assert "(runs there: text; a run without a suite is named by its workloads" in err  # issue 39: what is there
     assert json.loads((run / "run.json").read_text()) == manifest  # untouched
     assert sorted(p.name for p in run.iterdir()) == ["run.json"]
 

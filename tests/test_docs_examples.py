@@ -6,10 +6,12 @@ tests/test_docs.py (keys, names, the extra they need, and a parse of each concre
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from tests.test_docs import JAX_RUN, PAGES
 
 
@@ -39,6 +41,9 @@ def test_every_python_example_runs_as_written(tmp_path: Path, monkeypatch) -> No
 
     monkeypatch.setattr(notebook, "run", short_run)
     monkeypatch.chdir(tmp_path)  # records and reports of the examples land here
+    # the walk-through imports its model file from the folder it runs in, as a user's would be (a fresh install has
+    # no examples/ on its path): a copy of examples/ there
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
     ran = []
     for page in PAGES:
         for block in python_blocks(page.read_text()):

@@ -178,7 +178,8 @@ def test_a_taken_coordinator_port_fails_the_points_without_starting_a_process(tm
         port = taken.getsockname()[1]
         proc = run_bench(*SMALL, "processes=[2]", "steps_per_execution=[1,4]", f"coordinator_port={port}",
                          f"results_dir={tmp_path}", timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 1, proc.stderr[-2000:]  # every point failed: exit 1 with a line (issue 39)
+    assert "bench: no point of this run succeeded (2 failed)" in proc.stderr
     (run_dir,) = tmp_path.iterdir()
     recs = load_records([run_dir]).records
     assert len(recs) == 2 and {r["error"]["type"] for r in recs} == {"CoordinatorPortInUse"}

@@ -293,3 +293,10 @@ def test_augmentation_layers_a_cpu_run_recorded_are_named_in_the_answer() -> Non
     text = "\n".join(answer_section(a, "w", a.summary["dataset"].iloc[0]))
     assert "the model holds Keras augmentation layers (RandomFlip, RandomRotation)" in text
     assert "`Workload(..., augment=...)` moves them into the input pipeline" in text
+
+
+def test_a_count_says_its_noun_in_the_right_number() -> None:
+    """Issue 39: "pays back ... after 1 epochs"."""
+    from bench.reporting.format import counted
+
+    assert (counted(1, "epoch"), counted(5, "epoch"), counted(2.0, "seed")) == ("1 epoch", "5 epochs", "2 seeds")

@@ -1,16 +1,15 @@
 """The typed model of a point record (schema version 1): what the worker fills, what the report reads.
 
-One :class:`Record` per point, nested objects for the parts that have structure (:class:`Strategy`,
-:class:`Dataset`, :class:`Epoch`, :class:`Stage`, :class:`Process`, :class:`Memory`, :class:`ErrorInfo`).
-Units are in the field names: ``*_s`` seconds, ``*_bytes`` bytes, ``*_per_s`` per second, accuracies are
-fractions in [0, 1]. A field without a default is required (it may still be ``None`` where its type says so:
-a skipped point cannot know its batch); every other field was added after the first records and is absent
-(``None``) in older ones. Fields bench does not know are kept (``extra="allow"``): a user may annotate records,
-and a newer bench of the same schema version may add fields an older one must carry through unchanged.
+One :class:`Record` per point, nested objects for the parts that have structure (:class:`Strategy`, :class:`Dataset`,
+:class:`Epoch`, :class:`Stage`, :class:`Process`, :class:`Memory`, :class:`ErrorInfo`). Units are in the field
+names: ``*_s`` seconds, ``*_bytes`` bytes, ``*_per_s`` per second, accuracies are fractions in [0, 1]. A field
+without a default is required (it may still be ``None`` where its type says so: a skipped point cannot know its
+batch); every other field was added after the first records and is absent (``None``) in older ones. Fields bench
+does not know are kept (``extra="allow"``): a user may annotate records, and a newer bench of the same schema
+version may add fields an older one must carry through unchanged.
 
-Validation is strict (``"8"`` is not an int, ``true`` is not a number) so that a hand-edited record is refused
-by name instead of crashing a report. The model never imports a framework: reports are built on any laptop.
-The JSON Schema in ``docs/record.schema.json`` is generated from it (:mod:`bench.records.schema`).
+Validation is strict (``"8"`` is not an int, ``true`` is not a number): a hand-edited record is refused by name, not
+a crash. No framework imported. Its JSON Schema ``docs/record.schema.json`` is generated (:mod:`bench.records.schema`).
 """
 
 from __future__ import annotations
@@ -101,11 +100,9 @@ class Epoch(_Part):
     loss: float | None = None
     val_loss: float | None = None
     accuracy: float | None = None
-    val_accuracy: float | None = None  # over every validation example (val_examples of them)
-    # validation examples scored (records since issue 39; before: validation_steps x global batch, whole batches);
-    # where whole batches left some out, Keras' figure over the batches and the seconds the rest took after the epoch
-    val_examples: int | None = None
-    val_accuracy_batches: float | None = None
+    val_accuracy: float | None = None  # over all val_examples (before issue 39: validation_steps x batch)
+    val_examples: int | None = None  # examples scored; where batches left some out: Keras' own figure over the
+    val_accuracy_batches: float | None = None  # batches and the seconds the rest took after the epoch
     val_rest_s: float | None = None
     stage: str | None = None  # a transfer-learning point's stage (``frozen``, ``fine_tune``)
 

@@ -12,6 +12,7 @@ from bench.reporting.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sent
 from bench.reporting.format import (
     config_label,
     config_name,
+    counted,
     markdown_table,
     number,
     seconds,
@@ -112,8 +113,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     payback = ""
     if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
         n = be.iloc[0]["break_even_epochs"]
-        after = f"after {n} epoch{'' if n == 1 else 's'}"
-        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} {after}"
+        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
                    if math.isfinite(n) else "")
     lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{payback}.")

@@ -34,6 +34,11 @@ def shorten(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def counted(n: float, noun: str) -> str:
+    """``1 epoch``, ``5 epochs``: a count with its noun in the right number."""
+    return f"{n:g} {noun}{'' if n == 1 else 's'}"
+
+
 def seconds(v: float) -> str:
     """Seconds with about three significant digits (``0.123``, ``2.46``, ``32.3``, ``130``)."""
     if not math.isfinite(v):
