@@ -208,12 +208,13 @@ def verdicts(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], ba
     """The report's verdicts as data, what ``report.json`` holds (:mod:`bench.reporting.report_data`, schema in
     docs/report.schema.json), for a frame from :func:`run` or results folders: per configuration its settings,
     throughput over repeats, accuracy over seeds, target, parity and speedup; per workload the answer."""
-    from bench.records import as_records, load_records
+    from bench.records import as_records
+    from bench.reporting import untrusted
     from bench.reporting.report_data import report_data
     from bench.reporting.seeds import PARITY_MARGIN_PP
     from bench.reporting.verdicts import analyze
 
-    records = as_records(load_records(_dirs(frame_or_dirs), warn=False).records)
+    records = as_records(untrusted.load(_dirs(frame_or_dirs)).records)
     margin = PARITY_MARGIN_PP if parity_margin_pp is None else parity_margin_pp
     return report_data(analyze(records, baseline=baseline, parity_margin_pp=margin)).model_dump(mode="json")
 

@@ -74,7 +74,7 @@ def make_record(**kw):
              workload="fashion_cnn", dataset={"name": "synthetic"}, strategy={"name": "cpu"}, global_batch_size=8,
              per_replica_batch_size=8, steps_per_execution=1, precision="float32", repeat=0, seed=0,
              steps_per_epoch=4, env={}, started_at="t0", finished_at="t1",
-             epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}, {"epoch": 2, "epoch_s": 1.0, "loss": float("nan")}])
+             epochs=[{"epoch": 1, "epoch_s": 2.0, "loss": 1.0}, {"epoch": 2, "epoch_s": 1.0, "loss": None}])
     r.update(kw)
     return r
 

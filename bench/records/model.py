@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from bench.records.types import Count, Finite, Fraction, Positive, Rate, Seconds
+
 Status = Literal["ok", "failed", "skipped", "diverged"]
 
 
@@ -68,14 +70,14 @@ class Dataset(_Part):
     name: str | None = None
     source: str | None = None
     scale: str | None = None
-    n_train: int | None = None
-    n_val: int | None = None
+    n_train: Count | None = None
+    n_val: Count | None = None
     shape: list[int] | None = None
-    classes: int | None = None
+    classes: Count | None = None
     pipeline: str | None = None
-    chance_accuracy: float | None = None  # accuracy of always predicting the commonest validation class
-    source_n_train: int | None = None  # examples in the whole source (of which n_train were used)
-    source_n_val: int | None = None
+    chance_accuracy: Fraction | None = None  # accuracy of always predicting the commonest validation class
+    source_n_train: Count | None = None  # examples in the whole source (of which n_train were used)
+    source_n_val: Count | None = None
     kind: str | None = None  # a data source's kind: keras, folder, csv, tfrecord
     modality: str | None = None  # images, tokens
     encoded: bool | None = None  # images read as files and decoded in the input pipeline
@@ -90,20 +92,20 @@ class Epoch(_Part):
     both (``epoch_s``); exact ``steps`` (from the optimizer's iteration count) and ``examples``; Keras' logs, every
     metric under the name Keras gives it (a workload's own, e.g. ``top5_accuracy``, kept as an extra field)."""
 
-    epoch: int
-    steps: int | None = None
-    examples: int | None = None
-    epoch_s: float | None = None
-    train_s: float | None = None
-    val_s: float | None = None
-    setup_s: float | None = None  # inside epoch 1: from fit's start to the first batch's start
-    loss: float | None = None
-    val_loss: float | None = None
-    accuracy: float | None = None
-    val_accuracy: float | None = None  # over all val_examples (before issue 39: validation_steps x batch)
-    val_examples: int | None = None  # examples scored; where batches left some out: Keras' own figure over the
-    val_accuracy_batches: float | None = None  # batches and the seconds the rest took after the epoch
-    val_rest_s: float | None = None
+    epoch: Positive
+    steps: Count | None = None
+    examples: Count | None = None
+    epoch_s: Seconds | None = None
+    train_s: Seconds | None = None
+    val_s: Seconds | None = None
+    setup_s: Seconds | None = None  # inside epoch 1: from fit's start to the first batch's start
+    loss: Finite | None = None
+    val_loss: Finite | None = None
+    accuracy: Fraction | None = None
+    val_accuracy: Fraction | None = None  # over all val_examples (before issue 39: validation_steps x batch)
+    val_examples: Count | None = None  # examples scored; where batches left some out: Keras' own figure over the
+    val_accuracy_batches: Fraction | None = None  # batches and the seconds the rest took after the epoch
+    val_rest_s: Seconds | None = None
     stage: str | None = None  # a transfer-learning point's stage (``frozen``, ``fine_tune``)
 
     def training_s(self) -> float | None:
@@ -115,11 +117,11 @@ class Stage(_Part):
     """One stage of a staged (transfer-learning) point: its epochs, what trained, and its own warm-up (s)."""
 
     name: str
-    epochs: int | None = None
-    trainable_params: int | None = None
-    learning_rate: float | None = None
-    flops_per_example: float | None = None
-    warmup_overhead_s: float | None = None
+    epochs: Count | None = None
+    trainable_params: Count | None = None
+    learning_rate: Finite | None = None
+    flops_per_example: Rate | None = None
+    warmup_overhead_s: Finite | None = None
 
 
 class Process(_Part):
@@ -129,7 +131,7 @@ class Process(_Part):
     worker: int | None = None
     pid: int | None = None
     log: str | None = None
-    startup_s: float | None = None
+    startup_s: Seconds | None = None
 
 
 class ProcessShare(_Part):
@@ -140,10 +142,10 @@ class ProcessShare(_Part):
 
     process_id: int
     pid: int | None = None
-    epoch_s: list[float] | None = None
-    train_s: list[float] | None = None
-    val_s: list[float] | None = None
-    input_examples_per_s: float | None = None
+    epoch_s: list[Seconds | None] | None = None
+    train_s: list[Seconds | None] | None = None
+    val_s: list[Seconds | None] | None = None
+    input_examples_per_s: Rate | None = None
     final_weights_sha256: str | None = None
 
 
@@ -164,9 +166,9 @@ class Memory(_Part):
     """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
     strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
 
-    peak_rss_bytes: int | None = None
+    peak_rss_bytes: Count | None = None
     rss_scope: str | None = None
-    device_peak_bytes: int | None = None
+    device_peak_bytes: Count | None = None
     per_device: list[int] | None = None
     device_scope: str | None = None
 
@@ -182,7 +184,7 @@ class Placement(_Part):
     batch: str | None = None
 
 
-PeakFlops = dict[str, float] | float  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
+PeakFlops = dict[str, Rate] | Rate  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
 
 
 class Check(_Part):
@@ -208,13 +210,13 @@ class Record(_Part):
     workload: str
     dataset: Dataset
     strategy: Strategy
-    global_batch_size: int | None  # None: a skipped point sized per replica on absent hardware
-    per_replica_batch_size: int | None
-    steps_per_execution: int  # as planned (resolved where the plan knew the epoch's steps)
+    global_batch_size: Positive | None  # None: a skipped point sized per replica on absent hardware
+    per_replica_batch_size: Positive | None
+    steps_per_execution: Positive  # as planned (resolved where the plan knew the epoch's steps)
     precision: str  # Keras dtype policy: float32, mixed_float16, mixed_bfloat16
-    repeat: int
+    repeat: Count
     seed: int
-    steps_per_epoch: int | None
+    steps_per_epoch: Count | None
     epochs: list[Epoch]
     env: dict[str, Any]  # allowlisted environment (bench.measure.env)
     started_at: str | None  # ISO 8601 UTC
@@ -227,10 +229,10 @@ class Record(_Part):
     workload_variant: str | None = None
     workload_source: str | None = None
     batch_scaling: str | None = None
-    requested_steps_per_execution: int | None = None  # the user's request when the plan resolved another
-    effective_steps_per_execution: int | None = None  # what the worker compiled with
-    validation_steps: int | None = None
-    target_accuracy: float | None = None
+    requested_steps_per_execution: Positive | None = None  # the user's request when the plan resolved another
+    effective_steps_per_execution: Positive | None = None  # what the worker compiled with
+    validation_steps: Count | None = None
+    target_accuracy: Fraction | None = None
     target_source: str | None = None
     notes: list[str] = Field(default_factory=list)
     process: Process | None = None
@@ -238,34 +240,32 @@ class Record(_Part):
     memory: Memory | None = None
     initial_weights: dict[str, Any] | None = None
     augmentation_layers: list[str] | None = None
-    # the labels as fed: integer (class ids), one_hot (adapted: the compiled loss or metrics want one-hot rows;
-    # bench.workloads.labels), binary ((batch, 1) floats for a sigmoid output); absent in records before it
+    # labels as fed: integer, one_hot (the compiled loss wants it: bench.workloads.labels), binary ((batch, 1) floats)
     label_format: str | None = None
     # a TPU point's doctor findings for its workload and backend, checked on the CPU before the run's TPU points
     tpu_checks: list[Check] | None = None
     pretrained_weights: Any = None
     stages: list[Stage] | None = None
-    params: int | None = None
+    params: Count | None = None
     math_mode: str | None = None
     compiler: str | None = None  # what compiled the train step, read from the compiled model (absent: not recorded)
     placement: Placement | None = None  # the layout on the devices, checked before the fit was timed
     input_threads: int | None = None  # threads (tf.data parallel calls, JAX engine workers) preparing batches
     flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
-    flops_per_example: float | None = None  # training FLOPs per example (last stage's)
-    forward_flops_per_example: float | None = None
-    point_wall_s: float | None = None  # data, build, compile, fit, probes: the whole point
-    fit_wall_s: float | None = None  # wall clock around the whole fit
-    teardown_s: float | None = None  # after the last epoch's end until fit returned
-    warmup_overhead_s: float | None = None  # epoch 1 minus the steady median
+    flops_per_example: Rate | None = None  # training FLOPs per example (last stage's)
+    forward_flops_per_example: Rate | None = None
+    point_wall_s: Seconds | None = None  # data, build, compile, fit, probes: the whole point
+    fit_wall_s: Seconds | None = None  # wall clock around the whole fit
+    teardown_s: Seconds | None = None  # after the last epoch's end until fit returned
+    warmup_overhead_s: Finite | None = None  # epoch 1 minus the steady median
     val_predictions: dict[str, Any] | None = None  # bench.predictions format
-    predict_measure_s: float | None = None
-    input_examples_per_s: float | None = None  # the input pipeline alone
-    input_measure_s: float | None = None
+    predict_measure_s: Seconds | None = None
+    input_examples_per_s: Rate | None = None  # the input pipeline alone
+    input_measure_s: Seconds | None = None
     peak_flops_per_s: PeakFlops | None = None  # this worker's matmul probe
     peak_scope: str | None = None
-    peak_measure_s: float | None = None
-    # how the matmul probe was sized, per precision: n, chained products per call, the fastest call's region_s and
-    # one call's fixed cost dispatch_s (seconds)
+    peak_measure_s: Seconds | None = None
+    # the matmul probe's sizing per precision: n, products per call, fastest call's region_s, fixed cost dispatch_s
     peak_probe: dict[str, dict[str, float]] | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None
     datasheet_peak_missing: str | None = None  # why a point has no datasheet peak (a CPU, an unknown accelerator)

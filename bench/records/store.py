@@ -36,14 +36,15 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def _clean_floats(obj: Any) -> Any:
-    """Replace NaN/inf by None: strict JSON has no NaN, and a diverged loss must stay readable."""
+def finite_or_none(obj: Any) -> Any:
+    """``obj`` with every NaN/inf replaced by None: strict JSON has no NaN, a diverged loss must stay readable, and
+    the record model refuses non-finite numbers (:mod:`bench.records.types`)."""
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):
-        return {k: _clean_floats(v) for k, v in obj.items()}
+        return {k: finite_or_none(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_clean_floats(v) for v in obj]
+        return [finite_or_none(v) for v in obj]
     return obj
 
 
@@ -51,7 +52,7 @@ def atomic_write_json(path: Path, obj: Any) -> Path:
     """Write ``obj`` as JSON to ``path`` atomically (tmp file in the same folder + fsync + rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_clean_floats(obj), indent=1, sort_keys=True, default=_json_default,
+    text = json.dumps(finite_or_none(obj), indent=1, sort_keys=True, default=_json_default,
                       allow_nan=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -71,7 +72,7 @@ def write_record(run_dir: Path, record: Record | dict[str, Any]) -> Path:
     """Validate ``record`` against the contract and write it as ``<run_dir>/<point_id>.json``; nothing is written
     when it is not a valid record."""
     obj = record.to_json() if isinstance(record, Record) else record
-    plain = json.loads(json.dumps(_clean_floats(obj), default=_json_default, allow_nan=False))  # numpy -> JSON
+    plain = json.loads(json.dumps(finite_or_none(obj), default=_json_default, allow_nan=False))  # numpy -> JSON
     validate_record(plain)
     return atomic_write_json(Path(run_dir) / f"{plain['point_id']}.json", plain)
 

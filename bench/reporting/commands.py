@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.records import load_records
+from bench.reporting import untrusted
 from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, render, report_side
 from bench.reporting.frame import points_frame
 from bench.reporting.markdown import ReportError, build_report
@@ -153,7 +153,7 @@ def compare_main(argv: list[str]) -> int:
                 sides[side], counts[side] = report_side(report, args.metric), f"{len(report['configurations'])} " \
                     "configurations of a report.json"
                 continue
-            loaded[side] = load_records([d], warn=False)
+            loaded[side] = untrusted.load([d])  # strings made inert and capped
             if not loaded[side].records:
                 raise CliError(f"no point records found in {side} ({d}); "
                                f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
@@ -170,7 +170,7 @@ def compare_main(argv: list[str]) -> int:
     print(render(matched, unmatched, args.metric))
     for side in loaded:
         for _path, reason in loaded[side].skipped:
-            print(f"skipped in {side}: {reason}")
+            print(f"skipped in {side}: {untrusted.inert(reason, untrusted.LIMITS['reason'])}")
     if matched.empty:
         # a CI gate pointed at the wrong folders must not pass silently
         print("bench compare: no point was measured (ok) in both folders: nothing to compare", file=sys.stderr)

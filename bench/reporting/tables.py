@@ -22,6 +22,7 @@ from bench.reporting.format import (
 from bench.reporting.frame import INPUT_BOUND_FRACTION
 from bench.reporting.seed_tables import accuracy_cell, with_backend
 from bench.reporting.stats import finite_median, repeat_ratio_ci
+from bench.reporting.untrusted import skipped_row
 
 
 def _flags(row: pd.Series) -> str:
@@ -241,7 +242,7 @@ def skipped_files_section(loaded: LoadResult, dirs: Sequence[Path]) -> list[str]
             if p == d or p.is_relative_to(d):
                 name = (Path(d.name) / p.relative_to(d)).as_posix() if p != d else d.name
                 break
-        rows.append({"file": name, "reason": reason.removeprefix(f"{path}: ")})
+        rows.append(skipped_row(name, reason.removeprefix(f"{path}: ")))
     return [*lines, markdown_table(rows), ""]
 
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, input_threads
 from bench.measure.probes import Peaks
-from bench.records import Epoch, ErrorInfo, Record, Stage
+from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
 from bench.runner.devices import guard, jit_compile, record_peaks, record_placement
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob
@@ -241,13 +241,14 @@ class PointFit:
                 *(math.nan if r.get(k) is None else r[k] for k in TIMES for r in rows)]
         shares = []
         for i, v in enumerate(self.worker.engine.gather_processes(mine)):
-            times = {k: v[4 + j * n_epochs: 4 + (j + 1) * n_epochs] for j, k in enumerate(TIMES)}
+            times = {k: [None if math.isnan(t) else t for t in v[4 + j * n_epochs: 4 + (j + 1) * n_epochs]]
+                     for j, k in enumerate(TIMES)}
             shares.append(ProcessShare(process_id=i, pid=int(v[0]), **times,
                                        input_examples_per_s=None if math.isnan(v[3]) else v[3],
                                        final_weights_sha256=f"{int(v[1]):06x}{int(v[2]):06x}"))
         for k, epoch in enumerate(rec.epochs):  # the slowest process bounds every step: its time is the point's
             for name in TIMES:
-                values = [getattr(sh, name)[k] for sh in shares if not math.isnan(getattr(sh, name)[k])]
+                values = [getattr(sh, name)[k] for sh in shares if getattr(sh, name)[k] is not None]
                 if values:
                     setattr(epoch, name, max(values))
         steady = [e.epoch_s for e in rec.steady_epochs() if e.epoch_s is not None]
@@ -268,7 +269,7 @@ class PointFit:
         from bench.measure.probes import input_only_rate
 
         rec, worker = self.rec, self.worker
-        rec.epochs = [Epoch.model_validate(row, strict=False) for row in timer.rows]
+        rec.epochs = [Epoch.model_validate(finite_or_none(row), strict=False) for row in timer.rows]  # NaN: null
         if timer.diverged:
             rec.status = "diverged"
             rec.error = ErrorInfo(type="NonFiniteLoss",

@@ -1,0 +1,23 @@
+"""Numbers a record must hold to mean anything, as pydantic types: the record model refuses a record that breaks
+them (and the loader skips it, naming the field), so a report never renders a NaN, an infinity or a negative time
+from a record someone else wrote. What bench itself writes always satisfies them (NaN is stored as null); the upper
+bounds are far past anything measured (a second count of 31 years, 10^24 FLOP/s) and keep sums and means of a
+handful of values finite."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+BIG = 1e30  # a loss or a difference of either sign
+MAX_SECONDS = 1e9
+MAX_RATE = 1e24
+MAX_COUNT = 2 ** 53  # exact as a float
+
+Finite = Annotated[float, Field(ge=-BIG, le=BIG, allow_inf_nan=False)]  # any sign (a loss, a warm-up difference)
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]  # a duration (s)
+Rate = Annotated[float, Field(ge=0, le=MAX_RATE, allow_inf_nan=False)]  # per second, FLOPs and the like
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]  # an accuracy
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]  # steps, examples, bytes, a repeat's index
+Positive = Annotated[int, Field(ge=1, le=MAX_COUNT)]  # a batch size, steps_per_execution, an epoch's number

@@ -1,0 +1,68 @@
+"""Records other people wrote, made safe to render: the report side's way in. Never imports TensorFlow.
+
+Records are shared and merged (``python -m bench report results/colab-tpu results/gpu-box``), so every string in
+one is somebody else's text that lands in markdown (text, table cells, headings), figure labels and the console.
+Here, before any frame is built, every string of a record (nested ones, list items and dict keys included; the
+encoded predictions excepted) is made inert and bounded:
+
+* whitespace and control characters become single spaces (no new line starts a heading or breaks a table row), and
+  a lone surrogate (valid JSON, ``"\udc80"``, but no text a UTF-8 report can hold) a ``?``;
+* the characters markdown, HTML or matplotlib read as markup are backslash-escaped: ``\\ ` * [ ] < > | $ ! #``
+  (``<script>`` shows as text, ``![x](http://…)`` is no image, a ``|`` no new cell, ``$…$`` no math);
+* each is capped with an ellipsis: :data:`LIMITS` by field, :data:`DEFAULT_LIMIT` otherwise.
+
+A name made of letters, digits and ``_ - . : / = , ( ) @`` and spaces, as bench writes them, passes unchanged.
+Numbers are the record model's job (:mod:`bench.records.types`): a record that breaks them is skipped with the
+reason. The reasons the loader gives for skipped files quote the file's content, so they are made inert too where
+they are rendered (:func:`skipped_row`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.records import LoadResult, load_records
+
+DEFAULT_LIMIT = 80  # characters of a name, a version, a host
+LIMITS = {"message": 300, "hint": 300, "notes": 300, "traceback": 600, "stderr_tail": 600, "reason": 300,
+          "evidence": 200, "fix": 200, "source": 120, "path": 160}
+KEY_LIMIT = 40  # a dict key (env variables, fields bench does not know)
+EXEMPT = ("val_predictions",)  # base64 of the predicted classes: long by design, never rendered
+MARKUP = re.compile(r"([\\`*\[\]<>|$!#])")
+SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def inert(text: str, limit: int = DEFAULT_LIMIT) -> str:
+    """``text`` on one line, capped at ``limit`` characters with an ellipsis, its markup characters escaped (module
+    docstring). The cap applies before escaping, so a capped value renders at most ``limit`` characters wide."""
+    flat = SPACE.sub(" ", text.encode("utf-8", "replace").decode("utf-8")).strip()  # a lone surrogate -> "?"
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
+    return MARKUP.sub(r"\\\1", flat)
+
+
+def clean(value: Any, key: str = "") -> Any:
+    """``value`` (a record or any part of one) with every string made :func:`inert`, ``key`` choosing the cap."""
+    if isinstance(value, str):
+        return inert(value, LIMITS.get(key, DEFAULT_LIMIT))
+    if isinstance(value, dict):
+        return {inert(str(k), KEY_LIMIT) if isinstance(k, str) else k:
+                v if k in EXEMPT else clean(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(clean(v, key) for v in value)
+    return value
+
+
+def load(dirs: Sequence[Path | str]) -> LoadResult:
+    """:func:`bench.records.load_records` for the report side, its records made inert (the skipped files' paths and
+    reasons stay as the loader gave them, for locating them; :func:`skipped_row` renders one)."""
+    loaded = load_records([Path(d) for d in dirs], warn=False)
+    return LoadResult(records=[clean(r) for r in loaded.records], skipped=list(loaded.skipped))
+
+
+def skipped_row(name: str, reason: str) -> dict[str, str]:
+    """A skipped file's table row: its name and the loader's reason (which may quote the file), inert."""
+    return {"file": inert(name, LIMITS["path"]), "reason": inert(reason, LIMITS["reason"])}
