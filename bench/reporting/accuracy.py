@@ -27,7 +27,7 @@ import pandas as pd
 from bench.reporting.format import config_label, config_name
 from bench.reporting.frame import CONFIG_KEY, split_label
 from bench.reporting.seeds import DIFFERS, NO_CLAIM, PARITY_MARGIN_PP, SeedIndex, compare_seeds
-from bench.reporting.speedups import MATCH_KEY, baseline_rows, pick_baseline
+from bench.reporting.speedups import MATCH_KEY, Candidates, baseline_rows, pick_baseline
 from bench.reporting.stats import as_float as stats_float
 
 
@@ -46,14 +46,14 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
     target or not worse than its baseline, has a throughput): only those are ranked.
     """
     summary = summary.copy()
-    cands = baseline_rows(summary, baseline)
+    cands = Candidates(baseline_rows(summary, baseline))
     refs: dict[Any, pd.Series] = {}
     for i, row in summary.iterrows():
         if row["status"] != "ok" or math.isfinite(row["target_accuracy"]):
             continue
         base = pick_baseline(row, cands)
         if base is None:  # no baseline at this batch and spe: one reference chosen without looking at accuracy
-            base = nearest_reference(row, cands)
+            base = nearest_reference(row, cands.frame)
         if base is not None and (base["strategy"] != row["strategy"] or config_name(base) != config_name(row)):
             refs[i] = base
     per_workload = pd.Series([tuple(summary.loc[i, ["workload", "dataset"]]) for i in refs]).value_counts()
@@ -123,7 +123,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     pairs = []
     for _, g in conf.groupby(MATCH_KEY, sort=True, dropna=False):
         strategies = sorted(set(g["strategy"]))
-        cands = baseline_rows(g.reset_index(drop=True), baseline)
+        cands = Candidates(baseline_rows(g.reset_index(drop=True), baseline))
         by_name = {r["strategy"]: r for _, r in g.iterrows()}
         for s in strategies:
             row = by_name[s]

@@ -19,6 +19,7 @@ they are rendered (:func:`skipped_row`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,7 @@ MARKUP = re.compile(r"([\\`*\[\]<>|$!#])")
 SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # records repeat their keys, hosts and names: each is escaped once
 def inert(text: str, limit: int = DEFAULT_LIMIT) -> str:
     """``text`` on one line, capped at ``limit`` characters with an ellipsis, its markup characters escaped (module
     docstring). The cap applies before escaping, so a capped value renders at most ``limit`` characters wide."""
