@@ -36,7 +36,7 @@ HOSTILE_TEXT = [SCRIPT, IMAGE, ROW, "x" * 10_000, "", "$x^2$", "# heading\n## mo
                 "[link](http://t.invalid)", "**bold**", "\\"]
 BAD_NUMBERS = [math.nan, math.inf, -math.inf, 1e308, 2 ** 63, -1, -0.5, 0]
 WRONG_TYPES = [[], {}, "7", True, None]
-SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
 
