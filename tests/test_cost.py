@@ -214,3 +214,17 @@ def test_a_run_takes_a_price_file_and_refuses_a_bad_one_before_it_starts(merged,
     report_run(cfg, "merged", merged / "h100-box" / "run-h100-box")
     text = (tmp_path / "p" / "merged" / "report.md").read_text()
     assert "| gpu-h100 | $1.99 " in text and "our contract" in text
+
+
+def test_a_configuration_that_usually_misses_its_target_has_no_cost_to_target(table) -> None:
+    """1 of 3 seeds reached the target: the median over that seed is no time to target for the configuration, so it
+    is not priced to the target (nor put on a to-target Pareto front)."""
+    import pandas as pd
+
+    from bench.reporting.cost import priced_summary
+
+    base = {"status": "ok", "device_kind": "cpu", "accelerator": "", "num_replicas": 1, "cpu_count": 2.0,
+            "env_var_names": (), "epoch_s_median": 1.0, "examples_per_s": 1000.0, "time_to_target_s": 10.0}
+    summary = pd.DataFrame([{**base, "reached_target": True}, {**base, "reached_target": False}])
+    priced = priced_summary(summary, table)
+    assert math.isfinite(priced.loc[0, "usd_to_target"]) and math.isnan(priced.loc[1, "usd_to_target"])

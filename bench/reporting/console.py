@@ -51,7 +51,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
         spe = str(int(r["steps_per_execution"]))
         if r["spe_requested"] != (int(r["steps_per_execution"]),):  # what ran, and the request behind it
             spe += f" (asked {', '.join(str(a) for a in r['spe_requested'])})"
-        ttt = number(r["time_to_target_s"] if ok else None, ".1f", dash="-")
+        ttt = number(r["time_to_target_s"] if ok and r["reached_target"] else None, ".1f", dash="-")
         rows.append([r["workload"], *name, int(r["global_batch_size"]), spe,
                      *([r["input_pipeline"]] if pipelines else []),
                      number(r["examples_per_s"] if ok else None, ",.0f", dash="-"),

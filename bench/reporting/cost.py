@@ -40,7 +40,10 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     ok = out["status"] == "ok"
     out["usd_per_epoch"] = (out["epoch_s_median"] * per_s).where(ok, math.nan)
     out["usd_per_million_examples"] = (per_s / out["examples_per_s"] * 1e6).where(ok, math.nan)
-    out["usd_to_target"] = (out["time_to_target_s"] * per_s).where(ok, math.nan)
+    # to target only where the configuration reaches it (at least half its seeds): the median over the seeds that
+    # did would otherwise price a configuration that usually misses as if it arrived
+    reached = out["reached_target"].astype(bool) if "reached_target" in out else ok
+    out["usd_to_target"] = (out["time_to_target_s"] * per_s).where(ok & reached, math.nan)
     return out
 
 
