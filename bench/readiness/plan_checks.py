@@ -82,19 +82,15 @@ def batch_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Findin
 
 def _larger_than_data(cfg: SuiteConfig, workload: str, batch: int, replicas: dict[str, int]) -> str:
     """Why global batch ``batch`` (per replica under ``batch_scaling=per_replica``) does not fit the workload's
-    training or validation split at this run's sizes under one of the strategies ("" when it fits): the run's own
-    refusal (bench.runner.inputs.check_inputs), said before the doctor calls the batch fine."""
+    splits at this run's sizes under one of the strategies ("" when it fits): the run's own refusal, said before
+    the doctor calls the batch fine."""
     from bench.config import global_batch
-    from bench.workloads import dataset_size, shown
+    from bench.workloads import batch_misfit, dataset_size
 
     n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
-    for s, n in replicas.items():
-        gb = global_batch(batch, cfg.batch_scaling, n)
-        if n_train // gb < 1 or n_val // gb < 1:
-            split = "validation" if n_train // gb else "training"
-            return (f"global batch {gb} ({s}) is larger than {shown(workload)}'s {split} split ({n_train} train / "
-                    f"{n_val} val examples at data_scale={cfg.data_scale})")
-    return ""
+    found = (batch_misfit(workload, global_batch(batch, cfg.batch_scaling, n), s, n_train, n_val, cfg.data_scale)
+             for s, n in replicas.items())
+    return next((m for m in found if m), "")
 
 
 SPE_ADVICE = 32  # a steps_per_execution to measure beside 1 (Keras' TPU advice: 32 or more)

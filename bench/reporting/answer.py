@@ -149,7 +149,7 @@ def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
     points = rows_of(a.points, workload, dataset)
     if points.empty or "augmentation_layers" not in points:
         return []
-    return sorted({shorten(str(name), 40).split(" ")[0] for names in points["augmentation_layers"] for name in names})
+    return sorted({str(name) for names in points["augmentation_layers"] for name in names})
 
 
 def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:

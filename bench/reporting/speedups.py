@@ -53,15 +53,11 @@ class Candidates:
             key: g.sort_values("strategy", kind="mergesort")
             for key, g in frame.groupby(MATCH_KEY, sort=False, dropna=False)}
 
-    @property
-    def empty(self) -> bool:
-        return bool(self.frame.empty)
 
 
-def pick_baseline(row: pd.Series, candidates: pd.DataFrame | Candidates) -> pd.Series | None:
+def pick_baseline(row: pd.Series, candidates: Candidates) -> pd.Series | None:
     """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
-    index = candidates if isinstance(candidates, Candidates) else Candidates(candidates)
-    same = index.groups.get(tuple(row[k] for k in MATCH_KEY))
+    same = candidates.groups.get(tuple(row[k] for k in MATCH_KEY))
     if same is None or same.empty:
         return None
     local = same[same["host"] == row["host"]]

@@ -24,7 +24,7 @@ def check_inputs(cfg: SuiteConfig, batches_fit_data: bool = True) -> SuiteConfig
     the key otherwise; the last not when ``batches_fit_data`` is False: the doctor judges batches for a TPU
     and trains none). Returns ``cfg``."""
     from bench.data.sources import SourceError, describe, is_synthetic
-    from bench.workloads import MIN_STAGED_EPOCHS, WorkloadError, get_workload, shown
+    from bench.workloads import MIN_STAGED_EPOCHS, WorkloadError, batch_misfit, get_workload, shown
 
     try:
         if not is_synthetic(cfg.data):
@@ -47,12 +47,9 @@ def check_inputs(cfg: SuiteConfig, batches_fit_data: bool = True) -> SuiteConfig
         except PriceError as e:
             raise ConfigError(str(e)) from None
     for w, s, gb, n_train, n_val in batch_combinations(cfg) if batches_fit_data else ():
-        steps = n_train // gb
-        if steps < 1 or n_val // gb < 1:
-            raise ConfigError(
-                f"batch_sizes: global batch {gb} ({s}) is larger than {shown(w)}'s "
-                f"{'validation' if steps else 'training'} split ({n_train} train / {n_val} val "
-                f"examples at data_scale={cfg.data_scale}); use a smaller batch or more data")
+        misfit = batch_misfit(w, gb, s, n_train, n_val, cfg.data_scale)
+        if misfit:
+            raise ConfigError(f"batch_sizes: {misfit}; use a smaller batch or more data")
     return cfg
 
 

@@ -74,8 +74,8 @@ def problems(workload: str, data: str, backend: str) -> str:
     if 1 < shape[1] < wl.classes:
         return (f"the model outputs {shape[1]} values per example but the labels go up to {wl.classes - 1} "
                 f"({wl.classes} classes)")
-    if shape[1] == n and check_batch({wl.classes, n}, limit) != n:
-        n = check_batch({wl.classes, n}, limit)
+    if shape[1] == n and (other := check_batch({wl.classes, n}, limit)) != n:
+        n = other
         x, y = batch(n)
     settings = wl.compile_settings()
     try:
@@ -88,7 +88,7 @@ def problems(workload: str, data: str, backend: str) -> str:
     if "accuracy" not in losses:
         return (f"compile_kwargs has no metric named 'accuracy' (it reports {sorted(losses)}); bench ranks "
                 "configurations by accuracy: add metrics=['accuracy']")
-    return _logits_problem(settings, np.asarray(out, dtype=float))
+    return _logits_problem(settings, out)
 
 
 def _logits_problem(settings: dict, out: object) -> str:

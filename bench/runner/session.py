@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections import Counter
 from pathlib import Path
 
 from bench.config import SuiteConfig, shard_of
@@ -67,9 +68,7 @@ def nothing_succeeded(records: list[dict]) -> str:
     """The line that ends a run none of whose points succeeded ("" when one did, or when there are none)."""
     if not records or any(r.get("status") == "ok" for r in records):
         return ""
-    counts: dict[str, int] = {}
-    for r in records:
-        counts[str(r.get("status"))] = counts.get(str(r.get("status")), 0) + 1
+    counts = Counter(str(r.get("status")) for r in records)
     said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     return f"no point of this run succeeded ({said}): the table above and the report say why"
 

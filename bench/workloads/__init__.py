@@ -39,7 +39,7 @@ from bench.workloads.base import (
     stage_epochs,
 )
 from bench.workloads.registry import PLANT_IMAGES, PLANT_TARGET, WORKLOADS
-from bench.workloads.resolve import dataset_size, get_workload, on_source, source_of, uses_source
+from bench.workloads.resolve import batch_misfit, dataset_size, get_workload, on_source, source_of, uses_source
 from bench.workloads.targets import TARGET_SOURCE, target_for
 from bench.workloads.user import imported
 
@@ -56,6 +56,7 @@ __all__ = [
     "CompileSettings",
     "Workload",
     "WorkloadError",
+    "batch_misfit",
     "dataset_size",
     "get_workload",
     "imported",

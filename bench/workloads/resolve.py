@@ -74,3 +74,17 @@ def source_of(workload: Workload, data_scale: str) -> str:
     if uses_source(workload):
         return workload.dataset
     return plants.spec(data_scale) if workload.dataset == PLANT_IMAGES else ""
+
+
+def batch_misfit(name: str, global_batch: int, strategy: str, n_train: int, n_val: int, scale: str) -> str:
+    """Why global batch ``global_batch`` (under ``strategy``) does not fit workload ``name``'s training or validation
+    split of ``n_train`` / ``n_val`` examples ("" when both hold one whole batch): the run refuses it
+    (bench.runner.inputs) and the doctor fails it (bench.readiness.plan_checks), in these words."""
+    from bench.workloads.base import shown
+
+    if n_train // global_batch >= 1 and n_val // global_batch >= 1:
+        return ""
+    split = "validation" if n_train // global_batch else "training"
+    return (f"global batch {global_batch} ({strategy}) is larger than {shown(name)}'s {split} split ({n_train} train "
+            f"/ {n_val} val examples at data_scale={scale})")
+
