@@ -104,7 +104,6 @@ LONGEST_FIRST = [
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line
     "test_user_workloads.py",  # 80
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
-    "test_seed_parity.py",  # 70: catsdogs under two strategies, three seeds
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
