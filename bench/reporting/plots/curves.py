@@ -61,7 +61,8 @@ def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: 
     for ax, value in zip(axes, panels, strict=True):
         _band_lines(ax, data[data[panel] == value], x, "value", 0.25, pal, mk)
         layout.log2_x(ax, sorted(data[x].unique()))
-        ax.set(title=panel_title.format(value), xlabel=xlabel, ylabel=ylabel)
+        ax.set(title=panel_title.format(value))
+    layout.outer_labels(axes, xlabel, ylabel)
     layout.y_scale(axes, data["value"])
     layout.legend(fig, axes)
     return fig
@@ -112,6 +113,7 @@ def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) 
                   float(target.max()) if len(target) else 0.0)
         bottom = min(float(data["val_accuracy"].min()), float(chance.min()) if len(chance) else 1.0)
         ax.set_ylim(max(0.0, bottom - 0.02), min(1.0, top + 0.02))
-        ax.set(title=f"global batch = {gb}", xlabel="epoch (1 = warm-up)", ylabel="validation accuracy")
+        ax.set(title=f"global batch = {gb}")
+    layout.outer_labels(axes, "epoch (1 = warm-up)", "validation accuracy")
     layout.legend(fig, axes)
     return fig
