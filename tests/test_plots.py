@@ -119,3 +119,55 @@ def test_series_with_the_same_values_are_drawn_side_by_side(cnn):
     assert len(lines) == 2
     (a, b) = (ln.get_xdata() for ln in lines)
     assert list(lines[0].get_ydata()) == list(lines[1].get_ydata()) and all(x != y for x, y in zip(a, b, strict=True))
+
+
+def _fails(*_args):
+    raise RuntimeError("this figure cannot be drawn")
+
+
+def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_path):
+    """The report's figure stage (bench.reporting.figures): forked drawing processes write byte-identical PNGs,
+    report the same figures in the order submitted, skip figures without data, and raise a figure's error."""
+    from bench.reporting import figures
+
+    from bench.reporting.cost import priced_summary
+    from bench.reporting.prices import load_table
+
+    key, priced = ("fashion_cnn", "synthetic"), priced_summary(cnn[1], load_table())
+    found = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        drawer = figures.Drawer(workers)
+        assert (drawer.pool is None) == (workers == 1)
+        drawer.submit(*figures.curve_tasks(key, cnn[0], cnn[2], out))
+        drawer.submit(*figures.summary_tasks(key, cnn[1], priced, "cpu", out))
+        found[workers] = drawer.collect()
+    assert list(found[1][key]) == list(found[2][key]) == [
+        "epoch_time", "throughput", "val_accuracy", "speedup", "cost"]  # one backend: no backends figure
+    for name, path in found[1][key].items():
+        assert path.read_bytes() == found[2][key][name].read_bytes(), name
+    drawer = figures.Drawer(2)
+    drawer.submit(figures.Task(key, "broken", tmp_path / "broken.png", _fails, ()))
+    with pytest.raises(RuntimeError, match="cannot be drawn"):
+        drawer.collect()
+
+
+def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):
+    import threading
+
+    from bench.reporting import figures
+
+    monkeypatch.setenv(figures.PROCESSES_ENV, "1")
+    assert figures.processes() == 1
+    monkeypatch.setenv(figures.PROCESSES_ENV, "two")
+    with pytest.raises(ValueError, match="BENCH_REPORT_PROCESSES='two'; allowed: a whole number"):
+        figures.processes()
+    monkeypatch.delenv(figures.PROCESSES_ENV)
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        assert figures.processes() == 1  # a second thread (a Jupyter kernel has several): no fork
+    finally:
+        stop.set()
+        worker.join()

@@ -36,7 +36,7 @@ def _config(row: pd.Series) -> dict[str, Any]:
 
 
 def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
-                 margin_pp: float = PARITY_MARGIN_PP) -> pd.DataFrame:
+                 margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
     """Add the accuracy judgement to a :func:`bench.reporting.frame.summarize` frame (module docstring).
 
     Columns: ``accuracy_test`` (``target``, ``seeds`` or ""), ``accuracy_ref`` (the baseline compared with),
@@ -57,7 +57,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
         if base is not None and (base["strategy"] != row["strategy"] or config_name(base) != config_name(row)):
             refs[i] = base
     per_workload = pd.Series([tuple(summary.loc[i, ["workload", "dataset"]]) for i in refs]).value_counts()
-    index = SeedIndex(points, CONFIG_KEY)
+    index = index or SeedIndex(points, CONFIG_KEY)
     cols: dict[str, list[Any]] = {k: [] for k in ("accuracy_test", "accuracy_ref", "accuracy_seeds",
                                                    "accuracy_diff_pp", "accuracy_low_pp", "accuracy_high_pp",
                                                    "accuracy_p", "accuracy_verdict", "accuracy_agreement")}
@@ -112,7 +112,7 @@ PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "seeds", "val_accu
 
 
 def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
-                    margin_pp: float = PARITY_MARGIN_PP) -> pd.DataFrame:
+                    margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
     """Accuracy of every strategy against its baseline, and of every non-TensorFlow backend against TensorFlow on
     the same strategy name, at equal workload, dataset, global batch, spe and precision, paired by seed (module
     docstring): one row per comparison (``kind``: ``strategy`` or ``backend``), the interval Bonferroni-corrected
@@ -136,7 +136,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
                                                                          else None):
                 pairs.append(("backend", row, by_name[name]))
     counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
-    index = SeedIndex(points, CONFIG_KEY)
+    index = index or SeedIndex(points, CONFIG_KEY)
     rows = []
     for kind, row, ref in pairs:
         c = compare_seeds(index, _config(row), _config(ref), int(counts[(row["workload"], row["dataset"])]),

@@ -13,13 +13,13 @@ from pathlib import Path
 import pandas as pd
 
 from bench.records import LoadResult, as_records
-from bench.reporting import plots, untrusted
+from bench.reporting import untrusted
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
-from bench.reporting.cost import cost_section, frontier, priced_summary, prices_used_section, single_price
+from bench.reporting.cost import cost_section, priced_summary, prices_used_section
+from bench.reporting.figures import Drawer, curve_tasks, summary_tasks
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
-from bench.reporting.frame import INPUT_BOUND_FRACTION, rows_of
-from bench.reporting.plots.costs import cost_figure
+from bench.reporting.frame import INPUT_BOUND_FRACTION, points_frame, rows_of
 from bench.reporting.prices import Price, load_table
 from bench.reporting.report_data import report_data, to_json
 from bench.reporting.runs import jax_spe_note, spe_notes, time_budget
@@ -35,7 +35,8 @@ from bench.reporting.tables import (
     results_table,
     skipped_files_section,
 )
-from bench.reporting.verdicts import Analysis, analyze
+from bench.reporting.tidy import epochs_frame
+from bench.reporting.verdicts import Analysis, analyze_frames
 
 HOW_TO_READ = (
     "How to read this: every figure comes from the point records alone. Epoch 1 is the **warm-up** epoch "
@@ -198,27 +199,21 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
     if not loaded.records:
         raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                           f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-    a = analyze(as_records(loaded.records), baseline=baseline, parity_margin_pp=parity_margin_pp)
-    table = prices if prices is not None else load_table()
-    priced = priced_summary(a.summary, table)
+    typed = as_records(loaded.records)
+    points, epochs = points_frame(typed), epochs_frame(typed)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures = {}
-    for (workload, dataset), pts in a.points.groupby(["workload", "dataset"], sort=True):
-        summ = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
-        eps = a.epochs[(a.epochs["workload"] == workload) & (a.epochs["dataset"] == dataset)]
-        stem = plots.slug(f"{workload}-{dataset}")
-        figures[(workload, dataset)] = plots.plot_workload(
-            pts, eps, summ, f"{workload} on {dataset}", baseline, out_dir, stem)
-        priced_rows = rows_of(priced, workload, dataset)
-        front, t, c = frontier(priced_rows)
-        drawn = None if single_price(priced_rows) is not None else cost_figure(front, t, c, f"{workload} on {dataset}")
-        cost_png = plots.save(drawn, out_dir / f"{stem}-cost.png")
-        if cost_png is not None:
-            figures[(workload, dataset)]["cost"] = cost_png
-    path = out_dir / "report.md"
-    path.write_text(render_markdown(a, loaded, dirs, figures, priced, table), encoding="utf-8")
+    drawer = Drawer()  # the figures are drawn in other processes while this one analyses and writes
+    keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
+    for key in keys:  # the per-epoch figures need only the frames: they start before the analysis
+        drawer.submit(*curve_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
+    a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp)
+    table = prices if prices is not None else load_table()
+    priced = priced_summary(a.summary, table)
+    for key in keys:
+        drawer.submit(*summary_tasks(key, rows_of(a.summary, *key), rows_of(priced, *key), baseline, out_dir))
     (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+    path = out_dir / "report.md"
+    path.write_text(render_markdown(a, loaded, dirs, drawer.collect(), priced, table), encoding="utf-8")
     return path
-
 

@@ -56,7 +56,9 @@ class SeedComparison:
 class SeedIndex:
     """A frame's rows by configuration, split once (a points frame: its ok points, by repeat): each configuration's
     values and predictions per seed are then read from its own few rows (a report compares every configuration
-    with a reference); report.json reads its parity rows the same way (``only_ok=False``)."""
+    with a reference); report.json reads its parity rows the same way (``only_ok=False``). Per-seed values,
+    predictions and comparisons are kept once computed: the answer, the parity table and the trade-off ask for the
+    same pairs (one index serves a whole analysis: :func:`bench.reporting.verdicts.analyze_frames`)."""
 
     def __init__(self, points: pd.DataFrame, keys: list[str], only_ok: bool = True) -> None:
         ok = points[points["status"] == "ok"] if only_ok and len(points) else points
@@ -64,17 +66,45 @@ class SeedIndex:
         order = ["repeat"] if "repeat" in ok else []
         self.groups = {key: g.sort_values(order) if order else g
                        for key, g in ok.groupby(keys, sort=False, dropna=False)} if len(ok) else {}
+        self._values: dict[tuple, pd.Series] = {}
+        self._predictions: dict[tuple, dict[int, Predictions]] = {}
+        self._compared: dict[tuple, SeedComparison] = {}
+
+    def key(self, config: dict[str, object]) -> tuple:
+        return tuple(config[k] for k in self.keys)
 
     def rows(self, config: dict[str, object]) -> pd.DataFrame:
         """The ok points of one configuration (``config``: column -> value over ``keys``), by repeat."""
-        found = self.groups.get(tuple(config[k] for k in self.keys))
+        found = self.groups.get(self.key(config))
         return found if found is not None else pd.DataFrame(columns=["seed", "repeat"])
+
+    def values(self, config: dict[str, object], column: str = "final_val_accuracy") -> pd.Series:
+        """:func:`seed_values` of one configuration's rows (kept)."""
+        key = (*self.key(config), column)
+        if key not in self._values:
+            self._values[key] = seed_values(self.rows(config), column)
+        return self._values[key]
+
+    def predictions(self, config: dict[str, object]) -> dict[int, Predictions]:
+        """Seed -> the first stored predictions of that seed among one configuration's points (lowest repeat
+        first; kept)."""
+        key = self.key(config)
+        if key not in self._predictions:
+            rows, found = self.rows(config), {}
+            if "predictions" in rows:
+                for seed, p in zip(rows["seed"], rows["predictions"], strict=True):
+                    if isinstance(p, Predictions) and seed not in found:
+                        found[seed] = p
+            self._predictions[key] = found
+        return self._predictions[key]
 
 
 def seed_values(rows: pd.DataFrame, column: str = "final_val_accuracy") -> pd.Series:
     """``column`` per seed of one configuration's ok points, median over repeats that share a seed."""
     if not len(rows):
         return pd.Series(dtype=float)
+    if rows["seed"].is_unique:  # one repeat per seed (the usual case): no grouping needed
+        return rows.set_index("seed")[column].sort_index().astype(float).dropna()
     return rows.groupby("seed", sort=True)[column].median().dropna()
 
 
@@ -108,33 +138,29 @@ def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:
     return INCONCLUSIVE
 
 
-def agreement(a: pd.DataFrame, b: pd.DataFrame, seeds: list[int]) -> float:
+def agreement(a: dict[int, Predictions], b: dict[int, Predictions], seeds: list[int]) -> float:
     """Median over ``seeds`` of the share of validation examples the two configurations' models from that seed
-    (their ok points ``a``, ``b``) both got right or both got wrong (NaN without stored predictions)."""
+    (their stored predictions by seed, :meth:`SeedIndex.predictions`) both got right or both got wrong (NaN
+    without stored predictions)."""
     found = []
     for seed in seeds:
-        preds = [_predictions(rows, seed) for rows in (a, b)]
-        if preds[0] is not None and preds[1] is not None:
-            both = paired(preds[0], preds[1])
+        if seed in a and seed in b:
+            both = paired(a[seed], b[seed])
             if both is not None:
                 found.append(float(np.mean(both[0] == both[1])))
     return float(np.median(found)) if found else math.nan
 
 
-def _predictions(rows: pd.DataFrame, seed: int) -> Predictions | None:
-    """The first stored predictions of ``seed`` among a configuration's points (lowest repeat first)."""
-    if "predictions" not in rows:
-        return None
-    return next((p for p in rows.loc[rows["seed"] == seed, "predictions"] if isinstance(p, Predictions)), None)
-
-
 def compare_seeds(index: SeedIndex, a: dict[str, object], b: dict[str, object], comparisons: int,
                   margin_pp: float) -> SeedComparison:
-    """Configuration ``a`` against ``b`` (each: column -> value over the index's keys), paired by seed."""
-    ra, rb = index.rows(a), index.rows(b)
-    va, vb = seed_values(ra), seed_values(rb)
-    common = sorted(set(va.index) & set(vb.index))
-    diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
-    mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
-    return SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
-                          agreement(ra, rb, common))
+    """Configuration ``a`` against ``b`` (each: column -> value over the index's keys), paired by seed (kept in
+    the index: the same pair is asked for by several sections)."""
+    key = (index.key(a), index.key(b), max(1, comparisons), margin_pp)
+    if key not in index._compared:
+        va, vb = index.values(a), index.values(b)
+        common = sorted(set(va.index) & set(vb.index))
+        diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
+        mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
+        index._compared[key] = SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
+                                              agreement(index.predictions(a), index.predictions(b), common))
+    return index._compared[key]

@@ -62,9 +62,9 @@ def front(learners: pd.DataFrame, margin_pp: float) -> pd.DataFrame:
 
 
 def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, workload: str, dataset: str,
-             margin_pp: float) -> Tradeoff | None:
+             margin_pp: float, index: SeedIndex | None = None) -> Tradeoff | None:
     """The trade-off of one workload without a target (None: it has a target, or fewer than two configurations
-    learn)."""
+    learn); ``index``: the analysis' seed index of ``points``, when it has one."""
     rows = rows_of(summary, workload, dataset)
     learners = rows[rows["learns"]] if len(rows) else rows
     if len(learners) < 2 or learners["target_accuracy"].map(math.isfinite).any():
@@ -72,7 +72,7 @@ def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, workload: str, dataset
     found = front(learners, margin_pp)
     if len(found) == 1:
         return Tradeoff(found, None, True)
-    index = SeedIndex(rows_of(points, workload, dataset), CONFIG_KEY)
+    index = index or SeedIndex(rows_of(points, workload, dataset), CONFIG_KEY)
     best, fast = found.iloc[-1], found.iloc[0]
     gap = compare_seeds(index, {k: best[k] for k in CONFIG_KEY}, {k: fast[k] for k in CONFIG_KEY},
                         len(learners) - 1, margin_pp)

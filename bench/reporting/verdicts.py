@@ -19,7 +19,7 @@ from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
 from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
-from bench.reporting.seeds import PARITY_MARGIN_PP
+from bench.reporting.seeds import PARITY_MARGIN_PP, SeedIndex
 from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
 from bench.reporting.tidy import epochs_frame
 from bench.reporting.tradeoff import Tradeoff, tradeoff
@@ -142,17 +142,25 @@ def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
             parity_margin_pp: float = PARITY_MARGIN_PP) -> Analysis:
     """Run every analysis step on ``records`` (any statuses, any hosts) and add the parity flag column."""
     typed = as_records(records)
-    points, epochs = points_frame(typed), epochs_frame(typed)
+    return analyze_frames(points_frame(typed), epochs_frame(typed), baseline, parity_margin_pp)
+
+
+def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
+                   parity_margin_pp: float = PARITY_MARGIN_PP) -> Analysis:
+    """:func:`analyze` from the frames of the records (:func:`bench.reporting.frame.points_frame`,
+    :func:`bench.reporting.tidy.epochs_frame`), for a caller that already has them (the report draws its
+    per-epoch figures from them while this runs)."""
     summary = summarize(points, baseline)
     if summary.empty:
         empty = pd.DataFrame()
         return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_margin_pp,
                         epochs)
-    summary = add_learning(summary, points, baseline, parity_margin_pp)
-    parity = accuracy_parity(points, summary, baseline, parity_margin_pp)
+    index = SeedIndex(points, CONFIG_KEY)  # one for every comparison by seed: each pair is computed once
+    summary = add_learning(summary, points, baseline, parity_margin_pp, index)
+    parity = accuracy_parity(points, summary, baseline, parity_margin_pp, index)
     flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
     summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
-    found = {key: tradeoff(summary, points, *key, parity_margin_pp)
+    found = {key: tradeoff(summary, points, *key, parity_margin_pp, index)
              for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,

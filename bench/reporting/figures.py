@@ -1,0 +1,127 @@
+"""The report's figures as tasks, drawn in worker processes beside the analysis. Never imports TensorFlow.
+
+A report's figures are most of its time (1,000 records: 8 figures, ~60 % of a report drawn in one process; see
+docs/development.md), and each figure depends only on its own frames. So :class:`Drawer` draws them in a pool of
+forked processes while the report's own process goes on with the analysis and the markdown: the per-epoch
+figures start as soon as the records are frames, before the summary exists; the summary's figures follow.
+
+Forking is used only where it is safe and pays: on Linux, from a process with a single thread (a Jupyter kernel
+runs several; there the figures are drawn in-process), with more than one CPU available.
+``BENCH_REPORT_PROCESSES`` sets the number of drawing processes (``1``: draw in the report's own process). The
+figures are byte-identical either way (each figure is drawn from its own frames by the same function).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.reporting import plots
+from bench.reporting.cost import frontier, single_price
+from bench.reporting.plots.costs import cost_figure
+
+PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
+MAX_PROCESSES = 4
+
+
+@dataclass(frozen=True)
+class Task:
+    """One figure: ``draw(*args)`` returns a matplotlib Figure or None (no data); saved as PNG at ``path``.
+    ``draw`` is a module-level function, so a task can be sent to another process."""
+
+    key: tuple[str, str]  # (workload, dataset)
+    name: str  # the figure's name in the report: epoch_time, throughput, ...
+    path: Path
+    draw: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
+    """Draw and save ``task``; returns (key, name, path or None when the figure had no data)."""
+    return task.key, task.name, plots.save(task.draw(*task.args), task.path)
+
+
+def processes() -> int:
+    """How many drawing processes a report uses here (1: none, the report's own process draws)."""
+    chosen = os.environ.get(PROCESSES_ENV, "").strip()
+    if chosen:
+        try:
+            return max(1, int(chosen))
+        except ValueError:
+            raise ValueError(f"{PROCESSES_ENV}={chosen!r}; allowed: a whole number of processes, 1 or more") from None
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return 1  # fork is safe only in a single-threaded process (and the default only on Linux)
+    return min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
+
+
+class Drawer:
+    """Draws submitted tasks in a pool of forked processes (:func:`processes`), or in this process when
+    :meth:`collect` is called if the pool has one process. A figure's error is raised by :meth:`collect`."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        n = processes() if workers is None else workers
+        self.pool = ProcessPoolExecutor(n, mp_context=get_context("fork")) if n > 1 else None
+        self.futures: list[Future] = []
+        self.pending: list[Task] = []
+
+    def submit(self, *tasks: Task) -> None:
+        for task in tasks:
+            if self.pool is None:
+                self.pending.append(task)
+            else:
+                self.futures.append(self.pool.submit(run, task))
+
+    def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
+        """Wait for every figure; (workload, dataset) -> figure name -> PNG path, for the figures with data, in
+        the order they were submitted."""
+        try:
+            done = [f.result() for f in self.futures] + [run(t) for t in self.pending]
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
+        found: dict[tuple[str, str], dict[str, Path]] = {}
+        for key, name, path in done:
+            if path is not None:
+                found.setdefault(key, {})[name] = path
+        return found
+
+
+def _task(key: tuple[str, str], name: str, out_dir: Path, draw: Callable[..., Any], *args: Any) -> Task:
+    """Figure ``name`` of workload and dataset ``key``, at ``out_dir/<workload>-<dataset>-<name>.png``."""
+    return Task(key, name, Path(out_dir) / f"{plots.slug('-'.join(key))}-{name}.png", draw, args)
+
+
+def curve_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The per-epoch figures of one workload and dataset (epoch time, throughput, validation accuracy): they need
+    only the frames of its records."""
+    title = f"{key[0]} on {key[1]}"
+    return [_task(key, "epoch_time", out_dir, plots.epoch_time_figure, epochs, title),
+            _task(key, "throughput", out_dir, plots.throughput_figure, epochs, title),
+            _task(key, "val_accuracy", out_dir, plots.val_accuracy_figure, epochs, points, title)]
+
+
+def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, priced: pd.DataFrame, baseline: str,
+                  out_dir: Path) -> list[Task]:
+    """The figures of one workload's summary: speedup heatmap, backends, and cost (none at a single price: the
+    Cost section says it in a sentence)."""
+    title = f"{key[0]} on {key[1]}"
+    tasks = [_task(key, "speedup", out_dir, plots.speedup_heatmap_figure, summary, title, baseline),
+             _task(key, "backends", out_dir, plots.backend_figure, summary, title)]
+    if single_price(priced) is None:
+        tasks.append(_task(key, "cost", out_dir, priced_cost_figure, priced, title))
+    return tasks
+
+
+def priced_cost_figure(priced: pd.DataFrame, title: str) -> Any:
+    """The cost figure of one workload's priced rows: :func:`bench.reporting.plots.costs.cost_figure` of their
+    front (:func:`bench.reporting.cost.frontier`)."""
+    return cost_figure(*frontier(priced), title)
