@@ -129,7 +129,6 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
     """The report's figure stage (bench.reporting.figures): forked drawing processes write byte-identical PNGs,
     report the same figures in the order submitted, skip figures without data, and raise a figure's error."""
     from bench.reporting import figures
-
     from bench.reporting.cost import priced_summary
     from bench.reporting.prices import load_table
 
