@@ -70,7 +70,7 @@ class Drawer:
     def __init__(self, workers: int | None = None) -> None:
         n = processes() if workers is None else workers
         self.pool = ProcessPoolExecutor(n, mp_context=get_context("fork")) if n > 1 else None
-        self.futures: list[Future] = []
+        self.futures: list[Future[tuple[tuple[str, str], str, Path | None]]] = []
         self.pending: list[Task] = []
 
     def submit(self, *tasks: Task) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -66,11 +67,11 @@ class SeedIndex:
         order = ["repeat"] if "repeat" in ok else []
         self.groups = {key: g.sort_values(order) if order else g
                        for key, g in ok.groupby(keys, sort=False, dropna=False)} if len(ok) else {}
-        self._values: dict[tuple, pd.Series] = {}
-        self._predictions: dict[tuple, dict[int, Predictions]] = {}
-        self._compared: dict[tuple, SeedComparison] = {}
+        self._values: dict[tuple[Any, ...], pd.Series] = {}
+        self._predictions: dict[tuple[Any, ...], dict[int, Predictions]] = {}
+        self._compared: dict[tuple[Any, ...], SeedComparison] = {}
 
-    def key(self, config: dict[str, object]) -> tuple:
+    def key(self, config: dict[str, object]) -> tuple[Any, ...]:
         return tuple(config[k] for k in self.keys)
 
     def rows(self, config: dict[str, object]) -> pd.DataFrame:

@@ -49,8 +49,8 @@ class Candidates:
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
-        self.first: dict[tuple, pd.Series] = {}  # match key -> its first row by label
-        self.by_host: dict[tuple, pd.Series] = {}  # (*match key, host) -> that host's first row by label
+        self.first: dict[tuple[Any, ...], pd.Series] = {}  # match key -> its first row by label
+        self.by_host: dict[tuple[Any, ...], pd.Series] = {}  # (*match key, host) -> that host's first row by label
         if frame.empty:
             return
         for key, g in frame.groupby(MATCH_KEY, sort=False, dropna=False):
