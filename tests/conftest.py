@@ -96,7 +96,7 @@ def _has_tpu() -> bool:
 # short ones instead of one process training for two minutes while the other waits. Unlisted modules follow in
 # their usual order.
 LONGEST_FIRST = [
-    "test_e2e.py",  # 200: the shared smoke run under both backends, repeats
+    "test_e2e.py",  # 200: the shared smoke run under both backends, repeats and seed pairing
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
     "test_augment_transfer.py",  # 116: MobileNetV2 in two stages under both backends
     "test_reliability.py",  # 110
@@ -105,6 +105,8 @@ LONGEST_FIRST = [
     "test_user_workloads.py",  # 80
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
+    "test_race_run.py",  # 52: a race of two strategies, resumed, then completed to four repeats
+    "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
     "test_diagnosis.py",  # 41

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bench.config.keys import (
     ALL_REDUCES,
+    AUTO_REPEATS,
     AXIS_KEYS,
     BATCH_SCALINGS,
     CPU_X,
@@ -32,9 +33,12 @@ from bench.config.keys import (
     axes_for,
     effective_steps_per_execution,
     global_batch,
+    is_raced,
     key_help,
     list_keys,
     logical_cpus,
+    most_repeats,
+    race_settings,
     shard_of,
     splits,
     strategy_replicas,
@@ -43,9 +47,9 @@ from bench.config.keys import (
 from bench.config.validate import check_writable, validate
 
 __all__ = [
-    "ALL_REDUCES", "AXIS_KEYS", "BATCH_SCALINGS", "CPU_X", "DATA_SCALES", "FIXED_STRATEGIES", "INPUT_PIPELINES",
-    "JAX_INSTALL", "PRECISIONS", "PRECISION_TAGS", "PROGRESS", "REPEAT_SEEDS", "STRATEGY_HELP", "TF_INSTALL",
-    "TF_ONLY_STRATEGIES", "ConfigError", "SuiteConfig", "as_list_override", "axes_for", "check_writable",
-    "effective_steps_per_execution", "global_batch", "key_help", "list_keys", "logical_cpus", "shard_of", "splits",
-    "strategy_replicas", "user_keys", "validate",
+    "ALL_REDUCES", "AUTO_REPEATS", "AXIS_KEYS", "BATCH_SCALINGS", "CPU_X", "DATA_SCALES", "FIXED_STRATEGIES",
+    "INPUT_PIPELINES", "JAX_INSTALL", "PRECISIONS", "PRECISION_TAGS", "PROGRESS", "REPEAT_SEEDS", "STRATEGY_HELP",
+    "TF_INSTALL", "TF_ONLY_STRATEGIES", "ConfigError", "SuiteConfig", "as_list_override", "axes_for",
+    "check_writable", "effective_steps_per_execution", "global_batch", "is_raced", "key_help", "list_keys",
+    "logical_cpus", "most_repeats", "race_settings", "shard_of", "splits", "strategy_replicas", "user_keys", "validate",
 ]

@@ -19,6 +19,7 @@ ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective
 PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "cached", "slow_decode")
 REPEAT_SEEDS = ("same", "distinct")
+AUTO_REPEATS = "auto"  # repeats=auto: adaptive repeats (bench.reporting.race)
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
 # Names of TensorFlow's MultiWorkerMirroredStrategy: refused (a finding, not a hack). Keras 3 cannot train under it
 # (keras-team/keras#20585, open since 2024-12; tensorflow#72388): model.fit fails in _maybe_symbolic_build with
@@ -73,7 +74,13 @@ class SuiteConfig:
     backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
         "a list of Keras backends: tensorflow | jax, e.g. [tensorflow,jax]"))
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
-    repeats: int = field(default=1, metadata=_help("an integer >= 1 (independent repetitions per point)"))
+    # auto: adaptive repeats (bench.reporting.race), up to max_repeats, within budget_s
+    repeats: Any = field(default=1, metadata=_help(
+        "an integer >= 1 (independent repetitions per point) | auto (repeats only where they can change the answer,"
+        " up to max_repeats)"))
+    max_repeats: int = field(default=5, metadata=_help("an integer >= 2 (the most repeats repeats=auto gives a point)"))
+    budget_s: float = field(default=0.0, metadata=_help(
+        "a number of seconds >= 0 (repeats=auto: no further round once the run's points took this long; 0 = none)"))
     # same: every repeat uses `seed` (timing noise only)
     repeat_seeds: str = field(default="distinct", metadata=_help(
         "distinct | same (distinct: repeat r trains from seed + r, a training run per repeat; same: every repeat "
@@ -242,3 +249,18 @@ def as_list_override(arg: str) -> str:
     if not eq or key not in list_keys() or not value or value.lstrip().startswith("["):
         return arg
     return f"{key}=[{value}]"
+
+
+def is_raced(cfg: SuiteConfig) -> bool:
+    """Whether the run gives repeats adaptively (``repeats=auto``)."""
+    return cfg.repeats == AUTO_REPEATS
+
+
+def most_repeats(cfg: SuiteConfig) -> int:
+    """The most repeats a point of the run can get: ``repeats``, or ``max_repeats`` under ``repeats=auto``."""
+    return int(cfg.max_repeats) if is_raced(cfg) else int(cfg.repeats)
+
+
+def race_settings(cfg: SuiteConfig) -> dict[str, Any] | None:
+    """What every record of a ``repeats=auto`` run carries as ``race`` (None for a fixed number of repeats)."""
+    return {"max_repeats": int(cfg.max_repeats), "budget_s": float(cfg.budget_s)} if is_raced(cfg) else None

@@ -13,6 +13,7 @@ from typing import Any
 
 from bench.config.keys import (
     ALL_REDUCES,
+    AUTO_REPEATS,
     AXIS_KEYS,
     BATCH_SCALINGS,
     CPU_X,
@@ -179,8 +180,13 @@ def _check_numbers(cfg: SuiteConfig) -> None:
         raise ConfigError(f"parity_margin_pp={cfg.parity_margin_pp}: must be >= 0 (percentage points)")
     if cfg.epochs < 2:
         raise ConfigError(f"epochs={cfg.epochs}: must be >= 2 (epoch 1 is warm-up; steady state is epochs 2..n)")
-    if cfg.repeats < 1:
-        raise ConfigError(f"repeats={cfg.repeats}: must be >= 1")
+    if cfg.repeats != AUTO_REPEATS and not (isinstance(cfg.repeats, int) and not isinstance(cfg.repeats, bool)
+                                            and cfg.repeats >= 1):
+        raise ConfigError(f"repeats={cfg.repeats!r} is not allowed; allowed: an integer >= 1, or {AUTO_REPEATS}")
+    if cfg.max_repeats < 2:
+        raise ConfigError(f"max_repeats={cfg.max_repeats}: must be >= 2 (repeats=auto starts with one)")
+    if not (cfg.budget_s >= 0 and math.isfinite(cfg.budget_s)):
+        raise ConfigError(f"budget_s={cfg.budget_s}: must be a number of seconds >= 0 (0 = no budget)")
     if cfg.seed < 0:
         raise ConfigError(f"seed={cfg.seed}: must be >= 0")
     for key in ("n_train", "n_val"):

@@ -12,21 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bench.records.model import (
-    REQUIRED_FIELDS,
-    Check,
-    Dataset,
-    Epoch,
-    ErrorInfo,
-    Memory,
-    Placement,
-    Process,
-    ProcessShare,
-    Record,
-    Stage,
-    Strategy,
-    Topology,
-)
+from bench.records.model import REQUIRED_FIELDS, Dataset, Epoch, ErrorInfo, Record, Stage, Strategy
+from bench.records.parts import Check, Memory, Placement, Process, ProcessShare, RaceSettings, Topology
 from bench.records.store import (
     DOCTOR_FILE,
     RUN_MANIFEST,
@@ -70,6 +57,7 @@ __all__ = [
     "Placement",
     "Process",
     "ProcessShare",
+    "RaceSettings",
     "Record",
     "RecordError",
     "RecordLike",

@@ -16,20 +16,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import Field, PrivateAttr
 
+from bench.records.parts import Check, Memory, Part, Placement, Process, RaceSettings, Topology
 from bench.records.types import Count, Finite, Fraction, Positive, Rate, Seconds
 
 Status = Literal["ok", "failed", "skipped", "diverged"]
 
 
-class _Part(BaseModel):
-    """Strict, extra fields kept, ``class`` and friends by alias."""
-
-    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
-
-
-class ErrorInfo(_Part):
+class ErrorInfo(Part):
     """Why a point is not ``ok``: exception type and message; a failed point's traceback tail, its ``kind``
     (``out_of_memory``, ``augmentation_layers_on_tpu``, ...) and ``hint``; a dead worker's ``stderr_tail``/``log``."""
 
@@ -43,7 +38,7 @@ class ErrorInfo(_Part):
     process_id: int | None = None  # a multi-process point: the process that died
 
 
-class Strategy(_Part):
+class Strategy(Part):
     """The distribution strategy as resolved in the worker (``requested`` is what the user typed)."""
 
     name: str | None = None
@@ -64,7 +59,7 @@ class Strategy(_Part):
     coordinator: str | None = None
 
 
-class Dataset(_Part):
+class Dataset(Part):
     """What the point trained on: ``synthetic`` (embedded data), ``arrays`` (a user's), or a data source spec."""
 
     name: str | None = None
@@ -87,7 +82,7 @@ class Dataset(_Part):
     files: str | None = None  # bench's generated image files (synthetic, as JPEGs on disk)
 
 
-class Epoch(_Part):
+class Epoch(Part):
     """One epoch as the timing callback saw it: seconds of training (``train_s``), of validation (``val_s``) and
     both (``epoch_s``); exact ``steps`` (from the optimizer's iteration count) and ``examples``; Keras' logs, every
     metric under the name Keras gives it (a workload's own, e.g. ``top5_accuracy``, kept as an extra field)."""
@@ -113,7 +108,7 @@ class Epoch(_Part):
         return self.train_s if self.train_s is not None else self.epoch_s
 
 
-class Stage(_Part):
+class Stage(Part):
     """One stage of a staged (transfer-learning) point: its epochs, what trained, and its own warm-up (s)."""
 
     name: str
@@ -124,80 +119,10 @@ class Stage(_Part):
     warmup_overhead_s: Finite | None = None
 
 
-class Process(_Part):
-    """The worker process that ran the point: index in start order, OS pid, log (relative to the run folder) and
-    ``startup_s`` (interpreter start, imports, strategy and peak probe, seconds)."""
-
-    worker: int | None = None
-    pid: int | None = None
-    log: str | None = None
-    startup_s: Seconds | None = None
-
-
-class ProcessShare(_Part):
-    """One of a multi-process point's cooperating processes, as it measured itself: per-epoch seconds
-    (``epoch_s``, ``train_s``, ``val_s``: one value per epoch), its input pipeline alone (its own rows of every
-    batch, examples/s) and the first 12 hex digits of the sha256 of its final weights (equal in every process
-    when they trained the same model)."""
-
-    process_id: int
-    pid: int | None = None
-    epoch_s: list[Seconds | None] | None = None
-    train_s: list[Seconds | None] | None = None
-    val_s: list[Seconds | None] | None = None
-    input_examples_per_s: Rate | None = None
-    final_weights_sha256: str | None = None
-
-
-class Topology(_Part):
-    """How a multi-process point ran: ``processes`` cooperating processes of ``devices_per_process`` devices each,
-    joined through JAX's coordinator at ``coordinator`` and started by ``launched_by``. The record's epoch times
-    are the slowest process's per epoch (``timing``); each process's own are in ``per_process``."""
-
-    processes: int
-    devices_per_process: int | None = None
-    coordinator: str | None = None
-    launched_by: str | None = None  # bench (N local processes)
-    timing: str | None = None
-    per_process: list[ProcessShare] = Field(default_factory=list)
-
-
-class Memory(_Part):
-    """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
-    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
-
-    peak_rss_bytes: Count | None = None
-    rss_scope: str | None = None
-    device_peak_bytes: Count | None = None
-    per_device: list[int] | None = None
-    device_scope: str | None = None
-
-
-class Placement(_Part):
-    """How a point's model and batches were laid out on the devices, read back from the framework before the fit
-    was timed (``bench.runner.devices``): the mesh or strategy (``mesh``), the variables (``variables``, e.g.
-    ``8 replicated on 2 devices``) and one of the point's batches as ``fit`` places it (``batch``, e.g.
-    ``128 rows sharded over 2 devices, 64 each``)."""
-
-    mesh: str | None = None
-    variables: str | None = None
-    batch: str | None = None
-
-
 PeakFlops = dict[str, Rate] | Rate  # FLOP/s by dtype (``float32``, ``mixed_bfloat16``), or one number
 
 
-class Check(_Part):
-    """One check of the TPU-readiness doctor (``bench.readiness``), as run before a run's TPU points: its name,
-    ``ok`` / ``warn`` / ``fail``, what it saw and the one-line fix."""
-
-    check: str
-    status: str
-    evidence: str
-    fix: str = ""
-
-
-class Record(_Part):
+class Record(Part):
     """One point: one (backend, strategy, workload, global batch, steps_per_execution, precision, repeat)."""
 
     # -- required since the first record (schema version 1)
@@ -236,6 +161,7 @@ class Record(_Part):
     target_source: str | None = None
     notes: list[str] = Field(default_factory=list)
     process: Process | None = None
+    race: RaceSettings | None = None  # a point of a repeats=auto run (absent: a fixed number of repeats)
     topology: Topology | None = None  # a multi-process point (absent: one process)
     memory: Memory | None = None
     initial_weights: dict[str, Any] | None = None

@@ -154,7 +154,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "predictions": decode(r.val_predictions),
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
         **_process_columns(r, label),
-        "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s),
+        "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
         "math_mode": r.math_mode or "", "flop_count": r.flop_count or "",
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
@@ -168,6 +168,13 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
     }
+
+
+def _race_columns(r: Record) -> dict[str, Any]:
+    """A ``repeats=auto`` point's race settings (bench.reporting.race): the looks its run took at the data (its
+    ``max_repeats``; 1 for a fixed number of repeats) and its budget (s; 0 = none)."""
+    return {"race_looks": r.race.max_repeats if r.race is not None else 1,
+            "race_budget_s": r.race.budget_s if r.race is not None else 0.0}
 
 
 def _process_columns(r: Record, label: str) -> dict[str, Any]:
@@ -232,6 +239,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
         "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
         "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
+        "race_looks": int(g["race_looks"].max()),
     }
 
 

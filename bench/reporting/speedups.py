@@ -84,7 +84,9 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
         elif base["strategy"] == row["strategy"]:
             ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
         else:
-            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"])
+            # a raced run (repeats=auto) looked at its data after every round: Bonferroni over its looks
+            looks = max(int(row.get("race_looks", 1)), int(base.get("race_looks", 1)))
+            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"], 1 - (1 - stats.CONFIDENCE) / looks)
         cols["baseline"].append("" if base is None else base["strategy"])
         cols["speedup"].append(ci.ratio)
         cols["speedup_low"].append(ci.low)

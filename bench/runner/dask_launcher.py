@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.config import SuiteConfig
+from bench.config import SuiteConfig, race_settings
 from bench.engines import unresolved_strategy
 from bench.measure.env import host_env
 from bench.records import DOCTOR_FILE, ErrorInfo, parse, write_record
@@ -172,7 +172,7 @@ class DaskLauncher:
 
     def _fail(self, point: Point, cause: dict[str, Any]) -> None:
         rec = base_record(self.run_id, self.cfg.name, point, unresolved_strategy(point.strategy), host_env(),
-                          point.global_batch_size, None)
+                          point.global_batch_size, None, race_settings(self.cfg))
         rec.status = "failed"
         rec.error = ErrorInfo.model_validate(cause)
         rec.finished_at = utc_now()

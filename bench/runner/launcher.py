@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.config import SuiteConfig
+from bench.config import SuiteConfig, race_settings
 from bench.engines import multi_process_env, process_env, unresolved_strategy
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
@@ -281,7 +281,8 @@ class Launcher:
         strategy = self.resolved.get((point.backend, point.strategy)) or unresolved_strategy(point.strategy)
         replicas = strategy.get("num_replicas")
         gb = point.global_batch(replicas) if replicas else None
-        rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas)
+        rec = base_record(self.run_id, self.cfg.name, point, strategy, host_env(), gb, replicas,
+                          race_settings(self.cfg))
         rec.status = "failed"
         if attempt is None:
             rec.error = ErrorInfo.model_validate(cause)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,6 +30,8 @@ from bench.config import (
     SuiteConfig,
     axes_for,
     effective_steps_per_execution,
+    most_repeats,
+    race_settings,
     shard_of,
     splits,
     strategy_replicas,
@@ -159,6 +162,7 @@ class WorkerJob:
     process_id: int = 0
     coordinator: str = ""  # HOST:PORT of the JAX coordinator (process 0) when processes > 1
     per_host: bool = False  # one bench per host started this process (process_id); False: bench started them all
+    race: dict[str, Any] | None = None  # repeats=auto: the race's settings, written into every record
 
     @classmethod
     def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
@@ -167,7 +171,7 @@ class WorkerJob:
         ``worker`` (process ``process_id`` of the group's ``processes``)."""
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
                    cfg.tpu, cfg.tpu_connect_timeout_s, cfg.measure_peak, cfg.measure_input, worker, log, spawned_at,
-                   points[0].processes, process_id, coordinator, cfg.process_id >= 0)
+                   points[0].processes, process_id, coordinator, cfg.process_id >= 0, race_settings(cfg))
 
     def to_json(self) -> str:
         """One line of JSON."""
@@ -198,12 +202,13 @@ def resolved_spe(cfg: SuiteConfig, strategy: str, n_train: int, batch: int, spe:
     return (eff, None) if eff == spe else (eff, spe)
 
 
-def plan(cfg: SuiteConfig) -> list[Point]:
+def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
     """Every point of the suite, in run order: repeat-major (all strategies' repeat 0, then repeat 1, ...), then
-    backend and strategy; a request that resolves to a configuration already planned is planned once."""
+    backend and strategy; a request that resolves to a configuration already planned is planned once. ``repeats``:
+    only these repeats (a round of ``repeats=auto``); default every repeat the run can have."""
     points: list[Point] = []
     seen: dict[str, int] = {}  # point id -> index in points
-    for repeat in range(cfg.repeats):
+    for repeat in (range(most_repeats(cfg)) if repeats is None else repeats):
         for backend, strategy, procs in topologies(cfg):
             for workload in cfg.workloads:
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)

@@ -73,7 +73,7 @@ def target_record(wl: Workload, point: Point) -> dict[str, Any]:
 
 
 def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any], env: dict[str, Any],
-                global_batch: int | None, replicas: int | None) -> Record:
+                global_batch: int | None, replicas: int | None, race: dict[str, Any] | None = None) -> Record:
     """The fields every record of this point carries, whatever its status (``status`` starts as ok).
 
     ``global_batch``/``replicas`` are None where the strategy was never resolved; a point listed with a
@@ -114,6 +114,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
         "env": env,
         "started_at": utc_now(),
         "finished_at": None,
+        **({"race": race} if race else {}),
     }, strict=False)  # numpy ints from a strategy or a data source are ints here; the stored file is strict
 
 

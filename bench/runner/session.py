@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from bench.config import SuiteConfig, shard_of
+from bench.config import SuiteConfig, is_raced, shard_of
 from bench.records import load_records
 from bench.reporting.console import summary_table
 from bench.runner.inputs import clamp_warnings
@@ -110,7 +110,7 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
     if previous != cfg.name:
         raise ResumeError(f"resume={cfg.resume}: {run_id} is a run of suite {previous!r}, not "
                           f"{cfg.name!r}; allowed: resume a run of the same suite")
-    planned = {p.point_id for p in points}
+    planned = {p.point_id for p in (plan(cfg) if is_raced(cfg) else points)}  # a race's later rounds too
     stale = sorted({r["point_id"] for r in load_records([run_dir], warn=False).records} - planned)
     if stale:
         print(f"bench: warning: {len(stale)} record(s) in {run_id} are not part of this configuration (e.g. "
@@ -119,6 +119,22 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
     print(f"resuming {run_id}: {len(points) - len(todo)} of {len(points)} points already recorded",
           file=sys.stderr)
     return run_id, run_dir, todo
+
+
+def launch(cfg: SuiteConfig, todo: list[Point], run_id: str, run_dir: Path) -> None:
+    """Run ``todo`` in worker processes (locally, or one task per worker group on a Dask cluster or SLURM jobs),
+    with the progress line where asked; raises Interrupted on Ctrl-C or SIGTERM."""
+    show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
+    progress = Progress(total=len(todo), enabled=show)
+    try:
+        if cfg.launcher == "local":
+            Launcher(cfg, todo, run_id, run_dir, progress).run()
+        else:  # a Dask cluster or SLURM jobs: one task per worker group, each holding a machine
+            from bench.runner.dask_launcher import DaskLauncher
+
+            DaskLauncher(cfg, todo, run_id, run_dir, progress).run()
+    finally:
+        progress.close()
 
 
 def run_suite(cfg: SuiteConfig) -> int:
@@ -131,7 +147,7 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
     """:func:`run_suite`, also returning the run's folder (None when no run was opened)."""
     for warning in clamp_warnings(cfg):
         print(f"bench: warning: {warning}", file=sys.stderr)
-    points = plan(cfg)
+    points = plan(cfg, repeats=[0]) if is_raced(cfg) else plan(cfg)  # repeats=auto: round 0 first
     try:
         run_id, run_dir, todo = open_run(cfg, points)
     except ResumeError as e:
@@ -142,20 +158,16 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
         from bench.readiness.command import before_tpu_points
 
         before_tpu_points(cfg, run_dir)
-    show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
-    progress = Progress(total=len(todo), enabled=show)
     status = 0
     try:
-        if cfg.launcher == "local":
-            Launcher(cfg, todo, run_id, run_dir, progress).run()
-        else:  # a Dask cluster or SLURM jobs: one task per worker group, each holding a machine
-            from bench.runner.dask_launcher import DaskLauncher
+        if is_raced(cfg):
+            from bench.runner.racing import run_race
 
-            DaskLauncher(cfg, todo, run_id, run_dir, progress).run()
+            run_race(cfg, run_id, run_dir, points, todo, lambda pts: launch(cfg, pts, run_id, run_dir))
+        else:
+            launch(cfg, todo, run_id, run_dir)
     except Interrupted as e:
         status = e.exit_status  # 130 for Ctrl-C, 143 for SIGTERM
-    finally:
-        progress.close()
     try:
         failed = nothing_succeeded(report_run(cfg, run_id, run_dir))
         if failed and status == 0:

@@ -111,7 +111,7 @@ class Worker:
         for p in points:
             self.emit("start", point_id=p.point_id)
             rec = base_record(self.job.run_id, self.job.suite, p, unresolved_strategy(p.strategy), host_env(),
-                              None, None)
+                              None, None, self.job.race)
             rec.process = self.process
             if p.strategy == "tpu":
                 rec.tpu_checks = tpu_checks(self.job.run_dir, p)
@@ -146,7 +146,8 @@ class Worker:
 
         replicas = self.resolved.num_replicas
         gb = point.global_batch(replicas)
-        rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas)
+        rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas,
+                          self.job.race)
         rec.process = self.process
         if point.strategy == "tpu":
             rec.tpu_checks = tpu_checks(self.job.run_dir, point)

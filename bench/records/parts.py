@@ -1,0 +1,93 @@
+"""Parts of a point record that describe where and how it ran (its process, a multi-process topology, memory,
+device placement, the doctor's checks), and the strict base every part shares. See :mod:`bench.records.model`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.records.types import Count, Rate, Seconds
+
+
+class Part(BaseModel):
+    """Strict, extra fields kept, ``class`` and friends by alias."""
+
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
+
+
+class Process(Part):
+    """The worker process that ran the point: index in start order, OS pid, log (relative to the run folder) and
+    ``startup_s`` (interpreter start, imports, strategy and peak probe, seconds)."""
+
+    worker: int | None = None
+    pid: int | None = None
+    log: str | None = None
+    startup_s: Seconds | None = None
+
+
+class ProcessShare(Part):
+    """One of a multi-process point's cooperating processes, as it measured itself: per-epoch seconds
+    (``epoch_s``, ``train_s``, ``val_s``: one value per epoch), its input pipeline alone (its own rows of every
+    batch, examples/s) and the first 12 hex digits of the sha256 of its final weights (equal in every process
+    when they trained the same model)."""
+
+    process_id: int
+    pid: int | None = None
+    epoch_s: list[Seconds | None] | None = None
+    train_s: list[Seconds | None] | None = None
+    val_s: list[Seconds | None] | None = None
+    input_examples_per_s: Rate | None = None
+    final_weights_sha256: str | None = None
+
+
+class Topology(Part):
+    """How a multi-process point ran: ``processes`` cooperating processes of ``devices_per_process`` devices each,
+    joined through JAX's coordinator at ``coordinator`` and started by ``launched_by``. The record's epoch times
+    are the slowest process's per epoch (``timing``); each process's own are in ``per_process``."""
+
+    processes: int
+    devices_per_process: int | None = None
+    coordinator: str | None = None
+    launched_by: str | None = None  # bench (N local processes)
+    timing: str | None = None
+    per_process: list[ProcessShare] = Field(default_factory=list)
+
+
+class Memory(Part):
+    """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
+    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
+
+    peak_rss_bytes: Count | None = None
+    rss_scope: str | None = None
+    device_peak_bytes: Count | None = None
+    per_device: list[int] | None = None
+    device_scope: str | None = None
+
+
+class Placement(Part):
+    """How a point's model and batches were laid out on the devices, read back from the framework before the fit
+    was timed (``bench.runner.devices``): the mesh or strategy (``mesh``), the variables (``variables``, e.g.
+    ``8 replicated on 2 devices``) and one of the point's batches as ``fit`` places it (``batch``, e.g.
+    ``128 rows sharded over 2 devices, 64 each``)."""
+
+    mesh: str | None = None
+    variables: str | None = None
+    batch: str | None = None
+
+
+class Check(Part):
+    """One check of the TPU-readiness doctor (``bench.readiness``), as run before a run's TPU points: its name,
+    ``ok`` / ``warn`` / ``fail``, what it saw and the one-line fix."""
+
+    check: str
+    status: str
+    evidence: str
+    fix: str = ""
+
+
+class RaceSettings(Part):
+    """A point of a ``repeats=auto`` run (:mod:`bench.reporting.race`): the most repeats a configuration could get
+    (``max_repeats``) and the run's time budget (``budget_s``, seconds of point time; 0: none). The race's decisions
+    are replayed from the records and these two settings."""
+
+    max_repeats: int = Field(ge=2, le=1000)
+    budget_s: Seconds = 0.0

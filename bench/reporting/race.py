@@ -1,0 +1,227 @@
+"""Adaptive repeats (``repeats=auto``): after each round of repeats, which configurations get another one.
+
+A race in the sense of F-race and successive halving, for measurement rather than tuning. Every configuration
+runs one repeat (round 0); after each round, from the records so far, a configuration gets the next repeat only
+while it can still change the answer of its workload (the fastest configuration that learns, and that one's
+speedup over its baseline):
+
+* **out** -- its throughput is below the leader's (the configuration with the highest mean log throughput among
+  those still eligible) by more than the noise allows: ``mean_L - mean_c > crit * sigma * sqrt(1/n_L + 1/n_c)`` on
+  log examples/s per repeat;
+* **on the trade-off** -- in a workload without a target, a configuration that is slower than the leader but more
+  accurate by more than the parity margin (median over seeds) keeps running: with no target saying which accuracy
+  counts, the answer is the trade-off (:mod:`bench.reporting.tradeoff`); and the leader runs to at least
+  :data:`MIN_SEEDS` repeats, since whether it learns is judged against its baseline paired by seed;
+* **misses the target** in more than half of at least :data:`MIN_SEEDS` seeds, or is *not learning* over at least
+  that many seeds, or has no ok repeat (failed, skipped): it cannot be the answer;
+* **separated** -- the leader, once every other configuration is out and its speedup over its baseline is settled
+  (at least :data:`MIN_SEEDS` repeats a side and the speedup's interval, at the same adjusted level, excludes 1);
+  its baseline stops with it;
+* **max** -- ``max_repeats`` repeats; **budget** -- the run's point time reached ``budget_s``.
+
+The leader keeps its baseline configuration running (its speedup needs both sides); in a workload without a target
+every running configuration does, since its accuracy is judged against its baseline paired by seed (repeat r
+trains from seed + r under every strategy).
+
+**Honest under optional stopping.** ``sigma`` is the pooled within-configuration standard deviation of log
+throughput (one value per repeat: the process is the unit) over every configuration of the run with two or more
+repeats, with Student's t on its degrees of freedom; with fewer than :data:`MIN_DF` of them it is at least
+:data:`SIGMA_PRIOR` (the process-to-process spread measured on the project's box, 16 %). Each look at each
+comparison is tested at ``ALPHA / (2 (max_repeats - 1) m)`` one-sided (two-sided in effect: the leader is whichever
+is ahead; Bonferroni over the ``max_repeats - 1`` looks that can
+stop a configuration, and Holm's step-down over the ``m`` configurations compared with the leader of a workload:
+the most distant at ``m``, the next at ``m - 1``, ...), so the chance that any look wrongly stops a configuration
+is at most ``ALPHA``; the leader's speedup is settled, and the report's speedup intervals of a raced run are drawn,
+at ``1 - ALPHA / max_repeats`` (Bonferroni over its looks).
+``tests/test_race.py`` measures the A/A false-claim rate and the agreement with full sweeps by simulation and by
+replaying a recorded ``repeats=5`` sweep (docs/statistics.md).
+
+Decisions are a function of the records alone (each carries ``race``: ``max_repeats`` and ``budget_s``): the run
+decides from them between rounds, a resumed run decides the same, and the report replays them to say why each
+configuration stopped. Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting.frame import CONFIG_KEY, summarize
+from bench.reporting.seeds import PARITY_MARGIN_PP
+from bench.reporting.speedups import DEFAULT_BASELINE, Candidates, baseline_rows, pick_baseline
+
+ALPHA = 0.05
+SIGMA_PRIOR = 0.16  # log-throughput SD between processes assumed until the run measures its own (16 % CV here)
+MIN_DF = 4  # pooled degrees of freedom below which SIGMA_PRIOR is a floor
+MIN_SEEDS = 3  # seeds before an accuracy verdict or a speedup interval can stop a configuration
+RUNNING = "running"
+LEADER = "leader"  # the reason a running leader gives
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where one configuration stands after a round: ``state`` (``running``, ``out``, ``misses target``, ``not
+    learning``, ``no ok repeat``, ``separated``, ``max``, ``budget``), the repeats it has and the reason in words."""
+
+    config: tuple[Any, ...]  # its CONFIG_KEY values
+    repeats: int
+    state: str
+    reason: str
+
+    @property
+    def running(self) -> bool:
+        return self.state == RUNNING
+
+
+def pooled_sigma(rates: list[tuple[float, ...]]) -> tuple[float, int]:
+    """(pooled SD of log throughput within configurations, its degrees of freedom) over ``rates`` (each a
+    configuration's examples/s per repeat); the SD is at least :data:`SIGMA_PRIOR` below :data:`MIN_DF` degrees
+    of freedom."""
+    ss, df = 0.0, 0
+    for r in rates:
+        logs = np.log([v for v in r if v > 0 and math.isfinite(v)])
+        if len(logs) >= 2:
+            ss += float(np.sum((logs - logs.mean()) ** 2))
+            df += len(logs) - 1
+    sigma = math.sqrt(ss / df) if df else 0.0
+    return (sigma if df >= MIN_DF else max(sigma, SIGMA_PRIOR)), df
+
+
+def critical(alpha: float, df: int) -> float:
+    """One-sided critical value at level ``alpha``: Student's t on ``df`` degrees of freedom, normal without."""
+    from scipy import stats
+
+    return float(stats.t.ppf(1 - alpha, df)) if df >= MIN_DF else float(stats.norm.ppf(1 - alpha))
+
+
+def _log_mean(rates: tuple[float, ...]) -> float:
+    logs = [math.log(v) for v in rates if v > 0 and math.isfinite(v)]
+    return sum(logs) / len(logs) if logs else -math.inf
+
+
+def _key(row: pd.Series) -> tuple[Any, ...]:
+    return tuple(row[k] for k in CONFIG_KEY)
+
+
+def _cannot_answer(row: pd.Series) -> tuple[str, str] | None:
+    """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
+    n = int(row["n_points"])
+    if row["status"] != "ok":
+        return "no ok repeat", f"no ok repeat after {n} ({row['status']})"
+    seeds = int(row.get("n_seeds") or 0)
+    if seeds >= MIN_SEEDS and row["not_learning"]:
+        return "not learning", f"not learning after {n}"
+    target = row.get("target_accuracy", math.nan)
+    if seeds >= MIN_SEEDS and math.isfinite(target) and 2 * int(row["n_reached"]) < seeds:
+        return "misses target", f"misses the target in {seeds - int(row['n_reached'])}/{seeds} seeds"
+    return None
+
+
+class Race:
+    """The race over one run's summary (:func:`bench.reporting.frame.summarize` of its points so far)."""
+
+    def __init__(self, summary: pd.DataFrame, max_repeats: int, baseline: str = DEFAULT_BASELINE,
+                 alpha: float = ALPHA, margin_pp: float = PARITY_MARGIN_PP) -> None:
+        self.summary, self.max_repeats, self.alpha, self.margin_pp = summary, max_repeats, alpha, margin_pp
+        self.sigma, self.df = pooled_sigma([tuple(r) for r in summary["repeat_rates"]]) if len(summary) else (
+            SIGMA_PRIOR, 0)
+        self.candidates = Candidates(baseline_rows(summary, baseline)) if len(summary) else None
+
+    def z(self, leader: pd.Series, other: pd.Series) -> float:
+        """How many standard errors ``other``'s mean log throughput lies below ``leader``'s."""
+        n_l, n_o = len(leader["repeat_rates"]), len(other["repeat_rates"])
+        gap = _log_mean(leader["repeat_rates"]) - _log_mean(other["repeat_rates"])
+        return gap / (self.sigma * math.sqrt(1 / n_l + 1 / n_o)) if self.sigma > 0 else math.inf * gap
+
+    def level(self, comparisons: int) -> float:
+        """The one-sided level one comparison is tested at: half of ``alpha`` (the leader is whichever is ahead, so
+        the gap's sign is chosen by the data: the test is two-sided in effect), over the looks that can stop a
+        configuration (after rounds 1 .. max_repeats - 1) and over ``comparisons`` (Holm's step-down: the i-th most
+        distant of m configurations at ``alpha / (2 * looks * (m - i))``)."""
+        return self.alpha / (2 * (self.max_repeats - 1) * max(1, comparisons))
+
+    def standings(self, spent_s: float = 0.0, budget_s: float = 0.0) -> dict[tuple[Any, ...], Standing]:
+        """Every configuration's standing; ``spent_s``: the run's point time so far (s), ``budget_s``: its budget
+        (0: none)."""
+        found: dict[tuple[Any, ...], Standing] = {}
+        for _, g in self.summary.groupby(["workload", "dataset"], sort=True):
+            found.update(self._workload(g))
+        rows = {_key(r): r for _, r in self.summary.iterrows()}
+        keep: set[tuple[Any, ...]] = set()
+        for key, st in found.items():  # the baselines the answer compares with run on with what they serve
+            row = rows[key]
+            if st.running and self.candidates is not None and (st.reason == LEADER
+                                                                 or not math.isfinite(row["target_accuracy"])):
+                base = pick_baseline(row, self.candidates)
+                if base is not None and _key(base) != key:
+                    keep.add(_key(base))
+        for key in keep:
+            st = found[key]
+            if not st.running and st.state != "no ok repeat":
+                found[key] = Standing(key, st.repeats, RUNNING, f"baseline of a running configuration ({st.reason})")
+        for key, st in found.items():
+            if st.running and st.repeats >= self.max_repeats:
+                found[key] = Standing(key, st.repeats, "max", f"max_repeats={self.max_repeats} reached")
+            elif st.running and budget_s and spent_s >= budget_s:
+                found[key] = Standing(key, st.repeats, "budget", f"budget_s={budget_s:g} spent ({spent_s:.0f} s)")
+        return found
+
+    def _workload(self, g: pd.DataFrame) -> dict[tuple[Any, ...], Standing]:
+        out: dict[tuple[Any, ...], Standing] = {}
+        eligible = []
+        for _, row in g.iterrows():
+            stop = _cannot_answer(row)
+            n = int(row["n_points"])
+            if stop is not None:
+                out[_key(row)] = Standing(_key(row), n, *stop)
+            else:
+                eligible.append(row)
+        if not eligible:
+            return out
+        leader = max(eligible, key=lambda r: (_log_mean(r["repeat_rates"]), str(r["strategy"])))
+        no_target = not any(math.isfinite(float(r["target_accuracy"])) for r in eligible)
+        others = sorted((r for r in eligible if r is not leader), key=lambda r: -self.z(leader, r))
+        still, holding = [leader], False
+        for i, row in enumerate(others):  # Holm: the most distant first; once one holds, the rest hold too
+            n = int(row["n_points"])
+            holding = holding or not self.z(leader, row) > critical(self.level(len(others) - i), self.df)
+            if holding:
+                out[_key(row)] = Standing(_key(row), n, RUNNING, "within the noise of the leader")
+                still.append(row)
+            elif no_target and row["final_val_accuracy"] > leader["final_val_accuracy"] + self.margin_pp / 100:
+                # slower but more accurate, and no target says which accuracy counts: the trade-off is the answer
+                out[_key(row)] = Standing(_key(row), n, RUNNING, "slower but more accurate than the leader")
+            else:
+                out[_key(row)] = Standing(_key(row), n, "out", f"out after {n}: interval below the leader's")
+        n_l = int(leader["n_points"])
+        settled = len(still) == 1 and self._speedup_settled(leader) and (n_l >= MIN_SEEDS or not no_target)
+        if settled:  # without a target, whether the leader learns is judged against its baseline over seeds
+            out[_key(leader)] = Standing(_key(leader), n_l, "separated", f"separated after {n_l}")
+        else:
+            out[_key(leader)] = Standing(_key(leader), n_l, RUNNING, LEADER)
+        return out
+
+    def _speedup_settled(self, leader: pd.Series) -> bool:
+        """The leader's speedup over its baseline is settled: it is its own baseline, it has none, or both have
+        :data:`MIN_SEEDS` repeats and the adjusted interval of the ratio excludes 1."""
+        base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
+        if base is None or _key(base) == _key(leader):
+            return True
+        n_l, n_b = len(leader["repeat_rates"]), len(base["repeat_rates"])
+        if min(n_l, n_b) < MIN_SEEDS:
+            return False
+        gap = abs(_log_mean(leader["repeat_rates"]) - _log_mean(base["repeat_rates"]))
+        se = self.sigma * math.sqrt(1 / n_l + 1 / n_b)
+        return gap - critical(self.alpha / (2 * self.max_repeats), self.df) * se > 0
+
+
+def standings_of(points: pd.DataFrame, max_repeats: int, baseline: str = DEFAULT_BASELINE,
+                 budget_s: float = 0.0, margin_pp: float = PARITY_MARGIN_PP) -> dict[tuple[Any, ...], Standing]:
+    """The race's standings after the points so far (a :func:`bench.reporting.frame.points_frame`)."""
+    summary = summarize(points, baseline)
+    spent = float(np.nansum(points["point_wall_s"])) if len(points) else 0.0
+    return Race(summary, max_repeats, baseline, margin_pp=margin_pp).standings(spent, budget_s)

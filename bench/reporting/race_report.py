@@ -1,0 +1,79 @@
+"""How a ``repeats=auto`` run spent its repeats, replayed from its records (:mod:`bench.reporting.race`): per
+configuration the repeats it got and why it stopped, the machine time used against what ``max_repeats`` for every
+configuration would have taken, and whether each workload's answer is settled. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting.format import config_label, markdown_table
+from bench.reporting.frame import CONFIG_KEY
+from bench.reporting.race import standings_of
+from bench.reporting.seeds import PARITY_MARGIN_PP
+from bench.reporting.speedups import DEFAULT_BASELINE
+
+
+@dataclass(frozen=True)
+class Spent:
+    """A raced run's repeats: ``table`` (CONFIG_KEY, ``repeats``, ``state``, ``reason``), ``used_s`` (point time
+    of every record, s), ``full_s`` (each configuration's mean point time x ``max_repeats``, s) and per (workload,
+    dataset) whether the leader separated (``settled``)."""
+
+    table: pd.DataFrame
+    used_s: float
+    full_s: float
+    max_repeats: int
+    settled: dict[tuple[str, str], bool]
+
+
+def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: float = PARITY_MARGIN_PP) -> Spent | None:
+    """The race of the raced points of ``points`` (a points frame), decided again from the records (None when no
+    record is of a ``repeats=auto`` run). A configuration's reason is its standing after its last repeat."""
+    if points.empty or "race_looks" not in points or not (points["race_looks"] > 1).any():
+        return None
+    raced = points[points["race_looks"] > 1]
+    most, budget = int(raced["race_looks"].max()), float(raced["race_budget_s"].max())
+    counts = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["repeat"].max() + 1
+    rows, looks = [], {}
+    for k in sorted(set(int(c) for c in counts)):
+        looks[k] = standings_of(raced[raced["repeat"] < k], most, baseline, budget, margin_pp)
+    settled: dict[tuple[str, str], bool] = {}
+    for key, n in counts.items():
+        st = looks[int(n)].get(tuple(key))
+        state, reason = (st.state, st.reason) if st is not None else ("lost", "no record after its last repeat")
+        if st is not None and st.running:
+            state, reason = "unfinished", "the run ended before its next repeat (resume continues the race)"
+        rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "repeats": int(n), "state": state,
+                     "reason": reason})
+        if state == "separated":
+            settled[(key[0], key[1])] = True
+    table = pd.DataFrame(rows)
+    for wd in set(zip(table["workload"], table["dataset"], strict=True)):
+        settled.setdefault(wd, False)
+    per_config = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["point_wall_s"].mean()
+    used = float(np.nansum(raced["point_wall_s"]))
+    return Spent(table, used, float(np.nansum(per_config.to_numpy() * most)), most, settled)
+
+
+def race_section(spent: Spent | None) -> list[str]:
+    """The report's "How the repeats were spent" section (nothing for a run with a fixed number of repeats)."""
+    if spent is None:
+        return []
+    share = f" ({100 * spent.used_s / spent.full_s:.0f} %)" if spent.full_s > 0 and math.isfinite(spent.full_s) else ""
+    lines = ["## How the repeats were spent (repeats=auto)", "",
+             f"{spent.used_s:.0f} s of point time, against about {spent.full_s:.0f} s for "
+             f"repeats={spent.max_repeats} everywhere{share}. Speedup intervals of this run are Bonferroni-adjusted "
+             f"over its {spent.max_repeats} looks at the data (method: docs/statistics.md).", ""]
+    for (workload, dataset), done in sorted(spent.settled.items()):
+        lines += [f"- {workload} on {dataset}: "
+                  + ("**settled**: the fastest's throughput separated from every other configuration's and its "
+                     "speedup over its baseline is settled."
+                     if done else "**not settled** at the repeats given: the answer above is the best estimate, "
+                     "without a clear winner (more max_repeats or budget_s would tell)."), ""]
+    rows = [{"configuration": config_label(r), "workload": r["workload"], "repeats": r["repeats"],
+             "why it stopped": r["reason"]} for _, r in spent.table.iterrows()]
+    return [*lines, markdown_table(rows), ""]

@@ -1,0 +1,55 @@
+"""``repeats=auto`` on the run side: rounds of repeats, each round's points planned from the race's standings
+after the last (:mod:`bench.reporting.race`, decided from the run folder's records alone, so a resumed run decides
+the same). Imports no framework.
+
+Round ``k`` runs repeat ``k`` (seed + k under ``repeat_seeds=distinct``) of every configuration still running, in
+the usual repeat-major order across strategies; one worker process per (backend, strategy) group, as always.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.config import SuiteConfig
+from bench.records import load_records
+from bench.runner.plan import Point, configuration_id, plan
+from bench.runner.rundir import points_to_run, write_manifest
+
+
+def still_running(cfg: SuiteConfig, run_dir: Path) -> tuple[set[str], int]:
+    """The configuration ids (:func:`bench.runner.plan.configuration_id`) the race gives another repeat after the
+    records in ``run_dir``, and how many configurations it has standings for."""
+    from bench.records import as_records
+    from bench.reporting.frame import CONFIG_KEY, points_frame
+    from bench.reporting.race import standings_of
+
+    points = points_frame(as_records(load_records([run_dir], warn=False).records))
+    if points.empty:
+        return set(), 0
+    found = standings_of(points, int(cfg.max_repeats), cfg.baseline, float(cfg.budget_s), cfg.parity_margin_pp)
+    ids: dict[tuple, set[str]] = {}
+    for key, point_id in zip(points[CONFIG_KEY].itertuples(index=False, name=None), points["point_id"], strict=True):
+        ids.setdefault(tuple(key), set()).add(re.sub(r"-r\d+$", "", str(point_id)))
+    return {c for key, st in found.items() if st.running for c in ids.get(key, set())}, len(found)
+
+
+def run_race(cfg: SuiteConfig, run_id: str, run_dir: Path, first: list[Point], todo: list[Point],
+             launch: Callable[[list[Point]], None]) -> None:
+    """Run round 0 (``first``: repeat 0 of every configuration; ``todo``: those not yet recorded), then round
+    after round the next repeat of the configurations still running, until none is or ``max_repeats`` rounds ran.
+    ``launch`` runs a list of points (and raises Interrupted on Ctrl-C, which ends the race: resume continues it)."""
+    planned = list(first)
+    launch(todo)
+    for k in range(1, int(cfg.max_repeats)):
+        running, total = still_running(cfg, run_dir)
+        if not running:
+            break
+        points = [p for p in plan(cfg, repeats=[k]) if configuration_id(p) in running]
+        planned += points
+        write_manifest(run_dir, run_id, cfg, planned)
+        rest = f"; {total - len(running)} stopped (the report says why)" if total > len(running) else ""
+        print(f"repeats=auto: {len(running)} of {total} configuration(s) get repeat {k + 1}{rest}", file=sys.stderr)
+        launch(points_to_run(points, run_dir))

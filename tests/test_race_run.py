@@ -1,0 +1,60 @@
+"""repeats=auto end to end (issue 36): a real race runs fewer points than the fixed number of repeats it is capped
+at and names the winner those repeats name (the fixed run completed by resuming the same folder with repeats=4:
+the same points, seeds and configurations a repeats=4 run plans), and the report says how the repeats went."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.records import load_records
+from bench.reporting.verdicts import analyze
+from tests.conftest import run_bench
+
+SWEEP = ("workloads=[fashion_cnn]", "strategies=[cpu,cpu_x2]", "batch_sizes=[32]", "steps_per_execution=[1]",
+         "epochs=2", "n_train=1024", "n_val=256", "measure_peak=false", "measure_input=false")
+
+
+def fastest(records: list[dict]) -> str:
+    (row,) = [r for _, r in analyze(records).winners.iterrows()]
+    return row["strategy"]
+
+
+@pytest.mark.slow
+def test_a_race_runs_fewer_points_than_its_cap_and_names_the_same_winner(tmp_path) -> None:
+    raced = run_bench(*SWEEP, "repeats=auto", "max_repeats=4", f"results_dir={tmp_path / 'r'}",
+                      f"reports_dir={tmp_path / 'reports'}")
+    assert raced.returncode == 0, raced.stderr[-3000:]
+    (run_dir,) = (tmp_path / "r").iterdir()
+    records = load_records([run_dir]).records
+    assert all(r["race"] == {"max_repeats": 4, "budget_s": 0.0} for r in records)
+    assert all(r["status"] == "ok" for r in records) and len(records) < 2 * 4  # fewer points than repeats=4
+    by = {}
+    for r in records:
+        by.setdefault(r["strategy"]["name"], []).append(r["repeat"])
+    assert all(sorted(v) == list(range(len(v))) for v in by.values())  # repeats 0..n-1, no gap
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert sorted(manifest["points"]) == sorted(r["point_id"] for r in records)  # what the rounds planned
+    assert "repeats=auto: 2 of 2 configuration(s) get repeat 2" in raced.stderr
+    report = next((tmp_path / "reports").glob("*/report.md")).read_text()
+    section = report.split("## How the repeats were spent (repeats=auto)", 1)[1].split("\nHow to read this", 1)[0]
+    assert "repeats=4 everywhere" in section and ("**settled**" in section or "**not settled**" in section)
+    rows = {cells[0]: cells for line in section.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    for name, repeats in by.items():  # each configuration's repeats and why it stopped
+        assert rows[f"{name} at b32 spe1 float32"][2] == str(len(repeats)) and rows[f"{name} at b32 spe1 float32"][3]
+    # resumed, the race decides the same from the same records: nothing more to run
+    again = run_bench(*SWEEP, "repeats=auto", "max_repeats=4", f"results_dir={tmp_path / 'r'}",
+                      f"resume={run_dir.name}", "report=false")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert sorted(p.name for p in run_dir.glob("*.json")) == sorted(
+        [f"{r['point_id']}.json" for r in records] + ["run.json"])
+    # the same folder completed to four repeats of everything: what repeats=4 would have measured
+    full = run_bench(*SWEEP, "repeats=4", f"results_dir={tmp_path / 'r'}", f"resume={run_dir.name}",
+                     "report=false")
+    assert full.returncode == 0, full.stderr[-3000:]
+    everything = load_records([run_dir]).records
+    assert len(everything) == 8
+    if "**settled**" in section:
+        assert fastest(records) == fastest(everything)
