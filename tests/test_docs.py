@@ -167,5 +167,6 @@ def test_the_tests_and_files_the_pages_cite_exist() -> None:
         text = page.read_text()
         for name in re.findall(r"`(test_\w+)`", text):
             assert name in test_names, f"{page.name}: no test {name}"
-        for path in re.findall(r"`((?:bench|tests|suites|examples|docs)/[\w./-]+\.(?:py|yaml|json|md|ipynb))", text):
+        cited = r"`((?:bench|tests|suites|examples|docs)/[\w./-]+\.(?:py|yaml|json\.gz|json|md|ipynb))"
+        for path in re.findall(cited, text):
             assert (REPO / path).exists(), f"{page.name}: {path} does not exist"

@@ -138,6 +138,31 @@ class Answer(_Part):
     tradeoff: list[str] = Field(default_factory=list)
 
 
+class RaceStop(_Part):
+    """One configuration of a ``repeats=auto`` run: the repeats it got and why it stopped (bench.reporting.race)."""
+
+    workload: str
+    dataset: str
+    strategy: str
+    global_batch_size: int
+    steps_per_execution: int
+    precision: str
+    repeats: int
+    state: str  # out | separated | max | budget | misses target | not learning | no ok repeat | unfinished | lost
+    reason: str
+
+
+class RaceSpent(_Part):
+    """How a ``repeats=auto`` run spent its repeats: point seconds used against ``max_repeats`` everywhere, the
+    workloads whose answer is settled, and each configuration's stop."""
+
+    max_repeats: int
+    used_s: float | None
+    full_s: float | None
+    settled: list[str]  # "<workload> on <dataset>" of the workloads whose leader separated
+    configurations: list[RaceStop]
+
+
 class ReportData(_Part):
     """``report.json``."""
 
@@ -146,6 +171,7 @@ class ReportData(_Part):
     parity_margin_pp: float
     configurations: list[Configuration]
     workloads: list[Answer]
+    race: RaceSpent | None = None  # a repeats=auto run
 
 
 def _num(x: Any) -> float | None:
@@ -231,7 +257,20 @@ def report_data(a: Analysis) -> ReportData:
     configs = [_configuration(r, parity.rows(r), points.rows(r)) for _, r in a.summary.iterrows()]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
-                      workloads=[_answer(a, w, d) for w, d in keys])
+                      workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))
+
+
+def _race(a: Analysis) -> RaceSpent | None:
+    """report.json's ``race`` (None for a run with a fixed number of repeats)."""
+    from bench.reporting.race_report import replay
+
+    spent = replay(a.points, a.baseline, a.parity_margin_pp)
+    if spent is None:
+        return None
+    stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in spent.table.to_dict("records")]
+    return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
+                     settled=sorted(f"{w} on {d}" for (w, d), done in spent.settled.items() if done),
+                     configurations=stops)
 
 
 def to_json(data: ReportData) -> str:
