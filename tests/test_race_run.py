@@ -25,6 +25,7 @@ def fastest(records: list[dict]) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # alone: a race compares throughputs, which the other half of the test run would move
 def test_a_race_runs_fewer_points_than_its_cap_and_names_the_same_winner(tmp_path) -> None:
     raced = run_bench(*SWEEP, "repeats=auto", "max_repeats=4", f"results_dir={tmp_path / 'r'}",
                       f"reports_dir={tmp_path / 'reports'}")
