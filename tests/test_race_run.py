@@ -1,6 +1,7 @@
 """repeats=auto end to end (issue 36): a real race runs fewer points than the fixed number of repeats it is capped
 at and names the winner those repeats name (the fixed run completed by resuming the same folder with repeats=4:
-the same points, seeds and configurations a repeats=4 run plans), and the report says how the repeats went. cpu_x4
+the same points, seeds and configurations a repeats=4 run plans), the report says how the repeats went, and a race
+resumed after its last round was lost runs that round again and goes on. cpu_x4
 on two cores is some three times slower than cpu at the same batch and learns the same: the race can tell them
 apart early even on a busy machine, where close configurations would run to the cap."""
 
@@ -58,6 +59,19 @@ def test_a_race_runs_fewer_points_than_its_cap_and_names_the_same_winner(tmp_pat
     assert again.returncode == 0, again.stderr[-3000:]
     assert sorted(p.name for p in run_dir.glob("*.json")) == sorted(
         [f"{r['point_id']}.json" for r in records] + ["run.json"])
+    # mid-race: the last round's record lost (a run killed between rounds); resumed, the race decides from the
+    # rounds before it as it did, runs that repeat again and goes on from there
+    last = max(records, key=lambda r: r["repeat"])
+    (run_dir / f"{last['point_id']}.json").unlink()
+    resumed = run_bench(*SWEEP, "repeats=auto", "max_repeats=4", f"results_dir={tmp_path / 'r'}",
+                        f"resume={run_dir.name}", "report=false")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = {r["point_id"]: r for r in load_records([run_dir]).records}
+    assert last["point_id"] in after and after[last["point_id"]]["process"]["pid"] != last["process"]["pid"]
+    repeats = {}
+    for r in after.values():
+        repeats.setdefault(r["strategy"]["name"], []).append(r["repeat"])
+    assert all(sorted(v) == list(range(len(v))) for v in repeats.values())  # still no gap
     # the same folder completed to four repeats of everything: what repeats=4 would have measured
     full = run_bench(*SWEEP, "repeats=4", f"results_dir={tmp_path / 'r'}", f"resume={run_dir.name}",
                      "report=false")
