@@ -139,8 +139,9 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         drawer = figures.Drawer(workers)
         assert (drawer.pool is None) == (workers == 1)
         drawer.submit(*figures.curve_tasks(key, cnn[0], cnn[2], out))
-        drawer.submit(*figures.summary_tasks(key, cnn[1], priced, "cpu", out))
+        drawer.submit(*figures.summary_tasks(key, cnn[1], "cpu", out), *figures.cost_tasks(key, priced, out))
         found[workers] = drawer.collect()
+        assert drawer.planned() == found[workers]  # what the report links before the figures are drawn
     assert list(found[1][key]) == list(found[2][key]) == [
         "epoch_time", "throughput", "val_accuracy", "speedup", "cost"]  # one backend: no backends figure
     for name, path in found[1][key].items():

@@ -27,7 +27,9 @@ import pandas as pd
 
 from bench.reporting import plots
 from bench.reporting.cost import frontier, single_price
+from bench.reporting.plots.comparisons import backend_data, speedup_data
 from bench.reporting.plots.costs import cost_figure
+from bench.reporting.plots.curves import line_data, val_accuracy_data
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
@@ -43,6 +45,7 @@ class Task:
     path: Path
     draw: Callable[..., Any]
     args: tuple[Any, ...]
+    has_data: bool = True  # what the figure's own data function said: the report links it before it is drawn
 
 
 def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
@@ -72,13 +75,20 @@ class Drawer:
         self.pool = ProcessPoolExecutor(n, mp_context=get_context("fork")) if n > 1 else None
         self.futures: list[Future[tuple[tuple[str, str], str, Path | None]]] = []
         self.pending: list[Task] = []
+        self.tasks: list[Task] = []  # every task submitted, in order
 
     def submit(self, *tasks: Task) -> None:
+        self.tasks += tasks
         for task in tasks:
             if self.pool is None:
                 self.pending.append(task)
             else:
                 self.futures.append(self.pool.submit(run, task))
+
+    def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
+        """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
+        while they are drawn."""
+        return _by_key((t.key, t.name, t.path if t.has_data else None) for t in self.tasks)
 
     def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
         """Wait for every figure; (workload, dataset) -> figure name -> PNG path, for the figures with data, in
@@ -88,37 +98,52 @@ class Drawer:
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)
-        found: dict[tuple[str, str], dict[str, Path]] = {}
-        for key, name, path in done:
-            if path is not None:
-                found.setdefault(key, {})[name] = path
-        return found
+        return _by_key(done)
 
 
-def _task(key: tuple[str, str], name: str, out_dir: Path, draw: Callable[..., Any], *args: Any) -> Task:
+def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:
+    found: dict[tuple[str, str], dict[str, Path]] = {}
+    for key, name, path in done:
+        if path is not None:
+            found.setdefault(key, {})[name] = path
+    return found
+
+
+def _task(key: tuple[str, str], name: str, out_dir: Path, has_data: bool, draw: Callable[..., Any],
+          *args: Any) -> Task:
     """Figure ``name`` of workload and dataset ``key``, at ``out_dir/<workload>-<dataset>-<name>.png``."""
-    return Task(key, name, Path(out_dir) / f"{plots.slug('-'.join(key))}-{name}.png", draw, args)
+    return Task(key, name, Path(out_dir) / f"{plots.slug('-'.join(key))}-{name}.png", draw, args, has_data)
 
 
 def curve_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
     """The per-epoch figures of one workload and dataset (epoch time, throughput, validation accuracy): they need
     only the frames of its records."""
     title = f"{key[0]} on {key[1]}"
-    return [_task(key, "epoch_time", out_dir, plots.epoch_time_figure, epochs, title),
-            _task(key, "throughput", out_dir, plots.throughput_figure, epochs, title),
-            _task(key, "val_accuracy", out_dir, plots.val_accuracy_figure, epochs, points, title)]
+    return [_task(key, "epoch_time", out_dir, line_data(epochs, "train_s", "global_batch_size") is not None,
+                  plots.epoch_time_figure, epochs, title),
+            _task(key, "throughput", out_dir, line_data(epochs, "examples_per_s", "steps_per_execution") is not None,
+                  plots.throughput_figure, epochs, title),
+            _task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
+                  epochs, points, title)]
 
 
-def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, priced: pd.DataFrame, baseline: str,
-                  out_dir: Path) -> list[Task]:
-    """The figures of one workload's summary: speedup heatmap, backends, and cost (none at a single price: the
-    Cost section says it in a sentence)."""
+def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:
+    """The figures of one workload's summary (:func:`bench.reporting.frame.summarize`, speedups included): the
+    speedup heatmap and the backends figure. They start as soon as the summary exists, before the accuracy
+    verdicts."""
     title = f"{key[0]} on {key[1]}"
-    tasks = [_task(key, "speedup", out_dir, plots.speedup_heatmap_figure, summary, title, baseline),
-             _task(key, "backends", out_dir, plots.backend_figure, summary, title)]
-    if single_price(priced) is None:
-        tasks.append(_task(key, "cost", out_dir, priced_cost_figure, priced, title))
-    return tasks
+    return [_task(key, "speedup", out_dir, speedup_data(summary) is not None, plots.speedup_heatmap_figure,
+                  summary, title, baseline),
+            _task(key, "backends", out_dir, backend_data(summary) is not None, plots.backend_figure, summary, title)]
+
+
+def cost_tasks(key: tuple[str, str], priced: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The cost figure of one workload's priced rows (:func:`bench.reporting.cost.priced_summary`); none at a
+    single price (the Cost section says it in a sentence)."""
+    if single_price(priced) is not None:
+        return []
+    return [_task(key, "cost", out_dir, not frontier(priced)[0].empty, priced_cost_figure, priced,
+                  f"{key[0]} on {key[1]}")]
 
 
 def priced_cost_figure(priced: pd.DataFrame, title: str) -> Any:

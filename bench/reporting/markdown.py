@@ -17,7 +17,7 @@ from bench.reporting import untrusted
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
 from bench.reporting.cost import cost_section, priced_summary, prices_used_section
-from bench.reporting.figures import Drawer, curve_tasks, summary_tasks
+from bench.reporting.figures import Drawer, cost_tasks, curve_tasks, summary_tasks
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, points_frame, rows_of
 from bench.reporting.prices import Price, load_table
@@ -209,13 +209,22 @@ def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT
     keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
     for key in keys:  # the per-epoch figures need only the frames: they start before the analysis
         drawer.submit(*curve_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
-    a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp)
+
+    def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
+        for key in keys:
+            drawer.submit(*summary_tasks(key, rows_of(summary, *key), baseline, out_dir))
+
+    a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp, summarized=summarized)
     table = prices if prices is not None else load_table()
     priced = priced_summary(a.summary, table)
     for key in keys:
-        drawer.submit(*summary_tasks(key, rows_of(a.summary, *key), rows_of(priced, *key), baseline, out_dir))
+        drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
     (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+    text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
+    drawn = drawer.collect()
+    if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
+        text = render_markdown(a, loaded, dirs, drawn, priced, table)
     path = out_dir / "report.md"
-    path.write_text(render_markdown(a, loaded, dirs, drawer.collect(), priced, table), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
 

@@ -253,7 +253,8 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
 
 def report_data(a: Analysis) -> ReportData:
     """The verdicts of an analysis as data (module docstring)."""
-    points, parity = SeedIndex(a.points, CONFIG_KEY), SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
+    points = a.seeds if a.seeds is not None else SeedIndex(a.points, CONFIG_KEY)
+    parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     configs = [_configuration(r, parity.rows(r), points.rows(r)) for _, r in a.summary.iterrows()]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,

@@ -8,7 +8,7 @@ reached their target, or, without one, not significantly worse than their baseli
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,6 +131,7 @@ class Analysis:
     epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
     # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.tradeoff)
     tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
+    seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
 
     @property
     def show_backend(self) -> bool:
@@ -146,11 +147,15 @@ def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
 
 
 def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
-                   parity_margin_pp: float = PARITY_MARGIN_PP) -> Analysis:
+                   parity_margin_pp: float = PARITY_MARGIN_PP,
+                   summarized: Callable[[pd.DataFrame], None] | None = None) -> Analysis:
     """:func:`analyze` from the frames of the records (:func:`bench.reporting.frame.points_frame`,
     :func:`bench.reporting.tidy.epochs_frame`), for a caller that already has them (the report draws its
-    per-epoch figures from them while this runs)."""
+    per-epoch figures from them while this runs); ``summarized`` is given the summary with its speedups as soon as
+    it exists, before the accuracy verdicts (the report starts the figures drawn from it)."""
     summary = summarize(points, baseline)
+    if summarized is not None:
+        summarized(summary)
     if summary.empty:
         empty = pd.DataFrame()
         return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_margin_pp,
@@ -164,4 +169,4 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
              for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
-                    {key: t for key, t in found.items() if t is not None})
+                    {key: t for key, t in found.items() if t is not None}, index)

@@ -16,15 +16,21 @@ from bench.reporting.plots import layout
 BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1"}
 
 
+def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """The configurations the speedup heatmap draws (ok, with a speedup, not the baseline itself); None without."""
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"])
+                 & (summary["strategy"] != summary["baseline"])].copy()
+    return None if ok.empty else ok
+
+
 def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> Figure | None:
     """Speedup in training throughput vs the baseline (x), global batch x spe, one panel per strategy.
 
     Cells read ``1.85x``; ``~`` marks a speedup whose 95 % interval contains 1 (not significant); with
     fewer than 3 repeats a side there is no interval and no mark (the title says ``n < 3: no claim``).
     """
-    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"])
-                 & (summary["strategy"] != summary["baseline"])].copy()
-    if ok.empty:
+    ok = speedup_data(summary)
+    if ok is None:
         return None
     ok["series"] = layout.series_labels(ok)
     series = sorted(ok["series"].unique())
@@ -53,12 +59,18 @@ def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> 
     return fig
 
 
+def backend_data(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """The configurations the backends figure draws (ok, with a throughput); None unless two backends ran."""
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])].copy()
+    return None if ok.empty or ok["backend"].nunique() < 2 else ok
+
+
 def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
     """Training throughput (examples/s) per strategy, one bar per backend, one panel per global batch size:
     each bar is the strategy's best ok configuration at that batch (over spe and precision). None unless
     two backends ran."""
-    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])].copy()
-    if ok.empty or ok["backend"].nunique() < 2:
+    ok = backend_data(summary)
+    if ok is None:
         return None
     ok["strategy_only"] = [split_label(str(v))[1] for v in ok["strategy"]]
     best = (ok.groupby(["global_batch_size", "strategy_only", "backend"], sort=True)["examples_per_s"].max()

@@ -48,12 +48,19 @@ def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dic
                             linewidth=0)
 
 
+def line_data(epochs: pd.DataFrame, column: str, x: str) -> pd.DataFrame | None:
+    """The steady epochs a line figure of ``column`` against ``x`` draws; None when there is no figure to draw (no
+    steady epoch, or one x value: a dot per panel is no line figure, the tables say it)."""
+    data = _samples(epochs, column)
+    return None if data.empty or data[x].nunique() < 2 else data
+
+
 def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
                   ylabel: str, panel_title: str) -> Figure | None:
     """Median (IQR band) of the steady epochs' ``column`` vs ``x`` (log2), one line per strategy and one
     panel per value of ``panel``."""
-    data = _samples(epochs, column)
-    if data.empty or data[x].nunique() < 2:  # one x value: a dot per panel is no line figure (the tables say it)
+    data = line_data(epochs, column, x)
+    if data is None:
         return None
     panels = sorted(data[panel].unique())
     fig, axes = layout.grid(len(panels), title)
@@ -84,14 +91,21 @@ def throughput_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
                          "training throughput (examples/s)", "global batch = {}")
 
 
+def val_accuracy_data(epochs: pd.DataFrame) -> pd.DataFrame | None:
+    """The epochs the validation-accuracy figure draws (ok and diverged points with a finite accuracy); None
+    without any."""
+    data = epochs[epochs["status"].isin(["ok", "diverged"])].copy()
+    data = data[np.isfinite(pd.to_numeric(data["val_accuracy"], errors="coerce"))]
+    return None if data.empty else data
+
+
 def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) -> Figure | None:
     """Validation accuracy per epoch, one line per strategy (band = range over seeds and spe: each repeat is a
     training run from its own seed), one panel per global batch (from ``epochs``); dashed line = chance accuracy,
     dotted line = the workload's target accuracy (when it has one; both from ``points``).
     Diverged points are drawn too."""
-    data = epochs[epochs["status"].isin(["ok", "diverged"])].copy()
-    data = data[np.isfinite(pd.to_numeric(data["val_accuracy"], errors="coerce"))]
-    if data.empty:
+    data = val_accuracy_data(epochs)
+    if data is None:
         return None
     data["series"] = layout.series_labels(data)
     pts = points[points["status"].isin(["ok", "diverged"])]

@@ -103,6 +103,11 @@ def y_scale(axes: list[Any], values: pd.Series) -> None:
         ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # only the minor ticks that are labelled
         ax.yaxis.set_minor_formatter(FuncFormatter(_label_2_5))
         ax.grid(which="minor", axis="y", linewidth=0.4, alpha=0.6)
+    for ax in axes:  # the ticks of the final limits, computed once: the layout asks for them again and again
+        lo, hi = ax.get_ylim()
+        for which, locator in (("major", ax.yaxis.get_major_locator()), ("minor", ax.yaxis.get_minor_locator())):
+            fixed = FixedLocator(locator.tick_values(lo, hi))
+            (ax.yaxis.set_major_locator if which == "major" else ax.yaxis.set_minor_locator)(fixed)
 
 
 def _label_2_5(y: float, _pos: Any) -> str:
