@@ -49,6 +49,8 @@ BAD_INPUT = [
     (["repeats=2.5"], "repeats=2.5", "allowed: an integer >= 1, or auto"),
     (["repeats=auto", "max_repeats=1"], "max_repeats=1", "must be >= 2"),
     (["repeats=auto", "budget_s=-1"], "budget_s=-1.0", "must be a number of seconds >= 0"),
+    (["repeats=auto", "backends=[jax]", "strategies=[cpu_x2]", "processes=[2]", "process_id=0",
+      "coordinator=127.0.0.1:7000"], "repeats=auto: not with process_id", "allowed: a whole number of repeats"),
     (["n_train=-1"], "n_train=-1", "must be >= 0"),
     (["point_timeout_s=0"], "point_timeout_s=0", "must be a positive number of seconds"),
     (["point_timeout_s=-5"], "point_timeout_s=-5", "must be a positive number of seconds"),

@@ -53,6 +53,9 @@ def check_launcher(cfg: SuiteConfig) -> None:
     if cfg.launcher != "local" and cfg.process_id >= 0:
         raise ConfigError(f"launcher={cfg.launcher}: not with process_id (a multi-host job is one bench per host, "
                           "started by the hosts' own launcher)")
+    if cfg.repeats == "auto" and cfg.process_id >= 0:
+        raise ConfigError("repeats=auto: not with process_id (one bench per host: each host would decide its rounds "
+                          "from records only host 0 writes); allowed: a whole number of repeats")
 
 
 def check_hosts(cfg: SuiteConfig) -> None:
