@@ -191,3 +191,17 @@ def test_replaying_the_recorded_cnn_sweep() -> None:
         extra += bool(speedup_claims(got, 5) - full_claims)
         used.append(sum(wall[c][i] for c in got for i in order[c][:len(got[c])]) / sum(map(sum, wall.values())))
     assert same / REPLAYS >= 0.95 and extra / REPLAYS <= 0.05 and np.mean(used) <= 0.5, (same, extra, np.mean(used))
+
+
+def test_a_raced_runs_speedup_intervals_are_drawn_at_the_adjusted_level() -> None:
+    """Every ratio the report shows (the results table, the answer, report.json) goes through ratio_ci: at 95 % for a
+    fixed number of repeats, at 1 - 0.05/looks for records of a repeats=auto run."""
+    from bench.reporting.speedups import ratio_ci
+    from bench.reporting.stats import repeat_ratio_ci
+
+    a, b = (100.0, 104.0, 98.0, 101.0), (90.0, 93.0, 91.0, 95.0)
+    plain = ratio_ci(pd.Series({"repeat_rates": a}), pd.Series({"repeat_rates": b}))
+    raced = ratio_ci(pd.Series({"repeat_rates": a, "race_looks": 5}), pd.Series({"repeat_rates": b, "race_looks": 1}))
+    assert (plain.low, plain.high) == (repeat_ratio_ci(a, b).low, repeat_ratio_ci(a, b).high)
+    assert (raced.low, raced.high) == pytest.approx((repeat_ratio_ci(a, b, 0.99).low, repeat_ratio_ci(a, b, 0.99).high))
+    assert raced.low < plain.low and raced.high > plain.high

@@ -7,7 +7,6 @@ import math
 
 import pandas as pd
 
-from bench.reporting import stats
 from bench.reporting.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
 from bench.reporting.format import (
     config_label,
@@ -22,7 +21,7 @@ from bench.reporting.format import (
 from bench.reporting.frame import rows_of
 from bench.reporting.seed_tables import with_backend
 from bench.reporting.seeds import DIFFERS, NO_CLAIM
-from bench.reporting.speedups import baseline_rows, speedup_ci
+from bench.reporting.speedups import baseline_rows, ratio_ci, speedup_ci
 from bench.reporting.tables import absent_strategies
 from bench.reporting.tradeoff import Tradeoff
 from bench.reporting.verdicts import Analysis
@@ -78,7 +77,7 @@ def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
         return f"no `{a.baseline}` configuration that learns to compare with"
     if b["strategy"] == win["strategy"] and config_name(b) == config_name(win):
         return f"it is the `{a.baseline}` baseline itself"
-    ci = stats.repeat_ratio_ci(win["repeat_rates"], b["repeat_rates"])
+    ci = ratio_ci(win, b)
     return (f"**{ci.format()}** the throughput of the best `{a.baseline}` configuration that learns "
             f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
 
@@ -96,7 +95,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     others = others[others["strategy"] != win["strategy"]] if not others.empty else others
     if not others.empty:
         items = [f"`{r['strategy']}` {config_name(r)} "
-                 f"{stats.repeat_ratio_ci(r['repeat_rates'], win['repeat_rates']).format()}"
+                 f"{ratio_ci(r, win).format()}"
                  for _, r in others.iterrows()]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
@@ -137,7 +136,7 @@ def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> li
     base = best_baseline(a, summary, fast)
     if base is None or config_label(base) in (config_label(fast), config_label(best)):
         return []
-    ratio = {name: stats.repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]).format()
+    ratio = {name: ratio_ci(r, base).format()
              for name, r in (("fastest", fast), ("most accurate", best))}
     return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
             f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "

@@ -74,6 +74,9 @@ def race_section(spent: Spent | None) -> list[str]:
                      "speedup over its baseline is settled."
                      if done else "**not settled** at the repeats given: the answer above is the best estimate, "
                      "without a clear winner (more max_repeats or budget_s would tell)."), ""]
+    ran = spent.table[spent.table["state"] != "no ok repeat"]
     rows = [{"configuration": config_label(r), "workload": r["workload"], "repeats": r["repeats"],
-             "why it stopped": r["reason"]} for _, r in spent.table.iterrows()]
-    return [*lines, markdown_table(rows), ""]
+             "why it stopped": r["reason"]} for _, r in ran.iterrows()]
+    idle = len(spent.table) - len(ran)
+    tail = [f"{idle} configuration(s) without an ok repeat (skipped or failed: see above) stopped after one.", ""]
+    return [*lines, markdown_table(rows) if rows else "", "", *(tail if idle else [])]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bench.reporting import stats
 from bench.reporting.frame import CONFIG_KEY, rows_of, split_label
 from bench.reporting.seeds import NO_CLAIM, SeedIndex
+from bench.reporting.speedups import ratio_ci
 from bench.reporting.verdicts import Analysis
 
 REPORT_SCHEMA_VERSION = 1
@@ -239,7 +240,7 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
     base = best_baseline(a, rows_of(a.summary, workload, dataset), win)
     vs = None
     if base is not None:
-        vs = _speedup(config_label(base), stats.repeat_ratio_ci(win["repeat_rates"], base["repeat_rates"]))
+        vs = _speedup(config_label(base), ratio_ci(win, base))
     backend, _ = split_label(win["strategy"])
     t = a.tradeoffs.get((workload, dataset))
     front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]

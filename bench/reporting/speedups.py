@@ -84,9 +84,7 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
         elif base["strategy"] == row["strategy"]:
             ci = stats.RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
         else:
-            # a raced run (repeats=auto) looked at its data after every round: Bonferroni over its looks
-            looks = max(int(row.get("race_looks", 1)), int(base.get("race_looks", 1)))
-            ci = stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"], 1 - (1 - stats.CONFIDENCE) / looks)
+            ci = ratio_ci(row, base)
         cols["baseline"].append("" if base is None else base["strategy"])
         cols["speedup"].append(ci.ratio)
         cols["speedup_low"].append(ci.low)
@@ -96,6 +94,14 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
     for k, v in cols.items():
         summary[k] = v
     return summary
+
+
+def ratio_ci(row: pd.Series, base: pd.Series) -> stats.RatioCI:
+    """Throughput of summary row ``row`` over ``base`` per repeat (:func:`bench.reporting.stats.repeat_ratio_ci`),
+    at 95 %, or, where either comes from a ``repeats=auto`` run, at ``1 - 0.05 / looks`` (Bonferroni over the
+    looks its race took at the data: bench.reporting.race)."""
+    looks = max(int(row.get("race_looks", 1)), int(base.get("race_looks", 1)))
+    return stats.repeat_ratio_ci(row["repeat_rates"], base["repeat_rates"], 1 - (1 - stats.CONFIDENCE) / looks)
 
 
 def speedup_ci(row: pd.Series) -> stats.RatioCI:

@@ -21,7 +21,8 @@ from bench.reporting.format import (
 )
 from bench.reporting.frame import INPUT_BOUND_FRACTION
 from bench.reporting.seed_tables import accuracy_cell, with_backend
-from bench.reporting.stats import finite_median, repeat_ratio_ci
+from bench.reporting.speedups import ratio_ci
+from bench.reporting.stats import finite_median
 from bench.reporting.untrusted import skipped_row
 
 
@@ -180,7 +181,7 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
         base = by.get("default")
         for p in names[1:] if base is not None else []:
             r = by.get(p)
-            ratio = repeat_ratio_ci(r["repeat_rates"], base["repeat_rates"]) if r is not None and base is not None \
+            ratio = ratio_ci(r, base) if r is not None and base is not None \
                 else None
             row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
         rows.append(row)

@@ -21,7 +21,7 @@ from bench.runner.rundir import points_to_run, write_manifest
 
 def still_running(cfg: SuiteConfig, run_dir: Path) -> tuple[set[str], int]:
     """The configuration ids (:func:`bench.runner.plan.configuration_id`) the race gives another repeat after the
-    records in ``run_dir``, and how many configurations it has standings for."""
+    records in ``run_dir``, and how many configurations have an ok repeat."""
     from bench.records import as_records
     from bench.reporting.frame import CONFIG_KEY, points_frame
     from bench.reporting.race import standings_of
@@ -33,7 +33,8 @@ def still_running(cfg: SuiteConfig, run_dir: Path) -> tuple[set[str], int]:
     ids: dict[tuple, set[str]] = {}
     for key, point_id in zip(points[CONFIG_KEY].itertuples(index=False, name=None), points["point_id"], strict=True):
         ids.setdefault(tuple(key), set()).add(re.sub(r"-r\d+$", "", str(point_id)))
-    return {c for key, st in found.items() if st.running for c in ids.get(key, set())}, len(found)
+    ran = sum(st.state != "no ok repeat" for st in found.values())  # skipped (absent hardware) and failed ones out
+    return {c for key, st in found.items() if st.running for c in ids.get(key, set())}, ran
 
 
 def run_race(cfg: SuiteConfig, run_id: str, run_dir: Path, first: list[Point], todo: list[Point],
