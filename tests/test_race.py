@@ -40,9 +40,11 @@ def run_race(full: dict[tuple, list[float]], most: int = 5) -> tuple[dict, dict[
     examples/s): every configuration gets one, then each round one more for those still running; returns (the
     final standings by config key, the repeats each configuration got)."""
     n = dict.fromkeys(full, 1)
+    stopped: dict = {}
     while True:
         got = {c: full[c][:n[c]] for c in full}
-        standings = Race(pd.DataFrame([row(c, got[c]) for c in full]), most).standings()
+        standings = Race(pd.DataFrame([row(c, got[c]) for c in full]), most).standings(stopped=stopped)
+        stopped.update({k: st for k, st in standings.items() if not st.running and k not in stopped})
         running = [c for c in full if standings[key(c)].running]
         if not running:
             return standings, got
@@ -85,22 +87,23 @@ CNN = {("fashion_cnn", "cpu", 32, 1): 7260, ("fashion_cnn", "cpu", 32, 8): 8540,
        ("catsdogs_cnn", "cpu_x2", 32, 8): 142}
 
 
-@pytest.mark.parametrize("n_configs", [2, 4])
-def test_equal_configurations_are_told_apart_at_most_5_percent_of_the_time(n_configs) -> None:
-    """A/A: every configuration of a workload at the same true throughput, 16 % process-to-process spread. A false
-    claim: a configuration called out or separated, or a speedup interval excluding 1 at the end. Measured (seed 0,
-    TRIALS races of max_repeats=5): docs/statistics.md; asserted: 5 % plus two standard errors."""
+@pytest.mark.parametrize(("n_configs", "sigma"), [(2, SIGMA_PRIOR), (4, SIGMA_PRIOR), (2, 0.25)])
+def test_equal_configurations_are_told_apart_at_most_5_percent_of_the_time(n_configs, sigma) -> None:
+    """A/A: every configuration of a workload at the same true throughput, a 16 % process-to-process spread (and a
+    25 % one, above the race's prior). A false claim: a configuration called out or separated, or a speedup interval
+    excluding 1 at the end. Measured (seed 0, TRIALS races of max_repeats=5): docs/statistics.md; asserted: 5 % plus
+    two standard errors."""
     rng = np.random.default_rng(0)
     truth = dict.fromkeys([("w", "cpu", 32, 1), ("w", "cpu_x2", 32, 1), ("w", "cpu", 32, 8),
                            ("w", "cpu_x2", 32, 8)][:n_configs], 100.0)
     false = 0
     for _ in range(TRIALS):
-        standings, got = run_race(draw(truth, SIGMA_PRIOR, rng))
+        standings, got = run_race(draw(truth, sigma, rng))
         false += bool(speedup_claims(got, 5)) or any(st.state in ("out", "separated") for st in standings.values())
     assert false / TRIALS <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / TRIALS), false / TRIALS
 
 
-@pytest.mark.parametrize(("sigma", "most_time"), [(0.045, 0.5), (SIGMA_PRIOR, 0.85)])
+@pytest.mark.parametrize(("sigma", "most_time"), [(0.045, 0.55), (SIGMA_PRIOR, 0.85)])
 def test_a_race_gives_the_full_sweeps_answer_for_a_fraction_of_its_time(sigma, most_time) -> None:
     """Known truth: the cnn suite's configurations at their measured means, repeats drawn with the spread measured in
     that sweep (4.5 %) and with the 16 % of a noisy day; the race runs over the full repeats=5 sweep's first draws.
@@ -119,34 +122,45 @@ def test_a_race_gives_the_full_sweeps_answer_for_a_fraction_of_its_time(sigma, m
 
 def test_the_rules_one_by_one() -> None:
     cpu, x2 = ("w", "cpu", 32, 1), ("w", "cpu_x2", 32, 1)
+    fast, slow = [300.0, 310.0, 290.0], [100.0, 104.0, 96.0]  # a measured spread of about 3 %
 
-    def standing(*rows: dict, **kw: float) -> dict:
+    def standing(*rows: dict, **kw) -> dict:
         found = Race(pd.DataFrame(rows), 5).standings(**kw)
         return {k[2] if k[3:5] == (32, 1) else k[2:5]: st for k, st in found.items()}  # b32 spe1 by strategy
 
-    s = standing(row(cpu, [300.0]), row(x2, [100.0]))  # 3x apart after one repeat each
+    s = standing(row(cpu, [300.0]), row(x2, [100.0]))  # 3x apart, but one repeat each: no spread measured yet
+    assert {st.state for st in s.values()} == {RUNNING}
+    s = standing(row(cpu, fast), row(x2, slow))
     assert (s["cpu_x2"].state, s["cpu"].state) == ("out", "separated")  # cpu is its own baseline: settled
-    s = standing(row(cpu, [100.0]), row(x2, [104.0]))  # within the noise: both run on (cpu as the baseline too)
+    s = standing(row(cpu, [1000.0, 1030.0], n_reached=0), row(x2, slow[:2]))  # 10x apart; the leader missed its
+    assert (s["cpu_x2"].state, s["cpu"].state, s["cpu"].reason) == ("out", RUNNING, "leader")  # target: 3 seeds
+    s = standing(row(cpu, [1000.0, 1030.0]), row(x2, slow[:2]))  # ... reached it in both: ranked as it stands
+    assert (s["cpu_x2"].state, s["cpu"].state) == ("out", "separated")
+    s = standing(row(cpu, [100.0, 101.0]), row(x2, [104.0, 103.0]))  # within the noise: both run on
     assert (s["cpu_x2"].reason, s["cpu"].state) == ("leader", RUNNING)
     s = standing(row(cpu, [100.0] * 5), row(x2, [104.0, 99, 101, 103, 100]))
     assert {st.state for st in s.values()} == {"max"}
-    s = standing(row(cpu, [100.0] * 3), row(x2, [300.0] * 3, n_reached=1))  # the target in 1 of 3 seeds
+    s = standing(row(cpu, [100.0, 102, 98]), row(x2, fast, n_reached=1))  # the target in 1 of 3 seeds
     assert s["cpu_x2"].state == "misses target" and s["cpu"].state == "separated"
-    s = standing(row(cpu, [100.0] * 2), row(x2, [300.0] * 2, n_reached=0))  # 2 seeds: not judged yet
+    s = standing(row(cpu, [100.0, 102]), row(x2, fast[:2], n_reached=0))  # 2 seeds: not judged yet
     assert s["cpu_x2"].state != "misses target"
     s = standing(row(cpu, [100.0]), row(x2, [104.0]), spent_s=60, budget_s=50)
     assert {st.state for st in s.values()} == {"budget"}
-    # no target: a slower configuration more accurate than the leader is the trade-off, not out; the leader needs
-    # three seeds before it can be settled
-    s = standing(row(cpu, [300.0], target_accuracy=math.nan, final_val_accuracy=0.6),
-                 row(x2, [100.0], target_accuracy=math.nan, final_val_accuracy=0.85))
+    # a stop is final: an earlier look's "out" stays, whatever this look's data say
+    out = Race(pd.DataFrame([row(cpu, [1000.0, 1030.0]), row(x2, slow[:2])]), 5).standings()[key(x2)]
+    assert out.state == "out"
+    s = standing(row(cpu, [1000.0, 1030.0, 120.0]), row(x2, slow[:2]), stopped={key(x2): out})
+    assert s["cpu_x2"] == out and s["cpu"].state == "separated"  # fresh, x2 would be within the noise now
+    # no target: a slower configuration more accurate than the leader is the trade-off, and the leader runs on
+    s = standing(row(cpu, fast, target_accuracy=math.nan, final_val_accuracy=0.6),
+                 row(x2, slow, target_accuracy=math.nan, final_val_accuracy=0.85))
     assert (s["cpu_x2"].reason, s["cpu"].reason) == ("slower but more accurate than the leader", "leader")
-    s = standing(row(cpu, [300.0], target_accuracy=math.nan), row(x2, [100.0], target_accuracy=math.nan))
-    assert (s["cpu_x2"].state, s["cpu"].state) == ("out", RUNNING)
-    # with a target, a running configuration that is not the leader does not keep its baseline running
-    far = ("w", "cpu", 128, 8)
-    s = standing(row(cpu, [100.0]), row(x2, [400.0]), row(("w", "cpu_x2", 128, 8), [410.0]), row(far, [390.0]))
-    assert s["cpu"].state == "out"
+    s = standing(row(cpu, fast, target_accuracy=math.nan), row(x2, slow, target_accuracy=math.nan))
+    assert (s["cpu_x2"].state, s["cpu"].state) == ("out", "separated")
+    # every running configuration keeps its baseline running (seeds stay paired), even one that is out itself
+    s = standing(row(cpu, [100.0, 102.0]), row(x2, [400.0, 404.0]), row(("w", "cpu_x2", 128, 8), [410.0, 405.0]),
+                 row(("w", "cpu", 128, 8), [390.0, 395.0]))
+    assert s["cpu"].running and s["cpu"].reason.startswith("baseline of a running configuration (out after 2")
 
 
 def test_pooled_spread_and_critical_values() -> None:
@@ -157,7 +171,8 @@ def test_pooled_spread_and_critical_values() -> None:
     from scipy import stats
 
     assert critical(0.01, 6) == pytest.approx(stats.t.ppf(0.99, 6))
-    assert critical(0.01, 2) == pytest.approx(stats.norm.ppf(0.99))
+    assert critical(0.01, 2) == pytest.approx(stats.t.ppf(0.99, 2))
+    assert critical(0.01, 0) == math.inf  # no spread measured: nothing is told apart
 
 
 def recorded() -> tuple[dict[tuple, list[float]], dict[tuple, list[float]]]:
@@ -205,3 +220,20 @@ def test_a_raced_runs_speedup_intervals_are_drawn_at_the_adjusted_level() -> Non
     assert (plain.low, plain.high) == (repeat_ratio_ci(a, b).low, repeat_ratio_ci(a, b).high)
     assert (raced.low, raced.high) == pytest.approx((repeat_ratio_ci(a, b, 0.99).low, repeat_ratio_ci(a, b, 0.99).high))
     assert raced.low < plain.low and raced.high > plain.high
+
+
+def test_a_look_sees_only_the_repeats_before_it_so_a_resumed_race_decides_as_the_run_did() -> None:
+    """standings_of decides look by look from the records (bench.runner.racing asks it between rounds, a resumed
+    run and the report ask it again): later rounds' records left in the folder change no earlier decision."""
+    from bench.records import as_records
+    from bench.reporting.frame import points_frame
+    from bench.reporting.race import standings_of
+    from bench.reporting.race_report import replay
+
+    pts = points_frame(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
+    for look in (2, 3):
+        assert standings_of(pts, 5, looks=look) == standings_of(pts[pts["repeat"] < look], 5, looks=look)
+    final = standings_of(pts, 5)
+    stopped_at_2 = {k: st for k, st in standings_of(pts, 5, looks=2).items() if not st.running}
+    assert all(final[k] == st for k, st in stopped_at_2.items())  # a stop is final
+    assert replay(pts) is None  # these records are of a fixed repeats=5 run: no race to report

@@ -56,6 +56,12 @@ def check_launcher(cfg: SuiteConfig) -> None:
     if cfg.repeats == "auto" and cfg.process_id >= 0:
         raise ConfigError("repeats=auto: not with process_id (one bench per host: each host would decide its rounds "
                           "from records only host 0 writes); allowed: a whole number of repeats")
+    if cfg.repeats == "auto" and cfg.shard:
+        raise ConfigError("repeats=auto: not with shard (each shard would race its configurations alone, without "
+                          "the baselines and leaders of the others); allowed: a whole number of repeats")
+    if cfg.repeats == "auto" and cfg.repeat_seeds != "distinct":
+        raise ConfigError(f"repeats=auto: not with repeat_seeds={cfg.repeat_seeds} (the race judges accuracy over "
+                          "seeds); allowed: repeat_seeds=distinct")
 
 
 def check_hosts(cfg: SuiteConfig) -> None:

@@ -38,12 +38,11 @@ def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: fl
     raced = points[points["race_looks"] > 1]
     most, budget = int(raced["race_looks"].max()), float(raced["race_budget_s"].max())
     counts = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["repeat"].max() + 1
-    rows, looks = [], {}
-    for k in sorted(set(int(c) for c in counts)):
-        looks[k] = standings_of(raced[raced["repeat"] < k], most, baseline, budget, margin_pp)
+    final = standings_of(raced, most, baseline, budget, margin_pp)  # look by look, as the run decided
+    rows = []
     settled: dict[tuple[str, str], bool] = {}
     for key, n in counts.items():
-        st = looks[int(n)].get(tuple(key))
+        st = final.get(tuple(key))
         state, reason = (st.state, st.reason) if st is not None else ("lost", "no record after its last repeat")
         if st is not None and st.running:
             state, reason = "unfinished", "the run ended before its next repeat (resume continues the race)"

@@ -19,9 +19,10 @@ from bench.runner.plan import Point, configuration_id, plan
 from bench.runner.rundir import points_to_run, write_manifest
 
 
-def still_running(cfg: SuiteConfig, run_dir: Path) -> tuple[set[str], int]:
-    """The configuration ids (:func:`bench.runner.plan.configuration_id`) the race gives another repeat after the
-    records in ``run_dir``, and how many configurations have an ok repeat."""
+def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str], int]:
+    """The configuration ids (:func:`bench.runner.plan.configuration_id`) the race gives repeat ``look`` after the
+    records of repeats 0 .. look - 1 in ``run_dir`` (decided look by look: a resumed race decides as the run did,
+    whatever later rounds left there), and how many configurations have an ok repeat."""
     from bench.records import as_records
     from bench.reporting.frame import CONFIG_KEY, points_frame
     from bench.reporting.race import standings_of
@@ -29,7 +30,8 @@ def still_running(cfg: SuiteConfig, run_dir: Path) -> tuple[set[str], int]:
     points = points_frame(as_records(load_records([run_dir], warn=False).records))
     if points.empty:
         return set(), 0
-    found = standings_of(points, int(cfg.max_repeats), cfg.baseline, float(cfg.budget_s), cfg.parity_margin_pp)
+    found = standings_of(points, int(cfg.max_repeats), cfg.baseline, float(cfg.budget_s), cfg.parity_margin_pp,
+                         looks=look)
     ids: dict[tuple, set[str]] = {}
     for key, point_id in zip(points[CONFIG_KEY].itertuples(index=False, name=None), points["point_id"], strict=True):
         ids.setdefault(tuple(key), set()).add(re.sub(r"-r\d+$", "", str(point_id)))
@@ -45,7 +47,7 @@ def run_race(cfg: SuiteConfig, run_id: str, run_dir: Path, first: list[Point], t
     planned = list(first)
     launch(todo)
     for k in range(1, int(cfg.max_repeats)):
-        running, total = still_running(cfg, run_dir)
+        running, total = still_running(cfg, run_dir, k)
         if not running:
             break
         points = [p for p in plan(cfg, repeats=[k]) if configuration_id(p) in running]
