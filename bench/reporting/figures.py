@@ -74,16 +74,12 @@ class Drawer:
         n = processes() if workers is None else workers
         self.pool = ProcessPoolExecutor(n, mp_context=get_context("fork")) if n > 1 else None
         self.futures: list[Future[tuple[tuple[str, str], str, Path | None]]] = []
-        self.pending: list[Task] = []
         self.tasks: list[Task] = []  # every task submitted, in order
 
     def submit(self, *tasks: Task) -> None:
         self.tasks += tasks
-        for task in tasks:
-            if self.pool is None:
-                self.pending.append(task)
-            else:
-                self.futures.append(self.pool.submit(run, task))
+        if self.pool is not None:
+            self.futures += [self.pool.submit(run, task) for task in tasks]
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
         """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
@@ -94,7 +90,7 @@ class Drawer:
         """Wait for every figure; (workload, dataset) -> figure name -> PNG path, for the figures with data, in
         the order they were submitted."""
         try:
-            done = [f.result() for f in self.futures] + [run(t) for t in self.pending]
+            done = [f.result() for f in self.futures] if self.pool is not None else [run(t) for t in self.tasks]
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)

@@ -21,7 +21,7 @@ from bench.reporting.figures import Drawer, cost_tasks, curve_tasks, summary_tas
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, points_frame, rows_of
 from bench.reporting.prices import Price, load_table
-from bench.reporting.race_report import race_section, replay
+from bench.reporting.race_report import race_section
 from bench.reporting.report_data import report_data, to_json
 from bench.reporting.runs import jax_spe_note, spe_notes, time_budget
 from bench.reporting.seed_tables import parity_section
@@ -151,7 +151,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
              "## The answer", ""]
     for workload, dataset in workloads:
         lines += answer_section(a, workload, dataset)
-    lines += race_section(replay(a.points, a.baseline, a.parity_margin_pp))  # repeats=auto: where repeats went
+    lines += race_section(a.race)  # repeats=auto: where its repeats went
     lines += [HOW_TO_READ, ""]
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",

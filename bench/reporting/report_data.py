@@ -264,9 +264,7 @@ def report_data(a: Analysis) -> ReportData:
 
 def _race(a: Analysis) -> RaceSpent | None:
     """report.json's ``race`` (None for a run with a fixed number of repeats)."""
-    from bench.reporting.race_report import replay
-
-    spent = replay(a.points, a.baseline, a.parity_margin_pp)
+    spent = a.race
     if spent is None:
         return None
     stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in spent.table.to_dict("records")]

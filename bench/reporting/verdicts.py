@@ -19,6 +19,7 @@ from bench.reporting import stats
 from bench.reporting.accuracy import accuracy_parity, add_learning
 from bench.reporting.format import config_name
 from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
+from bench.reporting.race_report import Spent, replay
 from bench.reporting.seeds import PARITY_MARGIN_PP, SeedIndex
 from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
 from bench.reporting.tidy import epochs_frame
@@ -132,6 +133,7 @@ class Analysis:
     # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.tradeoff)
     tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
     seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
+    race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.race_report)
 
     @property
     def show_backend(self) -> bool:
@@ -169,4 +171,5 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
              for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
-                    {key: t for key, t in found.items() if t is not None}, index)
+                    {key: t for key, t in found.items() if t is not None}, index,
+                    replay(points, baseline, parity_margin_pp))

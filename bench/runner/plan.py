@@ -243,9 +243,9 @@ def topologies(cfg: SuiteConfig) -> list[tuple[str, str, int]]:
             if n == 1 or (b == "jax" and splits(s, n, cfg.process_id >= 0))]
 
 
-def configuration_id(point: Point) -> str:
-    """A point's id without its repeat: what its repeats share."""
-    return re.sub(r"-r\d+$", "", point.point_id)
+def configuration_id(point: Point | str) -> str:
+    """A point's id (or the point) without its repeat: what its repeats share."""
+    return re.sub(r"-r\d+$", "", point if isinstance(point, str) else point.point_id)
 
 
 def in_shard(points: list[Point], shard: tuple[int, int] | None) -> list[Point]:

@@ -8,7 +8,6 @@ the usual repeat-major order across strategies; one worker process per (backend,
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,24 +18,25 @@ from bench.runner.plan import Point, configuration_id, plan
 from bench.runner.rundir import points_to_run, write_manifest
 
 
-def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str], int]:
+def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str], int, int]:
     """The configuration ids (:func:`bench.runner.plan.configuration_id`) the race gives repeat ``look`` after the
     records of repeats 0 .. look - 1 in ``run_dir`` (decided look by look: a resumed race decides as the run did,
-    whatever later rounds left there), and how many configurations have an ok repeat."""
+    whatever later rounds left there), how many configurations that is, and how many have an ok repeat."""
     from bench.records import as_records
     from bench.reporting.frame import CONFIG_KEY, points_frame
     from bench.reporting.race import standings_of
 
     points = points_frame(as_records(load_records([run_dir], warn=False).records))
     if points.empty:
-        return set(), 0
+        return set(), 0, 0
     found = standings_of(points, int(cfg.max_repeats), cfg.baseline, float(cfg.budget_s), cfg.parity_margin_pp,
                          looks=look)
     ids: dict[tuple, set[str]] = {}
     for key, point_id in zip(points[CONFIG_KEY].itertuples(index=False, name=None), points["point_id"], strict=True):
-        ids.setdefault(tuple(key), set()).add(re.sub(r"-r\d+$", "", str(point_id)))
+        ids.setdefault(tuple(key), set()).add(configuration_id(str(point_id)))
     ran = sum(st.state != "no ok repeat" for st in found.values())  # skipped (absent hardware) and failed ones out
-    return {c for key, st in found.items() if st.running for c in ids.get(key, set())}, ran
+    running = [key for key, st in found.items() if st.running]
+    return {c for key in running for c in ids.get(key, set())}, len(running), ran
 
 
 def run_race(cfg: SuiteConfig, run_id: str, run_dir: Path, first: list[Point], todo: list[Point],
@@ -47,12 +47,12 @@ def run_race(cfg: SuiteConfig, run_id: str, run_dir: Path, first: list[Point], t
     planned = list(first)
     launch(todo)
     for k in range(1, int(cfg.max_repeats)):
-        running, total = still_running(cfg, run_dir, k)
+        running, n_running, total = still_running(cfg, run_dir, k)
         if not running:
             break
         points = [p for p in plan(cfg, repeats=[k]) if configuration_id(p) in running]
         planned += points
         write_manifest(run_dir, run_id, cfg, planned)
-        rest = f"; {total - len(running)} stopped (the report says why)" if total > len(running) else ""
-        print(f"repeats=auto: {len(running)} of {total} configuration(s) get repeat {k + 1}{rest}", file=sys.stderr)
+        rest = f"; {total - n_running} stopped (the report says why)" if total > n_running else ""
+        print(f"repeats=auto: {n_running} of {total} configuration(s) get repeat {k + 1}{rest}", file=sys.stderr)
         launch(points_to_run(points, run_dir))
