@@ -177,9 +177,9 @@ def test_bad_choice_values() -> None:
     assert err("suite=cnn", "precisions=[fp8]") == (
         "precisions[0]='fp8' is not allowed; allowed: float32, mixed_float16, mixed_bfloat16")
     assert err("suite=plant", "input_pipelines=[default,cachd]") == (
-        "input_pipelines[1]='cachd' is not allowed; allowed: default, cached, slow_decode")
+        "input_pipelines[1]='cachd' is not allowed; allowed: default, cached, slow_decode, autotune, numpy")
     assert err("suite=plant", "input_pipeline=cachd") == (
-        "input_pipeline='cachd' is not allowed; allowed: default, cached, slow_decode")
+        "input_pipeline='cachd' is not allowed; allowed: default, cached, slow_decode, autotune, numpy")
     assert err("suite=plant", "input_pipelines=[cached,cached]") == (
         "input_pipelines: duplicate value(s) ['cached']; list each value once")
 

@@ -36,7 +36,7 @@ def test_processes_plan_their_own_points_and_groups_and_keep_old_ids() -> None:
     assert [i for i in ids if "-p2-" in i] == ["fashion_cnn-jax-cpu_x2-p2-b64-spe4-fp32-r0",
                                                "fashion_cnn-jax-cpu_x4-p2-b64-spe4-fp32-r0"]
     assert len(ids) == 3 + 3 + 2  # tensorflow x 3 strategies, jax x 3 in one process, jax x 2 in two
-    assert ("jax", "cpu_x2", 2, 0) in groups(points) and ("jax", "cpu_x2", 1, 0) in groups(points)
+    assert ("jax", "cpu_x2", 2, 0, False) in groups(points) and ("jax", "cpu_x2", 1, 0, False) in groups(points)
     one = next(p for p in points if p.point_id == "fashion_cnn-jax-cpu_x2-b64-spe4-fp32-r0")
     two = next(p for p in points if p.processes == 2)
     assert "processes" not in one.to_record()  # one process: the point, and its hash, as bench always wrote them

@@ -15,15 +15,16 @@ def test_plan_covers_the_product_one_process_per_repeat_interleaved_across_strat
     assert len(points) == 2 * 2 * 2 * 2 * 2  # workloads x strategies x batches x spe x repeats
     assert len({p.point_id for p in points}) == len(points)
     g = groups(points)
-    assert list(g) == [("tensorflow", "cpu", 1, 0), ("tensorflow", "cpu_x2", 1, 0), ("tensorflow", "cpu", 1, 1),
-                       ("tensorflow", "cpu_x2", 1, 1)]  # (backend, strategy, processes, repeat)
+    assert list(g) == [("tensorflow", "cpu", 1, 0, False), ("tensorflow", "cpu_x2", 1, 0, False),
+                       ("tensorflow", "cpu", 1, 1, False), ("tensorflow", "cpu_x2", 1, 1, False)]
+    # (backend, strategy, processes, repeat, a JAX worker that may import TensorFlow)
     assert all({p.repeat for p in pts} == {key[3]} and {p.strategy for p in pts} == {key[1]}
                for key, pts in g.items())
     assert [p.repeat for p in points] == [0] * 16 + [1] * 16
-    cpu0 = g[("tensorflow", "cpu", 1, 0)]
+    cpu0 = g[("tensorflow", "cpu", 1, 0, False)]
     assert cpu0[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
     # catsdogs_cnn has 256 training images: 2 steps at b128, so spe 4 runs (and is named) as spe 2
-    assert g[("tensorflow", "cpu_x2", 1, 1)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
+    assert g[("tensorflow", "cpu_x2", 1, 1, False)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
 
 
 def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:
@@ -161,3 +162,16 @@ def test_a_bad_shard_names_the_key_and_the_form() -> None:
     for bad in ("0/3", "4/3", "2", "a/b", "1/0"):
         with pytest.raises(ConfigError, match=r"shard='[^']*': allowed: '' \(the whole sweep\) or I/N with 1 <= I"):
             parse_config(["suite=smoke", f"shard={bad}"])
+
+
+def test_a_jax_tf_data_pipeline_gets_a_worker_of_its_own() -> None:
+    """Under JAX the autotune pipeline is tf.data: its points run in a worker that may import TensorFlow, apart
+    from the group's other points (whose workers never have it); under TensorFlow nothing changes."""
+    cfg = parse_config(["suite=cnn", "workloads=[fashion_cnn]", "strategies=[cpu]", "backends=[tensorflow,jax]",
+                        "input_pipelines=[default,autotune,numpy]", "batch_sizes=[32]", "steps_per_execution=[1]",
+                        "~workload_axes"])
+    g = groups(plan(cfg))
+    assert {k: sorted(p.input_pipeline for p in pts) for k, pts in g.items()} == {
+        ("tensorflow", "cpu", 1, 0, False): ["autotune", "default", "numpy"],
+        ("jax", "cpu", 1, 0, False): ["default", "numpy"],
+        ("jax", "cpu", 1, 0, True): ["autotune"]}

@@ -17,7 +17,7 @@ BATCH_SCALINGS = ("global", "per_replica")
 DATA_SCALES = ("reduced", "full")
 ALL_REDUCES = ("auto", "hierarchical_copy", "reduce_to_one", "nccl", "collective")
 PROGRESS = ("auto", "on", "off")
-INPUT_PIPELINES = ("default", "cached", "slow_decode")
+INPUT_PIPELINES = ("default", "cached", "slow_decode", "autotune", "numpy")
 REPEAT_SEEDS = ("same", "distinct")
 AUTO_REPEATS = "auto"  # repeats=auto: adaptive repeats (bench.reporting.race)
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
@@ -93,11 +93,13 @@ class SuiteConfig:
     n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
     n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
     input_pipelines: list[str] = field(default_factory=lambda: ["default"], metadata=_help(
-        "a list of input pipelines: default (images from files decoded every epoch) | cached (decoded once, "
-        "then cached before augmentation) | slow_decode (un-parallelised decode: input-bound demo), e.g. "
-        "[default,cached]"))
+        "a list of input pipelines: default (bench's fixed tf.data settings; images from files decoded every "
+        "epoch) | cached (decoded once, then cached before augmentation) | slow_decode (un-parallelised decode: "
+        "input-bound demo) | autotune (the seeds' tf.data.AUTOTUNE settings, autotune on) | numpy (arrays "
+        "straight into fit), e.g. [default,autotune,numpy]"))
     input_pipeline: str = field(default="", metadata=_help(
-        "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode)"))
+        "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode | "
+        "autotune | numpy)"))
     all_reduce: str = field(default="auto", metadata=_help(
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
     jit_compile: bool = field(default=False, metadata=_help(

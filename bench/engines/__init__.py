@@ -11,9 +11,11 @@ In short:
 
 - ``make_strategy(name, all_reduce, tpu, tpu_connect_timeout_s) -> (strategy or None, StrategyInfo)``,
   first thing in the process; raises :class:`StrategyUnavailable` when the hardware is absent;
-- ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached) -> Pipelines``,
-  whose batches follow :mod:`bench.data.order` and :mod:`bench.data.augment` (the same examples, order and
-  augmentation under every backend); encoded images decoded every epoch, or once (``cached``);
+- ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, autotune) ->
+  Pipelines``, whose batches follow :mod:`bench.data.order` and :mod:`bench.data.augment` (the same examples,
+  order and augmentation under every backend); encoded images decoded every epoch, or once (``cached``);
+  ``autotune``: the same batches from a ``tf.data`` pipeline on ``tf.data.AUTOTUNE`` (raises
+  :class:`PipelineUnavailable` where it cannot run);
 - ``matmul_chain(device, dtype, n, chained) -> run`` (one compiled call that chains ``chained`` n x n matmuls and
   waits for them) and ``dispatch_probe(device) -> run`` (one compiled call that does nothing): the matmul peak
   probe sizes itself with them (:func:`bench.measure.probes.matmul_peak`); ``framework_env(info) -> dict`` (versions and
@@ -59,6 +61,11 @@ class StrategyUnavailable(RuntimeError):
     """The hardware a strategy needs is not here; ``str(e)`` is the reason recorded as ``skipped``."""
 
 
+class PipelineUnavailable(RuntimeError):
+    """A point's input pipeline cannot run with its backend, strategy or data (``numpy`` for a workload that
+    augments, ``autotune`` under JAX without TensorFlow); ``str(e)`` is the reason recorded as ``skipped``."""
+
+
 class PlacementError(RuntimeError):
     """A point's model or batches are not laid out on the devices as its strategy promises (data parallelism
     lost, a batch on one device, variables not replicated); ``str(e)`` says what was found. The point fails
@@ -102,6 +109,10 @@ class Pipelines(Protocol):
     def fresh_train(self) -> Any:
         """The training data with nothing prepared ahead (the input-only probe)."""
 
+    def fit_inputs(self, train: Any) -> dict[str, Any]:
+        """``fit``'s data arguments for ``train`` (what :meth:`rewind` or the ``train`` field gives): the data and
+        the steps of an epoch, or arrays and a batch size where Keras batches them itself."""
+
 
 @runtime_checkable
 class Engine(Protocol):
@@ -114,7 +125,8 @@ class Engine(Protocol):
                       tpu_connect_timeout_s: float = 60.0) -> tuple[Any, StrategyInfo]: ...
 
     def make_pipelines(self, workload: Workload, arrays: Any, global_batch_size: int, seed: int,
-                       slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines: ...
+                       slow_decode: bool = False, epochs: int = 1, cached: bool = False,
+                       autotune: bool = False) -> Pipelines: ...
 
     def matmul_chain(self, device: str, dtype: str = "float32", n: int = 1024, chained: int = 1
                      ) -> Callable[[], None]: ...
@@ -219,15 +231,16 @@ def cpu_child_env(backend: str, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def prepare_process(backend: str) -> None:
-    """First thing in a worker process, before Keras is imported: under jax, make TensorFlow unimportable.
+def prepare_process(backend: str, tensorflow: bool = False) -> None:
+    """First thing in a worker process, before Keras is imported: under jax, make TensorFlow unimportable
+    (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it).
 
     Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
     adapters probe it), and many JAX images (Kaggle's TPU image ships ``tensorflow-cpu``) have it. A JAX
     worker must run the same with or without it, so ``import tensorflow`` fails in that process, as it
     would on a machine without TensorFlow.
     """
-    if backend == "jax" and "tensorflow" not in sys.modules:
+    if backend == "jax" and not tensorflow and "tensorflow" not in sys.modules:
         sys.modules["tensorflow"] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
 
 

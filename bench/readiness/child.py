@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+import numpy as np
+
 from bench.readiness.findings import FAIL, Finding, first_line
 
 BATCH = 8  # examples in the one batch the checks compile and run (the shapes, not the size, matter)
@@ -27,13 +29,13 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
     engine = load(backend)
     out: list[Finding] = []
     batch: tuple[Any, Any] | None = None
-    for pipeline in pipelines:
+    for pipeline in pipelines:  # numpy: arrays straight into fit, no pipeline of the user's to check
         pipes = engine.make_pipelines(wl, examples, n, 0, slow_decode=pipeline == "slow_decode",
-                                      cached=pipeline == "cached")
-        if backend == "tensorflow":
+                                      cached=pipeline == "cached", autotune=pipeline == "autotune")
+        if backend == "tensorflow" and pipeline != "numpy":
             out.extend(fc.pipeline_findings(pipes.train, pipeline, workload, backend))
         if batch is None:
-            batch = next(iter(pipes.train))
+            batch = tuple(np.asarray(v) for v in next(iter(pipes.train)))  # NumPy under every backend
     assert batch is not None
     x, y = batch
     model = wl.new_model()

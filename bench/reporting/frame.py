@@ -41,7 +41,7 @@ import pandas as pd
 
 from bench.predictions import decode
 from bench.records import BACKENDS, ErrorInfo, Record, RecordLike, as_records
-from bench.reporting import stats
+from bench.reporting import spread, stats
 from bench.reporting.datasets import dataset_label, one_name_per_content
 from bench.reporting.labels import host_of, strategy_labels
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, configuration_not_learning, learning_verdict
@@ -202,6 +202,8 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     repeat_rates = tuple(v for v in ok["repeat_examples_per_s"] if math.isfinite(v))
     summ = stats.summarize_sample(epoch_s)
     train = stats.summarize_sample([v for t in ok["steady_train_s"] for v in t])
+    per_process = tuple(stats.finite_median(t) for t in ok["steady_train_s"] if len(t))  # a repeat: one process
+    found = spread.two_speeds(per_process)
     ex_s = stats.geometric_mean(repeat_rates)
     inp = finite_median(ok["input_examples_per_s"])
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
@@ -222,6 +224,8 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,
+        "process_train_s": per_process, "process_spread": spread.spread_text(per_process),
+        "two_speeds": found.text() if found else "",
         "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         "n_val_eval": finite_median(ok["n_val_eval"]),
         "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),

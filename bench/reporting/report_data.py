@@ -212,7 +212,8 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Conf
     if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
         speedup = _speedup(str(r["baseline"]), stats.RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
-    flags = [f for f in (r["not_learning"], r["accuracy_flag"]) if f] + (["parity"] if r["parity_flag"] else [])
+    flags = [f for f in (r["not_learning"], r["accuracy_flag"], r.get("two_speeds", "")) if f] + (
+        ["parity"] if r["parity_flag"] else [])
     return Configuration(
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
         global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),

@@ -38,6 +38,8 @@ def _flags(row: pd.Series) -> str:
         flags.append(row["accuracy_flag"])
     if row["input_bound"]:
         flags.append("input-bound")
+    if row.get("two_speeds", ""):  # across processes (bench.reporting.spread): the range is part of the answer
+        flags.append(row["two_speeds"])
     if row.get("parity_flag", False):
         flags.append("parity")
     if row.get("mfu_over_peak", False):
@@ -177,7 +179,8 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
         for p in names:
             r = by.get(p)
             bound = " (input-bound)" if r is not None and r["input_bound"] else ""
-            row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}"
+            spread = f" ({r['process_spread']})" if r is not None and r.get("process_spread") else ""
+            row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}{spread}"
         base = by.get("default")
         for p in names[1:] if base is not None else []:
             r = by.get(p)
@@ -186,9 +189,13 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
             row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
         rows.append(row)
     return ["## Input pipelines", "",
-            "The same configuration under each input pipeline: `default` reads, decodes and resizes every image "
-            "every epoch; `cached` decodes once (epoch 1) and caches the decoded images *before* augmentation, "
-            "so augmentation still differs every epoch; `slow_decode` is the default without parallel decoding. "
+            "The same configuration under each input pipeline: `default` is bench's fixed tf.data settings (images "
+            "read, decoded and resized every epoch); `cached` decodes once (epoch 1) and caches the decoded images "
+            "*before* augmentation, so augmentation still differs every epoch; `slow_decode` is the default without "
+            "parallel decoding; `autotune` the seeds' `tf.data.AUTOTUNE` settings with autotune on; `numpy` the "
+            "arrays straight into `fit`, which shuffles them itself. In brackets: the steady training seconds per "
+            "epoch across the processes that ran it, lowest to highest, and two speeds where the processes split "
+            "into two (docs/statistics.md). "
             f"A pipeline is input-bound when training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate "
             "it delivers alone: the device waits for data, and a faster device would not help (seed 001's lesson "
             "on TPUs). Ratios are examples/s over the default pipeline's, with a 95% interval from 3 or more "

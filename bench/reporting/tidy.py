@@ -30,7 +30,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("host", "text", "the machine's host name"),
     ("workload", "text", "the workload's name (its variant after a slash)"),
     ("dataset", "text", "the data set: name (no path) and how much of it was used"),
-    ("input_pipeline", "text", "default, cached or slow_decode"),
+    ("input_pipeline", "text", "default, cached, slow_decode, autotune or numpy"),
     ("strategy", "text", "the strategy as the report labels it (backend/ prefix under JAX)"),
     ("backend", "text", "tensorflow or jax"),
     ("strategy_name", "text", "the strategy that ran (auto resolved)"),

@@ -22,6 +22,7 @@ from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
 from bench.runner.devices import guard, jit_compile, record_peaks, record_placement
 from bench.runner.faults import Faults
+from bench.runner.feeds import describe_feed, make_feed
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
 from bench.workloads import get_workload, stage_epochs
@@ -76,10 +77,10 @@ class PointFit:
         keras.mixed_precision.set_global_policy(point.precision)
         self.workload = runnable(get_workload(point.workload, point.data))
         self.record_labels()
-        self.pipes = self.worker.engine.make_pipelines(
-            self.workload, self.arrays, self.gb, point.seed, slow_decode=point.input_pipeline == "slow_decode",
-            epochs=point.epochs, cached=point.input_pipeline == "cached")
-        self.rec.input_threads = 0 if point.input_pipeline == "slow_decode" else input_threads()  # 0: made on demand
+        processes = int(self.worker.resolved.extra.get("processes", 1))
+        self.pipes = make_feed(self.worker.engine, self.workload, self.arrays, self.gb, point.seed,
+                               point.input_pipeline, point.epochs, processes)
+        describe_feed(self.rec, self.pipes, point.input_pipeline, input_threads())
         self.spe = self.resolve_spe()
         stages = stage_epochs(self.workload, point.epochs)
         self.build(stages[0][0])
@@ -198,10 +199,8 @@ class PointFit:
                 timer.stage = stage
                 self.add_stage(stage, n)
             timer.fit_started()
-            model.fit(train, initial_epoch=done, epochs=done + n, steps_per_epoch=pipes.steps_per_epoch,
-                      validation_data=pipes.val, validation_steps=pipes.validation_steps, verbose=0,
-                      callbacks=callbacks, shuffle=False)  # the pipelines order the data (Keras
-            # would reorder a PyDataset's batches with Python's own random, not bench.data.order)
+            model.fit(**pipes.fit_inputs(train), initial_epoch=done, epochs=done + n, validation_data=pipes.val,
+                      validation_steps=pipes.validation_steps, verbose=0, callbacks=callbacks)
             done += n
             if timer.diverged:
                 break

@@ -261,11 +261,18 @@ def in_shard(points: list[Point], shard: tuple[int, int] | None) -> list[Point]:
     return [p for p in points if configuration_id(p) in mine]
 
 
-def groups(points: list[Point]) -> dict[tuple[str, str, int, int], list[Point]]:
-    """Points by (backend, strategy name, processes, repeat), in first-appearance order: one worker process (or
-    one set of cooperating processes) per group, so every repeat runs in processes of its own and :func:`plan`'s
-    order interleaves them across strategies."""
-    out: dict[tuple[str, str, int, int], list[Point]] = {}
+def groups(points: list[Point]) -> dict[tuple[str, str, int, int, bool], list[Point]]:
+    """Points by (backend, strategy name, processes, repeat, needs TensorFlow under JAX), in first-appearance
+    order: one worker process (or one set of cooperating processes) per group, so every repeat runs in processes
+    of its own and :func:`plan`'s order interleaves them across strategies. A JAX point of a ``tf.data`` pipeline
+    (:func:`jax_with_tensorflow`) runs in a worker of its own: the other JAX points never have TensorFlow in
+    their process."""
+    out: dict[tuple[str, str, int, int, bool], list[Point]] = {}
     for p in points:
-        out.setdefault((p.backend, p.strategy, p.processes, p.repeat), []).append(p)
+        out.setdefault((p.backend, p.strategy, p.processes, p.repeat, jax_with_tensorflow(p)), []).append(p)
     return out
+
+
+def jax_with_tensorflow(point: Point) -> bool:
+    """A JAX point fed by a ``tf.data`` pipeline (``autotune``): its worker may import TensorFlow."""
+    return point.backend == "jax" and point.input_pipeline == "autotune"

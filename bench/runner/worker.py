@@ -9,7 +9,8 @@ knows a framework is reached through the engine (:mod:`bench.engines`).
 
 Failures are records: out of memory and any other exception of a point -> ``failed`` with type, message
 and the traceback's last lines (``kind: out_of_memory`` for the former); NaN/inf loss -> ``diverged``;
-absent hardware -> ``skipped`` for every point of the group. A crash or hang that kills the process is
+absent hardware -> ``skipped`` for every point of the group; an input pipeline the point cannot run
+(:class:`~bench.engines.PipelineUnavailable`) -> ``skipped`` with the reason. A crash or hang that kills the process is
 recorded by the launcher, which restarts a fresh worker for the rest of the group.
 """
 
@@ -24,12 +25,20 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from bench.engines import Engine, StrategyInfo, StrategyUnavailable, load, prepare_process, unresolved_strategy
+from bench.engines import (
+    Engine,
+    PipelineUnavailable,
+    StrategyInfo,
+    StrategyUnavailable,
+    load,
+    prepare_process,
+    unresolved_strategy,
+)
 from bench.measure.env import host_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
 from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
-from bench.runner.plan import Point, WorkerJob
+from bench.runner.plan import Point, WorkerJob, jax_with_tensorflow
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
 
 
@@ -165,6 +174,9 @@ class Worker:
                 self.fit(point, rec, arrays, gb)
             finally:  # a point that ran out of memory has a peak worth seeing too
                 rec.memory = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved))
+        except PipelineUnavailable as e:  # the point's input pipeline cannot run here: the reason, not a failure
+            rec.status = "skipped"
+            rec.error = ErrorInfo(type="PipelineUnavailable", message=str(e))
         except Exception as e:
             rec.status = "failed"
             rec.error = error_info(e, **failure_kind(e, self.engine.is_out_of_memory(e), rec.augmentation_layers,
@@ -232,7 +244,8 @@ def main() -> int:
     if not line.strip():
         return exit_orphaned  # the launcher died before sending the job
     job = WorkerJob.from_json(line)
-    prepare_process(job.backend)  # before anything imports Keras (under jax: no TensorFlow in this process)
+    # before anything imports Keras (under jax: no TensorFlow in this process, unless a tf.data pipeline feeds it)
+    prepare_process(job.backend, tensorflow=any(jax_with_tensorflow(p) for p in job.points))
 
     def exit_when_orphaned() -> None:
         with contextlib.suppress(Exception):

@@ -186,6 +186,11 @@ class Pipelines:
             self.train = iter(self.batches)
         return self.train
 
+    def fit_inputs(self, train: Any) -> dict[str, Any]:
+        """``fit``'s data arguments: the endless training data and the steps of an epoch, in bench's order (Keras
+        would reorder a PyDataset's batches with Python's own random, not :mod:`bench.data.order`)."""
+        return {"x": train, "steps_per_epoch": self.steps_per_epoch, "shuffle": False}
+
     def fresh_train(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The training data for the input-only probe, from an empty queue: the iterator ``fit`` used has its
         threads' batches prepared ahead while the model was idle, which would make a slow pipeline look fast.
@@ -200,15 +205,21 @@ class Pipelines:
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
-                   slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines:
+                   slow_decode: bool = False, epochs: int = 1, cached: bool = False, autotune: bool = False) -> Any:
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather (or read and
     decode encoded images) + prepare (augment) -> prepared ahead. ``epochs`` is accepted for the engine
     interface: orders are drawn per epoch. Encoded training images are decoded in every epoch, or once
     (``cached``); encoded validation images once, as the TensorFlow engine's ``cache()`` does. In a multi-process
-    point each process makes its own rows of every batch (:class:`Batches`)."""
+    point each process makes its own rows of every batch (:class:`Batches`).
+
+    ``autotune``: the TensorFlow engine's ``tf.data`` pipeline of the same batches on ``tf.data.AUTOTUNE``, which
+    Keras on JAX reads as NumPy (what a user who keeps their ``tf.data`` code runs): it needs TensorFlow, and one
+    process (:class:`~bench.engines.PipelineUnavailable` otherwise)."""
     import jax
 
     part = (jax.process_index(), jax.process_count())
+    if autotune:
+        return _tf_data(workload, arrays, global_batch_size, seed, epochs, cached, part[1])
     if isinstance(arrays, Encoded):
         x_train, x_val = list(arrays.train), list(arrays.val)
     else:
@@ -220,6 +231,24 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     idx, real = remainder_batch(len(arrays.y_val), global_batch_size)
     rest = (*val.rest(idx), real) if real else None
     return Pipelines(iter(train), validation_batches(val), len(train), len(val), train, val, rest)
+
+
+def _tf_data(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int, epochs: int,
+             cached: bool, processes: int) -> Any:
+    """The ``autotune`` pipeline under JAX: TensorFlow's (``make_pipelines`` docstring)."""
+    from bench.engines import PipelineUnavailable
+
+    if processes > 1:
+        raise PipelineUnavailable(f"input pipeline autotune: a tf.data pipeline feeds one process, and this point "
+                                  f"runs {processes} (each makes its own rows of a batch); run it with one process")
+    try:
+        from bench.engines.tensorflow.pipelines import make_pipelines as tf_pipelines
+        from bench.engines.tensorflow.strategies import hide_gpus
+    except ImportError:
+        raise PipelineUnavailable("input pipeline autotune under JAX feeds a tf.data pipeline, and TensorFlow is not "
+                                  "installed: pip install 'bench[tensorflow]'") from None
+    hide_gpus()  # TensorFlow prepares batches on the host and must not take the accelerator's memory from JAX
+    return tf_pipelines(workload, arrays, global_batch_size, seed, epochs=epochs, cached=cached, autotune=True)
 
 
 def validation_batches(val: Batches) -> Any:

@@ -16,7 +16,8 @@ from bench.engines.tensorflow.device import (
     peak_memory_bytes,
     reset_peak_memory,
 )
-from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines, no_autotune
+from bench.engines.tensorflow.options import no_autotune
+from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines
 from bench.engines.tensorflow.placement import activate, compiler, lost, placement
 from bench.engines.tensorflow.strategies import make_strategy
 

@@ -7,12 +7,16 @@ augmentation inside the pipeline and never as model layers (seed 001: TPUs canno
 pipeline is a dataset of index batches, and each batch is gathered (or decoded), converted and augmented
 as a whole (one vectorised op per batch, not per image).
 
-**No tf.data autotune** (measured, docs/findings.md: "fit's slow ending is tf.data's autotune thread"): an
-autotuned pipeline runs an optimisation thread whose wake-ups double from 10 ms up to 60 s; destroying
-the iterator at the end of ``fit`` can wait for the next wake-up, i.e. 10-80 s of dead time after the
-last epoch. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed
+**No tf.data autotune** in bench's own pipelines (measured, docs/findings.md: "fit's slow ending is tf.data's
+autotune thread"; "tf.data autotune on two cores"): an autotuned pipeline runs an optimisation thread whose
+wake-ups double from 10 ms up to 60 s; destroying the iterator at the end of ``fit`` can wait for the next
+wake-up, i.e. 10-80 s of dead time after the last epoch; and on two cores it trained stretches of epochs at
+half speed. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed
 prefetch depth. The per-device pipelines a ``tf.distribute`` strategy builds need the same (see
-:mod:`bench.engines.tensorflow.strategies`).
+:mod:`bench.engines.tensorflow.strategies`). The ``autotune`` input pipeline is the exception by design: the
+same batches with ``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE`` and autotune on, here and in the
+per-device pipelines, as seed 004 and TensorFlow's data-performance guide write it; what its teardown costs is
+recorded (``teardown_s``), not avoided.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.engines import input_threads
+from bench.engines.tensorflow.options import DEVICE_AUTOTUNE, autotune_on, no_autotune
 from bench.workloads import Workload
 
 
@@ -53,6 +58,11 @@ class Pipelines:
         """One pass over the validation batches, in the split's order, as NumPy arrays (per-example predictions)."""
         for x, y in self.val.take(self.validation_steps):
             yield x.numpy(), y.numpy()
+
+    def fit_inputs(self, train: Any) -> dict[str, Any]:
+        """``fit``'s data arguments: the endless training data and the steps of an epoch, in bench's order (Keras
+        would reorder a PyDataset's batches with Python's own random, not :mod:`bench.data.order`)."""
+        return {"x": train, "steps_per_epoch": self.steps_per_epoch, "shuffle": False}
 
     def fresh_train(self) -> tf.data.Dataset:
         """The training data for the input-only probe: iterating the dataset starts a new iterator, with no
@@ -120,13 +130,6 @@ def _slow_decode(x, y):
 
     x = tf.ensure_shape(tf.numpy_function(work, [x], x.dtype, stateful=True), x.shape)
     return x, y
-
-
-def no_autotune(options: tf.data.Options | None = None) -> tf.data.Options:
-    """``options`` (or new ones) with tf.data's autotune switched off (module docstring: the teardown race)."""
-    options = options or tf.data.Options()
-    options.autotune.enabled = False
-    return options
 
 
 def _plans(workload: Workload, n: int, batch: int, seed: int | None, epochs: int
@@ -204,12 +207,13 @@ def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: i
 
 
 def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
-                       epochs: int, cached: bool, options: tf.data.Options) -> Pipelines:
+                       epochs: int, cached: bool, options: tf.data.Options, tuned: bool) -> Pipelines:
     """Pipelines of encoded images: training images decoded in every epoch (the work seed 001 found to
-    starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are)."""
-    train = _decoded(workload, data, global_batch_size, seed, epochs,
-                     None if slow_decode else MAP_PARALLELISM, cached)
-    train = train.map(_slow_decode) if slow_decode else train.prefetch(PREFETCH_BATCHES)
+    starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are).
+    ``tuned``: parallelism and prefetch on ``tf.data.AUTOTUNE`` (the ``autotune`` pipeline)."""
+    parallel, ahead = (tf.data.AUTOTUNE, tf.data.AUTOTUNE) if tuned else (MAP_PARALLELISM, PREFETCH_BATCHES)
+    train = _decoded(workload, data, global_batch_size, seed, epochs, None if slow_decode else parallel, cached)
+    train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
     load, y_val = _loader(workload, data.val), tf.constant(data.y_val)
     val = (tf.data.Dataset.range(len(data.y_val) // global_batch_size * global_batch_size)
            .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=MAP_PARALLELISM)
@@ -225,7 +229,8 @@ def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
-                   slow_decode: bool = False, epochs: int = 1, cached: bool = False) -> Pipelines:
+                   slow_decode: bool = False, epochs: int = 1, cached: bool = False,
+                   autotune: bool = False) -> Pipelines:
     """Build the point's pipelines: seeded index batches (:mod:`bench.data.order`) -> gather + prepare
     (augment) -> prefetch; encoded images (a file data source) are read and decoded in the pipeline, in
     every epoch or (``cached``) once. ``epochs`` is how many epochs the orders are drawn for (then they
@@ -233,11 +238,17 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
 
     ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
     configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
+
+    ``autotune``: the training batches' ``map`` and ``prefetch`` on ``tf.data.AUTOTUNE`` with tf.data's autotune
+    on, in these pipelines and in a strategy's per-device ones (the seeds' own settings; module docstring).
     """
-    options = no_autotune()
+    DEVICE_AUTOTUNE[0] = autotune
+    options = autotune_on() if autotune else no_autotune()
     options.deterministic = True
     if isinstance(arrays, Encoded):
-        return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, options)
+        return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, options,
+                                  autotune)
+    parallel, ahead = (tf.data.AUTOTUNE, tf.data.AUTOTUNE) if autotune else (MAP_PARALLELISM, PREFETCH_BATCHES)
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
     x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
@@ -245,18 +256,18 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
     # prefetch depth, autotune off: see the module docstring.
     train = _batches(workload, len(arrays.y_train), global_batch_size, seed, max(1, epochs)).repeat()
-    train = train.map(_prepare(workload, x_train, y_train), num_parallel_calls=None if slow_decode else MAP_PARALLELISM)
+    train = train.map(_prepare(workload, x_train, y_train), num_parallel_calls=None if slow_decode else parallel)
     if slow_decode:
         train = train.map(_slow_decode)
     else:
-        train = train.prefetch(PREFETCH_BATCHES)
+        train = train.prefetch(ahead)
     train = train.with_options(options)
     x_val, y_val = tf.constant(arrays.x_val), tf.constant(arrays.y_val)
     val = (
         _batches(workload, len(arrays.y_val), global_batch_size, None, 1)
-        .map(_prepare(workload, x_val, y_val), num_parallel_calls=MAP_PARALLELISM)
+        .map(_prepare(workload, x_val, y_val), num_parallel_calls=parallel)
         .cache()
-        .prefetch(PREFETCH_BATCHES)
+        .prefetch(ahead)
         .with_options(options)
     )
     idx, real = remainder_batch(len(arrays.y_val), global_batch_size)

@@ -135,8 +135,9 @@ def device_pipelines_without_autotune() -> bool:
     built by a private TF function and never inherit the input dataset's options, so autotune stays on
     there whatever bench sets on its own pipelines. Destroying such an iterator at the end of ``fit``
     races tf.data's autotune thread (docs/findings.md: "fit's slow ending is tf.data's autotune thread"). This wraps
-    that function so its datasets get ``autotune.enabled = False``; on a TensorFlow without it, nothing
-    changes and False is recorded (``strategy.device_pipeline_autotune``).
+    that function so its datasets get ``autotune.enabled = False`` (except for a point of the ``autotune``
+    pipeline, which measures what a user's own pipeline gets: ``options.DEVICE_AUTOTUNE``); on a TensorFlow without
+    it, nothing changes and False is recorded (``strategy.device_pipeline_autotune``).
     """
     try:
         from tensorflow.python.data.ops import multi_device_iterator_ops as mdi
@@ -148,11 +149,12 @@ def device_pipelines_without_autotune() -> bool:
     if getattr(original, "_bench_no_autotune", False):
         return True
 
-    from bench.engines.tensorflow.pipelines import no_autotune
+    from bench.engines.tensorflow.options import DEVICE_AUTOTUNE, autotune_on, no_autotune
 
     def create_device_dataset(*args: Any, **kwargs: Any) -> tf.data.Dataset:
-        ds = original(*args, **kwargs).with_options(no_autotune())
-        OBSERVED_DEVICE_AUTOTUNE.append(bool(ds.options().autotune.enabled))  # what the pipeline really got
+        ds = original(*args, **kwargs).with_options(autotune_on() if DEVICE_AUTOTUNE[0] else no_autotune())
+        # what the pipeline really got (unset, None, is TensorFlow's default: on)
+        OBSERVED_DEVICE_AUTOTUNE.append(ds.options().autotune.enabled is not False)
         return ds
 
     create_device_dataset._bench_no_autotune = True  # type: ignore[attr-defined]

@@ -1,0 +1,138 @@
+"""What a point's ``fit`` is fed, by its input pipeline (config key ``input_pipelines``): one step of the worker
+between the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runner.fit`).
+
+- ``default``, ``cached``, ``slow_decode``: the engine's own pipelines (:mod:`bench.engines`), bench's fixed
+  settings; ``autotune``: the same batches from ``tf.data`` on ``tf.data.AUTOTUNE`` with tf.data's autotune on
+  (seed 004's and TensorFlow's data-performance guide's settings), under JAX read by Keras as NumPy.
+- ``numpy``: the arrays straight into ``fit`` (seed 002's way): Keras batches and shuffles them itself, in its
+  own order (recorded: ``data_order``), from the same examples and the run's same initial weights. Validation
+  and the per-example predictions use the engine's validation batches, so every pipeline is scored alike (under
+  TensorFlow autotuned, as Keras' own pipeline of validation arrays is: :func:`tuned`).
+
+A pipeline a point cannot run raises :class:`~bench.engines.PipelineUnavailable` (the worker records the point
+``skipped`` with the reason): ``numpy`` for encoded image files (a pipeline decodes them) and for a workload that
+augments (arrays into ``fit`` cannot draw a new augmentation per batch), and in a multi-process point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from bench.engines import Engine, Pipelines, PipelineUnavailable
+from bench.workloads import Workload
+
+BENCH_ORDER = "bench"  # data_order: bench.data.order's seeded order, the same under every backend
+KERAS_ORDER = "keras shuffle"  # data_order: Keras shuffles the arrays itself every epoch
+
+
+def tuned(pipeline: str, backend: str) -> bool:
+    """Whether tf.data tunes the point's pipelines while they run (autotune on): ``autotune``, and ``numpy`` under
+    TensorFlow, where Keras makes the arrays an autotuned ``tf.data`` pipeline (and a strategy's per-device
+    pipelines keep TensorFlow's default, as in the user's own script); under JAX Keras slices arrays itself."""
+    return pipeline == "autotune" or (pipeline == "numpy" and backend == "tensorflow")
+
+
+def make_feed(engine: Engine, workload: Workload, arrays: Any, gb: int, seed: int, pipeline: str, epochs: int,
+              processes: int = 1) -> Pipelines:
+    """The point's pipelines for ``pipeline`` (module docstring); ``gb`` the global batch (examples)."""
+    pipes = engine.make_pipelines(workload, arrays, gb, seed, slow_decode=pipeline == "slow_decode", epochs=epochs,
+                                  cached=pipeline == "cached", autotune=tuned(pipeline, engine.NAME))
+    if pipeline != "numpy":
+        return pipes
+    why = numpy_refusal(workload, arrays, processes)
+    if why:
+        raise PipelineUnavailable(f"input pipeline numpy: {why}")
+    return ArrayFeed(workload, arrays.x_train, arrays.y_train, gb, pipes)
+
+
+def describe_feed(rec: Any, pipes: Any, pipeline: str, threads: int) -> None:
+    """What fed the fit, in the record: ``input_threads`` (``threads`` for bench's fixed pipelines, 0 for the
+    slow-decode one, absent where tf.data or Keras decide), ``input_autotune``, ``data_order`` and a note where
+    bench did not order the data or left examples out."""
+    rec.input_threads = 0 if pipeline == "slow_decode" else None if pipeline in ("autotune", "numpy") else threads
+    rec.input_autotune = tuned(pipeline, rec.backend)
+    rec.data_order = getattr(pipes, "data_order", BENCH_ORDER)
+    if isinstance(pipes, ArrayFeed):
+        rec.notes.append("input pipeline numpy: the arrays went straight into fit, which batched and shuffled them "
+                         "itself every epoch (Keras' order, not bench.data.order's); validation scored bench's batches")
+        if pipes.left_out:
+            rec.notes.append(f"input pipeline numpy: the last {pipes.left_out} training examples left out, so every "
+                             "batch is whole (Keras would run a smaller last batch)")
+
+
+def numpy_refusal(workload: Workload, arrays: Any, processes: int) -> str:
+    """Why arrays cannot go straight into ``fit`` for this point ('' when they can)."""
+    if not hasattr(arrays, "x_train"):
+        return ("the training images are encoded files that a pipeline decodes; arrays straight into fit would "
+                "need all of them decoded in memory first (input_pipeline=cached decodes them once)")
+    if workload.augment:
+        kinds = workload.augment if isinstance(workload.augment, tuple) else ("its augmentation",)
+        return (f"{workload.name} augments ({', '.join(kinds)}) in the input pipeline, and arrays straight into fit "
+                "cannot draw a new augmentation for every batch")
+    if processes > 1:
+        return f"this point runs {processes} processes, each feeding its own rows of a batch; arrays feed one"
+    return ""
+
+
+def prepared(workload: Workload, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Arrays as a user hands them to ``fit``: uint8 images scaled to float32 [0, 1] once, token ids as they are;
+    labels in the format the compiled loss expects (as the pipelines make them)."""
+    if len(workload.shape) == 3:
+        x = x.astype(np.float32) / np.float32(255.0) if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
+    if workload.one_hot_labels:
+        y = np.eye(workload.classes, dtype=np.float32)[y]
+    elif workload.binary_labels:
+        y = y.astype(np.float32)[:, None]
+    return x, y
+
+
+class ArrayFeed:
+    """``numpy``: training arrays for ``fit`` (Keras batches and shuffles them), the engine's validation batches.
+
+    The arrays are cut to whole global batches (``steps_per_epoch`` x ``gb`` examples, the first ones): Keras
+    would run a last, smaller batch, which bench's pipelines drop and a TPU cannot compile."""
+
+    data_order = KERAS_ORDER
+
+    def __init__(self, workload: Workload, x: np.ndarray, y: np.ndarray, gb: int, engine_pipes: Pipelines) -> None:
+        self.steps_per_epoch = len(y) // gb
+        self.left_out = len(y) - self.steps_per_epoch * gb
+        self.x, self.y = prepared(workload, x[: self.steps_per_epoch * gb], y[: self.steps_per_epoch * gb])
+        self.gb = gb
+        self.engine_pipes = engine_pipes
+        self.val = engine_pipes.val
+        self.validation_steps = engine_pipes.validation_steps
+        self.val_rest = getattr(engine_pipes, "val_rest", None)
+        self.train = (self.x, self.y)
+
+    def fit_inputs(self, train: Any) -> dict[str, Any]:
+        """Arrays and a batch size: Keras batches them and shuffles them every epoch (its own order)."""
+        x, y = train
+        return {"x": x, "y": y, "batch_size": self.gb, "shuffle": True}
+
+    def rewind(self) -> tuple[np.ndarray, np.ndarray]:
+        """The same arrays for a later stage (Keras reshuffles them)."""
+        return self.train
+
+    def val_pass(self) -> Iterator[tuple[Any, Any]]:
+        """The engine's validation batches, in order."""
+        return self.engine_pipes.val_pass()
+
+    def fresh_train(self) -> Iterator[tuple[Any, Any]]:
+        """Batches as Keras' own array adapter makes them for ``fit`` (the input-only probe)."""
+        import keras
+        from keras.src.trainers.data_adapters import get_data_adapter
+
+        adapter = get_data_adapter(self.x, self.y, batch_size=self.gb, shuffle=True)
+        if keras.backend.backend() == "tensorflow":
+            return iter(adapter.get_tf_dataset().repeat())
+        return _endless(adapter)
+
+
+def _endless(adapter: Any) -> Iterator[tuple[Any, Any]]:
+    """Epoch after epoch of an adapter's NumPy batches (the probe reads past one epoch's warm-up)."""
+    while True:
+        yield from adapter.get_numpy_iterator()

@@ -1,0 +1,113 @@
+"""The input pipelines users write, as axes (issue 34): ``autotune`` (the seeds' ``tf.data.AUTOTUNE`` settings,
+autotune on) and ``numpy`` (arrays straight into ``fit``) beside bench's fixed ``default``, under both backends,
+from the same initial weights and examples; a pipeline a point cannot run is a ``skipped`` record with the reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.runner.feeds import KERAS_ORDER, numpy_refusal
+from bench.workloads import Workload
+from tests.conftest import SMOKE_BACKENDS, run_bench
+
+AUGMENTING = '''
+import numpy as np
+from bench.workloads import Workload
+
+def data():
+    rng = np.random.default_rng(0)
+    return (rng.integers(0, 256, (128, 8, 8, 1), dtype=np.uint8), rng.integers(0, 2, 128),
+            rng.integers(0, 256, (64, 8, 8, 1), dtype=np.uint8), rng.integers(0, 2, 64))
+
+def build():
+    import keras
+    return keras.Sequential([keras.Input((8, 8, 1)), keras.layers.Flatten(),
+                             keras.layers.Dense(2, activation="softmax")])
+
+def make():
+    return Workload(name="flips", build_model=build, compile_kwargs={"optimizer": "adam",
+                    "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}, data=data, augment=("flip",))
+'''
+
+
+@pytest.fixture(scope="module")
+def pipelines_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    tmp = tmp_path_factory.mktemp("pipelines")
+    (tmp / "tp_flips.py").write_text(AUGMENTING)
+    proc = run_bench("suite=cnn", "workloads=[fashion_cnn,tp_flips:make]", "strategies=[cpu_x2]",
+                     f"backends=[{','.join(SMOKE_BACKENDS)}]", "input_pipelines=[default,autotune,numpy]",
+                     "n_train=256", "n_val=64", "epochs=2", "batch_sizes=[64]", "steps_per_execution=[2]",
+                     "~workload_axes", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}", cwd=tmp)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (tmp / "results").iterdir()
+    recs = [json.loads(f.read_text()) for f in sorted(run_dir.glob("*.json")) if f.name != "run.json"]
+    return tmp, [r for r in recs if "point_id" in r]
+
+
+@pytest.mark.slow
+def test_every_pipeline_trains_the_same_examples_from_the_same_weights(pipelines_run) -> None:
+    _, recs = pipelines_run
+    fashion = [r for r in recs if r["workload"] == "fashion_cnn"]
+    assert len(fashion) == 3 * len(SMOKE_BACKENDS)
+    assert {r["status"] for r in fashion} == {"ok"}, [(r["point_id"], r.get("error")) for r in fashion]
+    assert len({r["initial_weights"]["sha256"] for r in fashion}) == 1
+    assert {tuple((e["steps"], e["examples"]) for e in r["epochs"]) for r in fashion} == {((4, 256), (4, 256))}
+    for r in fashion:
+        pipe = r["dataset"]["pipeline"]
+        tuned = pipe == "autotune" or (pipe == "numpy" and r["backend"] == "tensorflow")  # Keras' own tf.data
+        assert r["input_autotune"] is tuned, r["point_id"]
+        assert r["data_order"] == (KERAS_ORDER if pipe == "numpy" else "bench"), r["point_id"]
+        assert r["teardown_s"] is not None and r["teardown_s"] >= 0  # recorded, not avoided
+        assert r["input_examples_per_s"] > 0  # the input-only probe runs on every pipeline
+        assert (r["input_threads"] is None) is (pipe != "default"), r["point_id"]  # tf.data or Keras decide
+        if pipe == "numpy":
+            assert any("Keras' order" in n for n in r["notes"]), r["notes"]
+        if r["backend"] == "tensorflow":  # a strategy's per-device pipelines: autotune as the user's own script gets it
+            assert r["strategy"]["device_pipeline_autotune"] == ("off" if pipe == "default" else "on"), r["point_id"]
+
+
+@pytest.mark.slow
+def test_the_same_batches_score_the_same_after_training(pipelines_run) -> None:
+    """default and autotune feed the same batches in the same order: the same model after training under one
+    backend and strategy (bench's seeded order; numpy's is Keras' own)."""
+    _, recs = pipelines_run
+    by = {(r["backend"], r["strategy"]["requested"], r["dataset"]["pipeline"]): r for r in recs
+          if r["workload"] == "fashion_cnn"}
+    for backend in SMOKE_BACKENDS:
+        for strategy in ("cpu_x2",):
+            a, b = by[(backend, strategy, "default")], by[(backend, strategy, "autotune")]
+            assert a["epochs"][-1]["val_accuracy"] == b["epochs"][-1]["val_accuracy"], (backend, strategy)
+            assert a["epochs"][-1]["loss"] == pytest.approx(b["epochs"][-1]["loss"], rel=1e-4), (backend, strategy)
+
+
+@pytest.mark.slow
+def test_a_pipeline_a_point_cannot_run_is_skipped_with_the_reason(pipelines_run) -> None:
+    tmp, recs = pipelines_run
+    flips = [r for r in recs if r["workload"].startswith("flips")]
+    numpy = [r for r in flips if r["dataset"]["pipeline"] == "numpy"]
+    assert numpy and {r["status"] for r in numpy} == {"skipped"}
+    for r in numpy:
+        assert r["error"]["type"] == "PipelineUnavailable"
+        assert "augments (flip)" in r["error"]["message"] and "input pipeline numpy" in r["error"]["message"]
+    assert {r["status"] for r in flips if r["dataset"]["pipeline"] != "numpy"} == {"ok"}
+    (report,) = (tmp / "reports").glob("*/report.md")
+    text = report.read_text()
+    assert "## Input pipelines" in text and "autotune examples/s" in text and "numpy examples/s" in text
+
+
+def test_numpy_refusal_names_what_stops_it() -> None:
+    class Encoded:  # a file data source: no arrays
+        pass
+
+    class Arrays:
+        x_train = None
+
+    wl = Workload(name="w", shape=(8, 8, 1), classes=2)
+    assert numpy_refusal(wl, Arrays(), 1) == ""
+    assert "encoded files" in numpy_refusal(wl, Encoded(), 1)
+    assert "augments (crop, flip)" in numpy_refusal(Workload(name="w", shape=(8, 8, 1), augment=("crop", "flip")),
+                                                    Arrays(), 1)
+    assert "runs 2 processes" in numpy_refusal(wl, Arrays(), 2)
