@@ -56,7 +56,7 @@ def main() -> int:
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
-    prepare_process(job["backend"])
+    prepare_process(job["backend"], tensorflow="autotune" in job["pipelines"])  # under JAX a tf.data pipeline
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
     findings: list[Finding] = []
