@@ -105,7 +105,7 @@ LONGEST_FIRST = [
     "test_user_workloads.py",  # 80
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
-    "test_pipelines.py",  # 55: three input pipelines under both backends, one worker with TensorFlow under JAX
+    "test_pipelines.py",  # 41: three input pipelines under both backends, one worker with TensorFlow under JAX
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50

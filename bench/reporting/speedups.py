@@ -53,11 +53,16 @@ class Candidates:
         self.by_host: dict[tuple[Any, ...], pd.Series] = {}  # (*match key, host) -> that host's first row by label
         if frame.empty:
             return
-        for key, g in frame.groupby(MATCH_KEY, sort=False, dropna=False):
-            g = g.sort_values("strategy", kind="mergesort")
-            self.first[key] = g.iloc[0]
-            for i, host in enumerate(g["host"]):
-                self.by_host.setdefault((*key, host), g.iloc[i])
+        # plain lists, not a groupby: a race builds this once per look (tests/test_race.py: thousands of times)
+        keys = list(zip(*(frame[k].tolist() for k in MATCH_KEY), strict=True))
+        labels, hosts = frame["strategy"].tolist(), frame["host"].tolist()
+        for i in sorted(range(len(keys)), key=labels.__getitem__):  # stable: ties keep the frame's order
+            key, at_host = keys[i], (*keys[i], hosts[i])
+            if key in self.first and at_host in self.by_host:
+                continue
+            row = frame.iloc[i]
+            self.first.setdefault(key, row)
+            self.by_host.setdefault(at_host, row)
 
 
 def pick_baseline(row: pd.Series, candidates: Candidates) -> pd.Series | None:
