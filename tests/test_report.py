@@ -266,7 +266,7 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
     row = [c.strip() for c in table[2].split("|")]
     assert row[1:7] == ["fashion_cnn", "synthetic (reduced, n_train=12288)", "cpu", "64", "1", "float32"]
     assert "(input-bound) (" in row[7] and "input-bound" not in row[8]
-    assert row[7].endswith("s over 3 processes)") and row[8].endswith("s over 3 processes)")  # the spread shown
+    assert row[7].endswith("s over 3 repeats)") and row[8].endswith("s over 3 repeats)")  # the spread shown
     assert row[9].startswith("4.00x [") and not row[9].startswith("~")  # 3 repeats a side: an interval
     from bench.reporting.console import summary_table
 

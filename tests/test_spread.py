@@ -58,6 +58,6 @@ def test_critical_values_are_larger_for_fewer_processes() -> None:
 
 def test_spread_text() -> None:
     assert spread_text([0.33]) == ""
-    assert spread_text([0.63, 0.33, 0.4]) == "0.33–0.63 s over 3 processes"
+    assert spread_text([0.63, 0.33, 0.4]) == "0.33–0.63 s over 3 repeats"
     text = spread_text([0.35, 0.34, 0.36, 0.37, 0.60, 0.62, 0.58])
-    assert text.startswith("0.34–0.62 s over 7 processes; two speeds: 4 processes at 0.355 s, 3 at 0.6 s"), text
+    assert text.startswith("0.34–0.62 s over 7 repeats; two speeds: 4 repeats at 0.355 s, 3 at 0.6 s"), text

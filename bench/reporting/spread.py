@@ -1,6 +1,7 @@
 """How one configuration's speed spreads across the processes that measured it, and whether it ran at two speeds.
 
-The unit is the **process** (a repeat: one worker process; a point's figure is its median steady epoch): inside
+The unit is the **repeat** (its own worker process, or set of cooperating processes, since one process per repeat;
+a point's figure is its median steady epoch; older records may hold several repeats of one process): inside
 one process epochs vary by a few percent, between processes by far more (docs/statistics.md), and a tf.data
 pipeline on ``tf.data.AUTOTUNE`` ran at one of two speeds per process on a 2-core machine (docs/findings.md).
 The report shows every configuration's range across processes beside its figure (:func:`spread_text`) — data,
@@ -43,8 +44,8 @@ class TwoSpeeds:
     slow_s: float
 
     def text(self) -> str:
-        """``two speeds: 6 processes at 0.35 s, 5 at 0.61 s``."""
-        return (f"two speeds: {self.fast_n} processes at {self.fast_s:.3g} s, "
+        """``two speeds: 6 repeats at 0.35 s, 5 at 0.61 s``."""
+        return (f"two speeds: {self.fast_n} repeats at {self.fast_s:.3g} s, "
                 f"{self.slow_n} at {self.slow_s:.3g} s")
 
 
@@ -76,7 +77,7 @@ def critical(n: int, level: float = FALSE_CLAIM) -> float:
     return float(np.quantile(t[np.isfinite(t)], 1 - level))
 
 
-def two_speeds(seconds: Sequence[float], level: float = FALSE_CLAIM) -> TwoSpeeds | None:
+def two_speeds(seconds: Sequence[float | None], level: float = FALSE_CLAIM) -> TwoSpeeds | None:
     """Two speeds across processes (module docstring), or None: fewer than :data:`MIN_PROCESSES` finite
     positive figures, or no split that passes. ``seconds``: one figure per process (median steady epoch)."""
     xs = np.sort(np.log([s for s in seconds if s is not None and math.isfinite(s) and s > 0]))
@@ -95,12 +96,12 @@ def two_speeds(seconds: Sequence[float], level: float = FALSE_CLAIM) -> TwoSpeed
     return TwoSpeeds(fast_n=len(lo), fast_s=math.exp(lo.mean()), slow_n=len(hi), slow_s=math.exp(hi.mean()))
 
 
-def spread_text(seconds: Sequence[float]) -> str:
-    """``0.33-0.63 s over 6 processes`` (the range of per-process figures), with the two speeds where
-    :func:`two_speeds` finds them; '' with fewer than two processes."""
+def spread_text(seconds: Sequence[float | None]) -> str:
+    """``0.33-0.63 s over 6 repeats`` (the range of the per-repeat figures: a process, or one set of cooperating
+    processes, each), with the two speeds where :func:`two_speeds` finds them; '' with fewer than two repeats."""
     xs = sorted(s for s in seconds if s is not None and math.isfinite(s) and s > 0)
     if len(xs) < 2:
         return ""
-    text = f"{xs[0]:.3g}–{xs[-1]:.3g} s over {len(xs)} processes"
+    text = f"{xs[0]:.3g}–{xs[-1]:.3g} s over {len(xs)} repeats"
     found = two_speeds(xs)
     return f"{text}; {found.text()}" if found else text

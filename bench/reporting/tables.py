@@ -194,7 +194,7 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
             "*before* augmentation, so augmentation still differs every epoch; `slow_decode` is the default without "
             "parallel decoding; `autotune` the seeds' `tf.data.AUTOTUNE` settings with autotune on; `numpy` the "
             "arrays straight into `fit`, which shuffles them itself. In brackets: the steady training seconds per "
-            "epoch across the processes that ran it, lowest to highest, and two speeds where the processes split "
+            "epoch across its repeats (a process each), lowest to highest, and two speeds where the repeats split "
             "into two (docs/statistics.md). "
             f"A pipeline is input-bound when training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate "
             "it delivers alone: the device waits for data, and a faster device would not help (seed 001's lesson "

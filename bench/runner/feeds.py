@@ -7,7 +7,7 @@ between the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runn
 - ``numpy``: the arrays straight into ``fit`` (seed 002's way): Keras batches and shuffles them itself, in its
   own order (recorded: ``data_order``), from the same examples and the run's same initial weights. Validation
   and the per-example predictions use the engine's validation batches, so every pipeline is scored alike (under
-  TensorFlow autotuned, as Keras' own pipeline of validation arrays is: :func:`tuned`).
+  TensorFlow autotuned, as Keras' own pipeline of validation arrays is: :func:`bench.runner.plan.tuned`).
 
 A pipeline a point cannot run raises :class:`~bench.engines.PipelineUnavailable` (the worker records the point
 ``skipped`` with the reason): ``numpy`` for encoded image files (a pipeline decodes them) and for a workload that
@@ -22,29 +22,23 @@ from typing import Any
 import numpy as np
 
 from bench.engines import Engine, Pipelines, PipelineUnavailable
+from bench.runner.plan import tuned
 from bench.workloads import Workload
 
 BENCH_ORDER = "bench"  # data_order: bench.data.order's seeded order, the same under every backend
 KERAS_ORDER = "keras shuffle"  # data_order: Keras shuffles the arrays itself every epoch
 
 
-def tuned(pipeline: str, backend: str) -> bool:
-    """Whether tf.data tunes the point's pipelines while they run (autotune on): ``autotune``, and ``numpy`` under
-    TensorFlow, where Keras makes the arrays an autotuned ``tf.data`` pipeline (and a strategy's per-device
-    pipelines keep TensorFlow's default, as in the user's own script); under JAX Keras slices arrays itself."""
-    return pipeline == "autotune" or (pipeline == "numpy" and backend == "tensorflow")
-
-
 def make_feed(engine: Engine, workload: Workload, arrays: Any, gb: int, seed: int, pipeline: str, epochs: int,
               processes: int = 1) -> Pipelines:
     """The point's pipelines for ``pipeline`` (module docstring); ``gb`` the global batch (examples)."""
+    why = numpy_refusal(workload, arrays, processes) if pipeline == "numpy" else ""
+    if why:  # refused before anything is built
+        raise PipelineUnavailable(f"input pipeline numpy: {why}")
     pipes = engine.make_pipelines(workload, arrays, gb, seed, slow_decode=pipeline == "slow_decode", epochs=epochs,
                                   cached=pipeline == "cached", autotune=tuned(pipeline, engine.NAME))
     if pipeline != "numpy":
         return pipes
-    why = numpy_refusal(workload, arrays, processes)
-    if why:
-        raise PipelineUnavailable(f"input pipeline numpy: {why}")
     return ArrayFeed(workload, arrays.x_train, arrays.y_train, gb, pipes)
 
 

@@ -262,15 +262,23 @@ def in_shard(points: list[Point], shard: tuple[int, int] | None) -> list[Point]:
 
 
 def groups(points: list[Point]) -> dict[tuple[str, str, int, int, bool], list[Point]]:
-    """Points by (backend, strategy name, processes, repeat, needs TensorFlow under JAX), in first-appearance
-    order: one worker process (or one set of cooperating processes) per group, so every repeat runs in processes
-    of its own and :func:`plan`'s order interleaves them across strategies. A JAX point of a ``tf.data`` pipeline
-    (:func:`jax_with_tensorflow`) runs in a worker of its own: the other JAX points never have TensorFlow in
-    their process."""
+    """Points by (backend, strategy name, processes, repeat, tuned input pipeline), in first-appearance order: one
+    worker process (or one set of cooperating processes) per group, so every repeat runs in processes of its own
+    and :func:`plan`'s order interleaves them across strategies. Points whose pipelines tf.data tunes
+    (:func:`tuned`) run in workers of their own: a process that autotune slowed (docs/findings.md) never times a
+    fixed pipeline, and under JAX only their worker may import TensorFlow."""
     out: dict[tuple[str, str, int, int, bool], list[Point]] = {}
     for p in points:
-        out.setdefault((p.backend, p.strategy, p.processes, p.repeat, jax_with_tensorflow(p)), []).append(p)
+        out.setdefault((p.backend, p.strategy, p.processes, p.repeat, tuned(p.input_pipeline, p.backend)),
+                       []).append(p)
     return out
+
+
+def tuned(pipeline: str, backend: str) -> bool:
+    """Whether tf.data tunes a point's pipelines while they run (autotune on): ``autotune`` (under JAX a ``tf.data``
+    pipeline Keras reads as NumPy, so its worker needs TensorFlow), and ``numpy`` under TensorFlow, where Keras
+    makes the arrays an autotuned ``tf.data`` pipeline; under JAX Keras slices arrays itself."""
+    return pipeline == "autotune" or (pipeline == "numpy" and backend == "tensorflow")
 
 
 def jax_with_tensorflow(point: Point) -> bool:

@@ -59,15 +59,31 @@ def run_one(variant: str, round_: int) -> dict:
     return {"variant": variant, "round": round_, **json.loads(proc.stdout.strip().splitlines()[-1])}
 
 
+SLOW = 1.6  # a slow epoch: at least this many times the fastest steady epoch of its own process
+LONG_TEARDOWN_S = 0.3
+
+
+def slow_epochs(line: dict) -> int:
+    """A process's steady epochs at least :data:`SLOW` times its fastest steady epoch."""
+    steady = line["train_s"][1:]
+    return sum(t >= SLOW * min(steady) for t in steady)
+
+
 def summary(lines: list[dict]) -> str:
-    out = ["| variant | processes | steady train s/epoch, each process, sorted | median | fit CPU s (median) | "
-           "steal s (max) |", "|---|---|---|---|---|---|"]
+    """The table of docs/findings.md: per variant, processes, slow steady epochs (and in how many processes),
+    teardowns over 0.3 s, each process's median steady epoch, the median, the fit's CPU seconds and the steal."""
+    out = ["| variant | processes | slow steady epochs (processes) | teardown > 0.3 s (max s) | steady train s/epoch, "
+           "each process, sorted | median | fit CPU s (median) | steal s (max) |", "|---|---|---|---|---|---|---|---|"]
     for v in VARIANTS:
         got = [ln for ln in lines if ln["variant"] == v]
         if not got:
             continue
         xs = sorted(steady(ln) for ln in got)
-        out.append(f"| {v} | {len(xs)} | {' '.join(f'{x:.2f}' for x in xs)} | {statistics.median(xs):.3f} | "
+        slow = [slow_epochs(ln) for ln in got]
+        teardowns = [ln["teardown_s"] for ln in got]
+        out.append(f"| {v} | {len(xs)} | {sum(slow)} of {sum(len(ln['train_s']) - 1 for ln in got)} "
+                   f"({sum(k > 0 for k in slow)}) | {sum(t > LONG_TEARDOWN_S for t in teardowns)} "
+                   f"({max(teardowns):.2f}) | {' '.join(f'{x:.2f}' for x in xs)} | {statistics.median(xs):.3f} | "
                    f"{statistics.median(ln['fit_cpu_s'] for ln in got):.1f} | "
                    f"{max(ln.get('steal_s', 0) for ln in got):.2f} |")
     return "\n".join(out)

@@ -216,7 +216,7 @@ def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int
     train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
     load, y_val = _loader(workload, data.val), tf.constant(data.y_val)
     val = (tf.data.Dataset.range(len(data.y_val) // global_batch_size * global_batch_size)
-           .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=MAP_PARALLELISM)
+           .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=parallel)
            .batch(global_batch_size, drop_remainder=True)
            .map(lambda x, y: (x, _labels(workload, y))))
     idx, real = remainder_batch(len(data.y_val), global_batch_size)
@@ -224,7 +224,7 @@ def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int
     if real:
         x_rest = tf.stack([load(tf.constant(i)) for i in idx])
         rest = (x_rest.numpy(), _labels(workload, tf.gather(y_val, idx)).numpy(), real)
-    return Pipelines(train.with_options(options), val.cache().prefetch(PREFETCH_BATCHES).with_options(options),
+    return Pipelines(train.with_options(options), val.cache().prefetch(ahead).with_options(options),
                      len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size, rest)
 
 
@@ -239,8 +239,9 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
     configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
 
-    ``autotune``: the training batches' ``map`` and ``prefetch`` on ``tf.data.AUTOTUNE`` with tf.data's autotune
-    on, in these pipelines and in a strategy's per-device ones (the seeds' own settings; module docstring).
+    ``autotune``: every ``map``'s parallelism and every ``prefetch`` (training and validation) on
+    ``tf.data.AUTOTUNE`` with tf.data's autotune on, in these pipelines and in a strategy's per-device ones (the
+    seeds' own settings; module docstring).
     """
     DEVICE_AUTOTUNE[0] = autotune
     options = autotune_on() if autotune else no_autotune()
