@@ -27,6 +27,7 @@ POINT = ["4096", "1024", "128", "8", "6"]
 VARIANTS: dict[str, tuple[list[str], dict[str, str], list[str]]] = {  # plain_fit flags, env, command prefix
     "guide": (["--pipeline", "tfdata"], {}, []),  # map and prefetch on AUTOTUNE, autotune on
     "fixed": (["--pipeline", "tfdata", "--autotune", "off", "--map", "2", "--prefetch", "2"], {}, []),
+    "guide_persistent": (["--pipeline", "tfdata", "--persistent"], {}, []),  # one iterator for the whole fit
     "on_fixed": (["--pipeline", "tfdata", "--map", "2", "--prefetch", "2"], {}, []),  # autotune on, nothing to tune
     "off_auto": (["--pipeline", "tfdata", "--autotune", "off"], {}, []),  # AUTOTUNE values, the optimiser off
     "prefetch_auto": (["--pipeline", "tfdata", "--map", "2"], {}, []),  # only the prefetch buffer tuned

@@ -138,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prefetch", default="auto", help="prefetch buffer: auto or an integer")
     p.add_argument("--cpu-budget", type=int, default=0, help="options.autotune.cpu_budget (0: tf.data's default)")
     p.add_argument("--ram-budget-mb", type=int, default=0, help="options.autotune.ram_budget in MiB (0: default)")
+    p.add_argument("--persistent", action="store_true",
+                   help="repeat the tf.data pipeline and give fit steps_per_epoch: one iterator for the whole fit "
+                        "(as bench's pipelines), instead of Keras' new iterator every epoch")
     p.add_argument("--private-threads", type=int, default=0,
                    help="options.threading.private_threadpool_size (0: tf.data's shared pool)")
     p.add_argument("--intra-op", type=int, default=0,
@@ -172,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         model.fit(x_train, y_train, batch_size=a.batch, epochs=a.epochs, validation_data=(x_val, y_val),
                   verbose=0, callbacks=[clock])
     else:
-        model.fit(tfdata(x_train, y_train, a.batch, 0, a), epochs=a.epochs, validation_data=(x_val, y_val),
-                  validation_batch_size=a.batch, verbose=0, callbacks=[clock])
+        ds = tfdata(x_train, y_train, a.batch, 0, a)
+        steps = {"steps_per_epoch": a.n_train // a.batch} if a.persistent else {}
+        model.fit(ds.repeat() if a.persistent else ds, epochs=a.epochs, validation_data=(x_val, y_val),
+                  validation_batch_size=a.batch, verbose=0, callbacks=[clock], **steps)
     fit_returned = time.perf_counter()
     fit_cpu = time.process_time() - clock.cpu0
     steal = (steal_ticks() - clock.steal0) / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)

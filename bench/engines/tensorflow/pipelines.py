@@ -10,9 +10,10 @@ as a whole (one vectorised op per batch, not per image).
 **No tf.data autotune** in bench's own pipelines (measured, docs/findings.md: "fit's slow ending is tf.data's
 autotune thread"; "tf.data autotune on two cores"): an autotuned pipeline runs an optimisation thread whose
 wake-ups double from 10 ms up to 60 s; destroying the iterator at the end of ``fit`` can wait for the next
-wake-up, i.e. 10-80 s of dead time after the last epoch; and on two cores it trained stretches of epochs at
-half speed. Every pipeline here has autotune off (:func:`no_autotune`), fixed map parallelism and a fixed
-prefetch depth. The per-device pipelines a ``tf.distribute`` strategy builds need the same (see
+wake-up, i.e. 10-80 s of dead time after the last epoch; and on two cores, iterated afresh every epoch as
+Keras does a finite dataset, it trained stretches of epochs at half speed. Every pipeline here has autotune
+off (:func:`no_autotune`), fixed map parallelism and a fixed prefetch depth. The per-device pipelines a
+``tf.distribute`` strategy builds need the same (see
 :mod:`bench.engines.tensorflow.strategies`). The ``autotune`` input pipeline is the exception by design: the
 same batches with ``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE`` and autotune on, here and in the
 per-device pipelines, as seed 004 and TensorFlow's data-performance guide write it; what its teardown costs is
