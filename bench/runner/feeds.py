@@ -24,6 +24,7 @@ import numpy as np
 from bench.engines import Engine, Pipelines, PipelineUnavailable
 from bench.runner.plan import tuned
 from bench.workloads import Workload
+from bench.workloads.labels import as_fed
 
 BENCH_ORDER = "bench"  # data_order: bench.data.order's seeded order, the same under every backend
 KERAS_ORDER = "keras shuffle"  # data_order: Keras shuffles the arrays itself every epoch
@@ -71,18 +72,6 @@ def numpy_refusal(workload: Workload, arrays: Any, processes: int) -> str:
     return ""
 
 
-def prepared(workload: Workload, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Arrays as a user hands them to ``fit``: uint8 images scaled to float32 [0, 1] once, token ids as they are;
-    labels in the format the compiled loss expects (as the pipelines make them)."""
-    if len(workload.shape) == 3:
-        x = x.astype(np.float32) / np.float32(255.0) if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
-    if workload.one_hot_labels:
-        y = np.eye(workload.classes, dtype=np.float32)[y]
-    elif workload.binary_labels:
-        y = y.astype(np.float32)[:, None]
-    return x, y
-
-
 class ArrayFeed:
     """``numpy``: training arrays for ``fit`` (Keras batches and shuffles them), the engine's validation batches.
 
@@ -94,7 +83,7 @@ class ArrayFeed:
     def __init__(self, workload: Workload, x: np.ndarray, y: np.ndarray, gb: int, engine_pipes: Pipelines) -> None:
         self.steps_per_epoch = len(y) // gb
         self.left_out = len(y) - self.steps_per_epoch * gb
-        self.x, self.y = prepared(workload, x[: self.steps_per_epoch * gb], y[: self.steps_per_epoch * gb])
+        self.x, self.y = as_fed(workload, x[: self.steps_per_epoch * gb], y[: self.steps_per_epoch * gb])
         self.gb = gb
         self.engine_pipes = engine_pipes
         self.val = engine_pipes.val

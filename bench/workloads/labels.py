@@ -65,3 +65,18 @@ def expects_probabilities(settings: dict[str, Any]) -> str:
         return ""
     config = loss.get_config() if hasattr(loss, "get_config") else {}
     return "" if isinstance(config, dict) and config.get("from_logits") else name_of(loss)
+
+
+def as_fed(workload: Any, x: Any, y: Any) -> tuple[Any, Any]:
+    """A NumPy batch as the model is fed it: images (examples of shape (h, w, c)) as float32, uint8 pixels scaled to
+    [0, 1], other inputs as given; labels in the compiled loss's format — (batch, 1) float32 for binary
+    cross-entropy, one-hot float32 rows for a categorical loss (:func:`expects_one_hot`), else the class ids."""
+    import numpy as np
+
+    if len(workload.shape) == 3:
+        x = x.astype(np.float32) / np.float32(255.0) if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
+    if workload.binary_labels:
+        y = y.astype(np.float32)[:, None]
+    elif workload.one_hot_labels:
+        y = np.eye(workload.classes, dtype=np.float32)[y]
+    return x, y

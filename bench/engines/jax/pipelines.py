@@ -31,6 +31,7 @@ from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
 from bench.engines import input_threads
 from bench.workloads import Workload
+from bench.workloads.labels import as_fed
 
 WORKERS = input_threads()  # threads preparing batches ahead: the rule both engines share
 QUEUE_BATCHES = 4  # batches prepared ahead
@@ -107,14 +108,9 @@ class Batches:
         if self.slow_decode:
             for _ in range(len(idx)):
                 time.sleep(SLOW_DECODE_S)
-        if len(self.workload.shape) == 3:  # images: uint8 -> [0, 1] floats (others as given), one op per batch
-            x = x.astype(np.float32) / 255.0 if x.dtype == np.uint8 else x.astype(np.float32, copy=False)
-            if draws is not None:  # random augmentation, drawn by bench.data.order
-                x = augment.apply(x, draws)
-        if self.workload.binary_labels:
-            y = y.astype(np.float32)[:, None]  # binary cross-entropy wants (batch, 1) float labels
-        elif self.workload.one_hot_labels:  # a categorical loss: one-hot float32 rows (bench.workloads.labels)
-            y = np.eye(self.workload.classes, dtype=np.float32)[y]
+        x, y = as_fed(self.workload, x, y)  # images to [0, 1] floats, one op per batch; labels as the loss wants
+        if draws is not None and len(self.workload.shape) == 3:  # random augmentation, drawn by bench.data.order
+            x = augment.apply(x, draws)
         return x, y
 
     def rest(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -208,11 +208,10 @@ def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: i
 
 
 def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
-                       epochs: int, cached: bool, options: tf.data.Options, tuned: bool) -> Pipelines:
+                       epochs: int, cached: bool, options: tf.data.Options, parallel: int, ahead: int) -> Pipelines:
     """Pipelines of encoded images: training images decoded in every epoch (the work seed 001 found to
     starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are).
-    ``tuned``: parallelism and prefetch on ``tf.data.AUTOTUNE`` (the ``autotune`` pipeline)."""
-    parallel, ahead = (tf.data.AUTOTUNE, tf.data.AUTOTUNE) if tuned else (MAP_PARALLELISM, PREFETCH_BATCHES)
+    ``parallel`` map calls and ``ahead`` batches prefetched (:func:`make_pipelines`)."""
     train = _decoded(workload, data, global_batch_size, seed, epochs, None if slow_decode else parallel, cached)
     train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
     load, y_val = _loader(workload, data.val), tf.constant(data.y_val)
@@ -247,10 +246,10 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     DEVICE_AUTOTUNE[0] = autotune
     options = autotune_on() if autotune else no_autotune()
     options.deterministic = True
+    parallel, ahead = (tf.data.AUTOTUNE, tf.data.AUTOTUNE) if autotune else (MAP_PARALLELISM, PREFETCH_BATCHES)
     if isinstance(arrays, Encoded):
         return _encoded_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, options,
-                                  autotune)
-    parallel, ahead = (tf.data.AUTOTUNE, tf.data.AUTOTUNE) if autotune else (MAP_PARALLELISM, PREFETCH_BATCHES)
+                                  parallel, ahead)
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
     x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
