@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     from bench.workloads import Workload
 
 ENGINES = BACKENDS  # an engine per Keras backend, of the same name (config key ``backends``)
+# a record's ``data_order``: bench.data.order's seeded order; Keras shuffling arrays itself (``numpy``); tf.data
+# reshuffling a finite dataset every epoch (``autotune``, as users write it)
+BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE = "bench", "keras shuffle", "tf.data shuffle"
 
 
 class StrategyUnavailable(RuntimeError):
@@ -95,7 +98,7 @@ class StrategyInfo:
 class Pipelines(Protocol):
     """A point's input pipelines, as an engine builds them (units: batches of ``global_batch_size`` examples)."""
 
-    train: Any  # repeats; an epoch is ``steps_per_epoch`` batches
+    train: Any  # repeats (an epoch is ``steps_per_epoch`` batches), or one epoch that fit iterates afresh (autotune)
     val: Any  # ``validation_steps`` batches per evaluation, in the split's order
     steps_per_epoch: int
     validation_steps: int

@@ -178,7 +178,7 @@ class Record(Part):
     placement: Placement | None = None  # the layout on the devices, checked before the fit was timed
     input_threads: int | None = None  # threads (tf.data parallel calls, JAX engine workers) preparing batches
     input_autotune: bool | None = None  # tf.data tuned the host pipeline's parallelism and prefetch (autotune)
-    data_order: str | None = None  # bench (bench.data.order) | keras shuffle (numpy); absent: bench
+    data_order: str | None = None  # bench (bench.data.order) | keras shuffle (numpy) | tf.data shuffle (autotune)
     flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
     flops_per_example: Rate | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: Rate | None = None

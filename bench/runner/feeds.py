@@ -2,8 +2,9 @@
 between the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runner.fit`).
 
 - ``default``, ``cached``, ``slow_decode``: the engine's own pipelines (:mod:`bench.engines`), bench's fixed
-  settings; ``autotune``: the same batches from ``tf.data`` on ``tf.data.AUTOTUNE`` with tf.data's autotune on
-  (seed 004's and TensorFlow's data-performance guide's settings), under JAX read by Keras as NumPy.
+  settings; ``autotune``: the same examples from ``tf.data`` on ``tf.data.AUTOTUNE`` with tf.data's autotune on,
+  one epoch that ``fit`` iterates afresh and tf.data reshuffles every epoch (``data_order``: tf.data shuffle), as
+  seed 004 and TensorFlow's data-performance guide write it; under JAX read by Keras as NumPy.
 - ``numpy``: the arrays straight into ``fit`` (seed 002's way): Keras batches and shuffles them itself, in its
   own order (recorded: ``data_order``), from the same examples and the run's same initial weights. Validation
   and the per-example predictions use the engine's validation batches, so every pipeline is scored alike (under
@@ -21,13 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from bench.engines import Engine, Pipelines, PipelineUnavailable
+from bench.engines import BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE, Engine, Pipelines, PipelineUnavailable
 from bench.runner.plan import tuned
 from bench.workloads import Workload
 from bench.workloads.labels import as_fed
-
-BENCH_ORDER = "bench"  # data_order: bench.data.order's seeded order, the same under every backend
-KERAS_ORDER = "keras shuffle"  # data_order: Keras shuffles the arrays itself every epoch
 
 
 def make_feed(engine: Engine, workload: Workload, arrays: Any, gb: int, seed: int, pipeline: str, epochs: int,
@@ -50,6 +48,10 @@ def describe_feed(rec: Any, pipes: Any, pipeline: str, threads: int) -> None:
     rec.input_threads = 0 if pipeline == "slow_decode" else None if pipeline in ("autotune", "numpy") else threads
     rec.input_autotune = tuned(pipeline, rec.backend)
     rec.data_order = getattr(pipes, "data_order", BENCH_ORDER)
+    if rec.data_order == TF_SHUFFLE:
+        rec.notes.append("input pipeline autotune: one epoch of tf.data, which fit iterated afresh every epoch (a new "
+                         "iterator and autotune model each time), its examples reshuffled by tf.data on the point's "
+                         "seed (not bench.data.order's order)")
     if isinstance(pipes, ArrayFeed):
         rec.notes.append("input pipeline numpy: the arrays went straight into fit, which batched and shuffled them "
                          "itself every epoch (Keras' order, not bench.data.order's); validation scored bench's batches")

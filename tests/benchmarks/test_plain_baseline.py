@@ -134,15 +134,10 @@ def hodges_lehmann(a: list[float], b: list[float], z: float = 1.959964) -> tuple
     pytest.param("jax", marks=pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None,
                                                  reason="needs JAX")),
 ])
-def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend, pipeline, request) -> None:
+def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend, pipeline) -> None:
     if (backend, pipeline) != ("tensorflow", "default") and benchmark.disabled:
         pytest.skip("the other comparisons run with --benchmark-enable; without it TensorFlow's default pipeline "
                     "checks the harness (every pipeline's exact steps and examples: tests/test_pipelines.py)")
-    if (backend, pipeline) == ("jax", "autotune"):
-        request.applymarker(pytest.mark.xfail(strict=False, reason=(
-            "measured 2026-11-25: bench's autotune under JAX ran 0.87x [0.79, 0.91] the plain script's seed-style "
-            "pipeline (per-example shuffle and batch in tf.data, which competes with XLA's CPU threads; bench "
-            "gathers whole batches): the same settings, not the same pipeline (docs/findings.md)")))
     runs: dict[str, list[dict]] = {"bench": [], "plain": []}
     order: list[str] = []
     pairs = 1 if benchmark.disabled else PAIRS  # CI checks the same work only: one pair is enough

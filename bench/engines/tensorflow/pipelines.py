@@ -16,7 +16,8 @@ off (:func:`no_autotune`), fixed map parallelism and a fixed prefetch depth. The
 ``tf.distribute`` strategy builds need the same (see
 :mod:`bench.engines.tensorflow.strategies`). The ``autotune`` input pipeline is the exception by design: the
 same batches with ``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE`` and autotune on, here and in the
-per-device pipelines, as seed 004 and TensorFlow's data-performance guide write it; what its teardown costs is
+per-device pipelines, as seed 004 and TensorFlow's data-performance guide write it, and like theirs one epoch that
+``fit`` iterates afresh every epoch (the slow episodes need that: docs/findings.md); what its teardown costs is
 recorded (``teardown_s``), not avoided.
 """
 
@@ -30,11 +31,11 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from bench.data.augment import crop_pad
 from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
-from bench.engines import input_threads
+from bench.engines import BENCH_ORDER, TF_SHUFFLE, input_threads
+from bench.engines.tensorflow.batches import augment, labels, loader, prepare
 from bench.engines.tensorflow.options import DEVICE_AUTOTUNE, autotune_on, no_autotune
 from bench.workloads import Workload
 
@@ -49,6 +50,13 @@ class Pipelines:
     validation_steps: int
     # the examples whole validation batches leave out, padded to one batch: (x, y, how many are real); None: none
     val_rest: tuple[Any, Any, int] | None = None
+    # the autotune pipeline: ``train`` is one epoch, which ``fit`` iterates afresh every epoch (the user's way)
+    finite: bool = False
+
+    @property
+    def data_order(self) -> str:
+        """``data_order`` of the record: bench.data.order's, or tf.data's reshuffle of a finite dataset."""
+        return TF_SHUFFLE if self.finite else BENCH_ORDER
 
     def rewind(self) -> tf.data.Dataset:
         """The training data for another ``fit`` (a transfer-learning point's second stage): the same dataset,
@@ -62,58 +70,17 @@ class Pipelines:
 
     def fit_inputs(self, train: Any) -> dict[str, Any]:
         """``fit``'s data arguments: the endless training data and the steps of an epoch, in bench's order (Keras
-        would reorder a PyDataset's batches with Python's own random, not :mod:`bench.data.order`)."""
+        would reorder a PyDataset's batches with Python's own random, not :mod:`bench.data.order`). A finite
+        dataset (``autotune``) goes in as the user hands it: no ``steps_per_epoch``, a new iterator every epoch."""
+        if self.finite:
+            return {"x": train, "shuffle": False}
         return {"x": train, "steps_per_epoch": self.steps_per_epoch, "shuffle": False}
 
     def fresh_train(self) -> tf.data.Dataset:
         """The training data for the input-only probe: iterating the dataset starts a new iterator, with no
-        batch prepared yet (the JAX engine's :meth:`~bench.engines.jax.pipelines.Pipelines.fresh_train` matches)."""
-        return self.train
-
-
-def augment(x: tf.Tensor, p: dict[str, tf.Tensor]) -> tf.Tensor:
-    """One batch's augmentation, as :func:`bench.data.augment.apply` computes it (float (b, h, w, c))."""
-    if not p:
-        return x
-    h, w = int(x.shape[1]), int(x.shape[2])
-    if "crop" in p:  # zero-pad, then every image its own static-size window
-        pad = crop_pad(h)
-        x = tf.pad(x, [[0, 0], [pad, pad], [pad, pad], [0, 0]])
-        x = tf.gather(x, p["crop"][:, 0, None] + tf.range(h), axis=1, batch_dims=1)
-        x = tf.gather(x, p["crop"][:, 1, None] + tf.range(w), axis=2, batch_dims=1)
-    if "flip" in p:
-        x = tf.where(p["flip"][:, None, None, None], tf.reverse(x, axis=[2]), x)
-    if "rot90" in p:  # every rotation of the batch, then each image's own
-        rotations = tf.stack([tf.image.rot90(x, k) for k in range(4)], axis=1)
-        x = tf.gather(rotations, p["rot90"], axis=1, batch_dims=1)
-    if "brightness" in p:
-        x = x + p["brightness"][:, None, None, None]
-    if "contrast" in p:
-        mean = tf.reduce_mean(x, axis=[1, 2], keepdims=True)
-        x = (x - mean) * p["contrast"][:, None, None, None] + mean
-    if "brightness" in p or "contrast" in p:
-        x = tf.clip_by_value(x, 0.0, 1.0)
-    return x
-
-
-def _labels(workload: Workload, y: tf.Tensor) -> tf.Tensor:
-    if workload.one_hot_labels:  # a categorical loss: one-hot float32 rows (bench.workloads.labels)
-        return tf.one_hot(y, workload.classes, dtype=tf.float32)
-    return tf.cast(y, tf.float32)[:, None] if workload.binary_labels else y  # BCE wants (batch, 1) floats
-
-
-def _prepare(workload: Workload, x_all: tf.Tensor, y_all: tf.Tensor):
-    """Batch of indices (and augmentation draws) -> the batch: gather, convert images, augment, labels."""
-    is_image = len(workload.shape) == 3
-    scale = x_all.dtype == tf.uint8  # uint8 pixels -> [0, 1]; other inputs are used as given
-
-    def fn(idx, p):
-        x, y = tf.gather(x_all, idx), tf.gather(y_all, idx)
-        if is_image:
-            x = augment(tf.cast(x, tf.float32) / 255.0 if scale else tf.cast(x, tf.float32), p)
-        return x, _labels(workload, y)
-
-    return fn
+        batch prepared yet (the JAX engine's :meth:`~bench.engines.jax.pipelines.Pipelines.fresh_train` matches);
+        a finite one repeated, as the probe reads past an epoch."""
+        return self.train.repeat() if self.finite else self.train
 
 
 PREFETCH_BATCHES = 2
@@ -150,39 +117,13 @@ def _batches(workload: Workload, n: int, batch: int, seed: int | None, epochs: i
     return tf.data.Dataset.from_tensor_slices(_plans(workload, n, batch, seed, epochs))
 
 
-def decode(raw: tf.Tensor, channels: int) -> tf.Tensor:
-    """A JPEG or PNG image -> float32 (h, w, channels), values 0-255. JPEGs with the accurate integer IDCT
-    (libjpeg's ISLOW, which Pillow uses too: TF's default fast IDCT differs from it by up to 4/255 per
-    pixel); grey as ``tf.image.rgb_to_grayscale`` of the colour image (the decoders' own grey conversions
-    differ), as :func:`bench.data.images.decode` computes them."""
-    img = tf.cond(tf.io.is_jpeg(raw),
-                  lambda: tf.io.decode_jpeg(raw, channels=3, dct_method="INTEGER_ACCURATE"),
-                  lambda: tf.io.decode_png(raw, channels=3))
-    img = tf.cast(img, tf.float32)
-    return tf.image.rgb_to_grayscale(img) if channels == 1 else img
-
-
-def _loader(workload: Workload, items: list[str | bytes]):
-    """Index -> the image at the workload's input size, float [0, 1]: read (a path) or take (bytes),
-    decode, resize (bilinear, as bench.data.images does)."""
-    store = tf.constant(items)
-    from_files = isinstance(items[0], str)
-    height, width, channels = workload.shape
-
-    def one(i):
-        raw = tf.io.read_file(store[i]) if from_files else store[i]
-        return tf.image.resize(decode(raw, channels), (height, width)) / 255.0
-
-    return one
-
-
 def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: int, parallel: int | None,
              cached: bool) -> tf.data.Dataset:
     """Training batches of encoded images in the order of :mod:`bench.data.order`. Uncached: every epoch
     reads and decodes each image again (``parallel`` calls), then the batch is augmented. Cached (seed
     001's ``cache()``): every image is decoded once, in epoch 1, and kept; the batches are gathered from the
     cache and augmented afterwards, so the augmentation still differs between epochs."""
-    load = _loader(workload, data.train)
+    load = loader(workload, data.train)
     y_all = tf.constant(data.y_train)
     idx, params = _plans(workload, len(data.y_train), batch, seed, max(1, epochs))
     if not cached:
@@ -191,8 +132,8 @@ def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: i
                   .batch(batch, drop_remainder=True))
         draws = tf.data.Dataset.from_tensor_slices(params).repeat() if params else None
         if draws is None:
-            return images.map(lambda x, y: (x, _labels(workload, y)))
-        return tf.data.Dataset.zip(images, draws).map(lambda xy, p: (augment(xy[0], p), _labels(workload, xy[1])))
+            return images.map(lambda x, y: (x, labels(workload, y)))
+        return tf.data.Dataset.zip(images, draws).map(lambda xy, p: (augment(xy[0], p), labels(workload, xy[1])))
     n = len(data.y_train)
     every = tf.data.Dataset.range(n).map(load, num_parallel_calls=parallel).batch(n).cache().repeat()
     steps = len(idx) // max(1, epochs)
@@ -202,9 +143,44 @@ def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: i
     def epoch(images, plan):
         idx_e, p_e = plan
         return tf.data.Dataset.from_tensor_slices((idx_e, p_e)).map(
-            lambda i, p: (augment(tf.gather(images, i), p), _labels(workload, tf.gather(y_all, i))))
+            lambda i, p: (augment(tf.gather(images, i), p), labels(workload, tf.gather(y_all, i))))
 
     return tf.data.Dataset.zip(every, plans).flat_map(epoch)
+
+
+def _guide_train(workload: Workload, data: Arrays | Encoded, batch: int, seed: int) -> tf.data.Dataset:
+    """The ``autotune`` training data as TensorFlow's data-performance guide and seed 004 write it: **one epoch**,
+    a finite dataset ``fit`` iterates afresh every epoch (a new iterator, a new autotune model), its examples
+    reshuffled every iteration (``shuffle(n, seed, reshuffle_each_iteration=True)``), batched, prepared on
+    ``AUTOTUNE`` calls, prefetched ``AUTOTUNE`` deep; encoded images read and decoded per example before the batch.
+    Augmentation: epoch 1's draws of :mod:`bench.data.order`, dealt to the examples in a new order every epoch."""
+    n = len(data.y_train)
+    auto = tf.data.AUTOTUNE
+    examples = tf.data.Dataset.range(n).shuffle(n, seed=seed, reshuffle_each_iteration=True)
+    _, params = _plans(workload, n, batch, seed, 1)
+    draws = None
+    if params:  # (steps, batch, ...) -> one row per example, reshuffled on a seed of its own
+        per_example = {k: v.reshape(-1, *v.shape[2:]) for k, v in params.items()}
+        draws = (tf.data.Dataset.from_tensor_slices(per_example).shuffle(len(next(iter(per_example.values()))),
+                                                                         seed=seed + 1, reshuffle_each_iteration=True)
+                 .repeat().batch(batch, drop_remainder=True))
+    if isinstance(data, Encoded):
+        load, y_all = loader(workload, data.train), tf.constant(data.y_train)
+        images = (examples.map(lambda i: (load(i), tf.gather(y_all, i)), num_parallel_calls=auto)
+                  .batch(batch, drop_remainder=True))
+        if draws is None:
+            train = images.map(lambda x, y: (x, labels(workload, y)), num_parallel_calls=auto)
+        else:
+            train = tf.data.Dataset.zip(images, draws).map(
+                lambda xy, p: (augment(xy[0], p), labels(workload, xy[1])), num_parallel_calls=auto)
+    else:
+        fn = prepare(workload, tf.constant(data.x_train), tf.constant(data.y_train))
+        idx = examples.batch(batch, drop_remainder=True)
+        if draws is None:
+            train = idx.map(lambda i: fn(i, {}), num_parallel_calls=auto)
+        else:
+            train = tf.data.Dataset.zip(idx, draws).map(fn, num_parallel_calls=auto)
+    return train.prefetch(auto)
 
 
 def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
@@ -212,20 +188,24 @@ def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int
     """Pipelines of encoded images: training images decoded in every epoch (the work seed 001 found to
     starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are).
     ``parallel`` map calls and ``ahead`` batches prefetched (:func:`make_pipelines`)."""
-    train = _decoded(workload, data, global_batch_size, seed, epochs, None if slow_decode else parallel, cached)
-    train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
-    load, y_val = _loader(workload, data.val), tf.constant(data.y_val)
+    if options.autotune.enabled:
+        train = _guide_train(workload, data, global_batch_size, seed)
+    else:
+        train = _decoded(workload, data, global_batch_size, seed, epochs, None if slow_decode else parallel, cached)
+        train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
+    load, y_val = loader(workload, data.val), tf.constant(data.y_val)
     val = (tf.data.Dataset.range(len(data.y_val) // global_batch_size * global_batch_size)
            .map(lambda i: (load(i), tf.gather(y_val, i)), num_parallel_calls=parallel)
            .batch(global_batch_size, drop_remainder=True)
-           .map(lambda x, y: (x, _labels(workload, y))))
+           .map(lambda x, y: (x, labels(workload, y))))
     idx, real = remainder_batch(len(data.y_val), global_batch_size)
     rest = None
     if real:
         x_rest = tf.stack([load(tf.constant(i)) for i in idx])
-        rest = (x_rest.numpy(), _labels(workload, tf.gather(y_val, idx)).numpy(), real)
+        rest = (x_rest.numpy(), labels(workload, tf.gather(y_val, idx)).numpy(), real)
     return Pipelines(train.with_options(options), val.cache().prefetch(ahead).with_options(options),
-                     len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size, rest)
+                     len(data.y_train) // global_batch_size, len(data.y_val) // global_batch_size, rest,
+                     finite=bool(options.autotune.enabled))
 
 
 def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
@@ -241,7 +221,8 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
 
     ``autotune``: every ``map``'s parallelism and every ``prefetch`` (training and validation) on
     ``tf.data.AUTOTUNE`` with tf.data's autotune on, in these pipelines and in a strategy's per-device ones (the
-    seeds' own settings; module docstring).
+    seeds' own settings; module docstring), and the training data one epoch long, reshuffled by tf.data
+    (:func:`_guide_train`; ``finite``).
     """
     DEVICE_AUTOTUNE[0] = autotune
     options = autotune_on() if autotune else no_autotune()
@@ -252,21 +233,21 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
                                   parallel, ahead)
     steps = len(arrays.y_train) // global_batch_size
     val_steps = len(arrays.y_val) // global_batch_size
-    x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
     # Repeated, with a persistent iterator (steps_per_epoch), as TPU tutorials do: re-creating a
     # distributed iterator every epoch cost MirroredStrategy ~50 % per epoch here. Fixed parallelism and
-    # prefetch depth, autotune off: see the module docstring.
-    train = _batches(workload, len(arrays.y_train), global_batch_size, seed, max(1, epochs)).repeat()
-    train = train.map(_prepare(workload, x_train, y_train), num_parallel_calls=None if slow_decode else parallel)
-    if slow_decode:
-        train = train.map(_slow_decode)
+    # prefetch depth, autotune off: see the module docstring. The autotune pipeline: one epoch, as users write it.
+    if autotune:
+        train = _guide_train(workload, arrays, global_batch_size, seed)
     else:
-        train = train.prefetch(ahead)
+        train = _batches(workload, len(arrays.y_train), global_batch_size, seed, max(1, epochs)).repeat()
+        x_train, y_train = tf.constant(arrays.x_train), tf.constant(arrays.y_train)
+        train = train.map(prepare(workload, x_train, y_train), num_parallel_calls=None if slow_decode else parallel)
+        train = train.map(_slow_decode) if slow_decode else train.prefetch(ahead)
     train = train.with_options(options)
     x_val, y_val = tf.constant(arrays.x_val), tf.constant(arrays.y_val)
     val = (
         _batches(workload, len(arrays.y_val), global_batch_size, None, 1)
-        .map(_prepare(workload, x_val, y_val), num_parallel_calls=parallel)
+        .map(prepare(workload, x_val, y_val), num_parallel_calls=parallel)
         .cache()
         .prefetch(ahead)
         .with_options(options)
@@ -274,6 +255,6 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     idx, real = remainder_batch(len(arrays.y_val), global_batch_size)
     rest = None
     if real:
-        x_rest, y_rest = _prepare(workload, x_val, y_val)(tf.constant(idx), {})
+        x_rest, y_rest = prepare(workload, x_val, y_val)(tf.constant(idx), {})
         rest = (x_rest.numpy(), y_rest.numpy(), real)
-    return Pipelines(train, val, steps, val_steps, rest)
+    return Pipelines(train, val, steps, val_steps, rest, finite=autotune)
