@@ -32,6 +32,18 @@ def run_bench(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
                           cwd=cwd or REPO, env=full_env, timeout=timeout)
 
 
+def run_records(folder: Path, *args: str) -> list[dict]:
+    """Run ``python -m bench ARGS report=false`` in ``folder`` (records under ``folder/results``), assert it
+    succeeded, and return its point records (every record with a ``point_id``)."""
+    import json
+
+    proc = run_bench(*args, "report=false", f"results_dir={folder / 'results'}", cwd=folder)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (folder / "results").iterdir()
+    recs = [json.loads(f.read_text()) for f in sorted(run_dir.glob("*.json")) if f.name != "run.json"]
+    return [r for r in recs if "point_id" in r]
+
+
 HAS_JAX = importlib.util.find_spec("jax") is not None
 
 # Secrets planted in the shared smoke run's environment (tests/test_e2e.py checks none reaches a record, log or
@@ -106,6 +118,7 @@ LONGEST_FIRST = [
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
     "test_pipelines.py",  # 41: three input pipelines under both backends, one worker with TensorFlow under JAX
+    "test_user_pipeline.py",  # 40: four own pipelines under both backends, a refused model, a doctor
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50

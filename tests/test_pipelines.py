@@ -4,7 +4,6 @@ from the same initial weights and examples; a pipeline a point cannot run is a `
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from bench.reporting.frame import summarize
 from bench.reporting.tables import pipelines_section
 from bench.runner.feeds import numpy_refusal
 from bench.workloads import Workload
-from tests.conftest import SMOKE_BACKENDS, run_bench
+from tests.conftest import SMOKE_BACKENDS, run_records
 
 AUGMENTING = '''
 import numpy as np
@@ -40,15 +39,10 @@ def make():
 def pipelines_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
     tmp = tmp_path_factory.mktemp("pipelines")
     (tmp / "tp_flips.py").write_text(AUGMENTING)
-    proc = run_bench("suite=cnn", "workloads=[fashion_cnn,tp_flips:make]", "strategies=[cpu_x2]",
-                     f"backends=[{','.join(SMOKE_BACKENDS)}]", "input_pipelines=[default,autotune,numpy]",
-                     "n_train=256", "n_val=64", "epochs=2", "batch_sizes=[64]", "steps_per_execution=[2]",
-                     "~workload_axes", "measure_peak=false", "report=false", f"results_dir={tmp / 'results'}",
-                     cwd=tmp)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (run_dir,) = (tmp / "results").iterdir()
-    recs = [json.loads(f.read_text()) for f in sorted(run_dir.glob("*.json")) if f.name != "run.json"]
-    return tmp, [r for r in recs if "point_id" in r]
+    return tmp, run_records(tmp, "suite=cnn", "workloads=[fashion_cnn,tp_flips:make]", "strategies=[cpu_x2]",
+                            f"backends=[{','.join(SMOKE_BACKENDS)}]", "input_pipelines=[default,autotune,numpy]",
+                            "n_train=256", "n_val=64", "epochs=2", "batch_sizes=[64]", "steps_per_execution=[2]",
+                            "~workload_axes", "measure_peak=false")
 
 
 @pytest.mark.slow

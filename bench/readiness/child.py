@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.config import USER_PIPELINE
 from bench.readiness.findings import FAIL, Finding, first_line
 
 BATCH = 8  # examples in the one batch the checks compile and run (the shapes, not the size, matter)
@@ -25,14 +26,21 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
 
     wl = runnable(get_workload(workload, data))
     n = max(1, min(BATCH, *wl.full)) if all(wl.full) else BATCH
-    examples = load_examples(workload, data, data_scale, n, n, 0)
+    examples = load_examples(workload, data, data_scale, n, n, 0) if wl.input_fn is None else None
     engine = load(backend)
     out: list[Finding] = []
     batch: tuple[Any, Any] | None = None
+    if wl.input_fn is not None:  # its own pipeline: checked as the workers will feed it, the model on its batch
+        from bench.engines.user_feed import KINDS, UserFeed
+
+        feed = UserFeed(wl, n, 0)
+        if backend == "tensorflow" and feed.kind == KINDS[0]:
+            out.extend(fc.pipeline_findings(feed.train, USER_PIPELINE, workload, backend))
+        batch, pipelines = feed.first_batch(), []
     # numpy: arrays straight into fit, no pipeline of the user's to check; under JAX, autotune is a tf.data pipeline
     # (its graph is checked under tensorflow) and this process, like a JAX worker of the other pipelines, has no
     # TensorFlow: the model's checks run on bench's default batches
-    checked = [p for p in pipelines if not (backend == "jax" and p == "autotune")] or ["default"]
+    checked = [p for p in pipelines if not (backend == "jax" and p == "autotune")] or ([] if batch else ["default"])
     for pipeline in checked:
         pipes = engine.make_pipelines(wl, examples, n, 0, slow_decode=pipeline == "slow_decode",
                                       cached=pipeline == "cached", autotune=pipeline == "autotune")
@@ -60,7 +68,7 @@ def main() -> int:
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
-    prepare_process(job["backend"])
+    prepare_process(job["backend"], tensorflow=job.get("tensorflow", False))  # a workload's own tf.data input_fn
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
     findings: list[Finding] = []

@@ -5,6 +5,7 @@ between the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runn
   settings; ``autotune``: the same examples from ``tf.data`` on ``tf.data.AUTOTUNE`` with tf.data's autotune on,
   one epoch that ``fit`` iterates afresh and tf.data reshuffles every epoch (``data_order``: tf.data shuffle), as
   seed 004 and TensorFlow's data-performance guide write it; under JAX read by Keras as NumPy.
+- ``user``: a workload's own ``input_fn`` (:mod:`bench.engines.user_feed`), the only pipeline of such a workload.
 - ``numpy``: the arrays straight into ``fit`` (seed 002's way): Keras batches and shuffles them itself, in its
   own order (recorded: ``data_order``), from the same examples and the run's same initial weights. Validation
   and the per-example predictions use the engine's validation batches, so every pipeline is scored alike (under
@@ -22,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from bench.config import USER_PIPELINE
 from bench.engines import BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE, Engine, Pipelines, PipelineUnavailable
+from bench.engines.user_feed import UserFeed, keras_batches
 from bench.runner.plan import tuned
 from bench.workloads import Workload
 from bench.workloads.labels import as_fed
@@ -31,6 +34,8 @@ from bench.workloads.labels import as_fed
 def make_feed(engine: Engine, workload: Workload, arrays: Any, gb: int, seed: int, pipeline: str, epochs: int,
               processes: int = 1) -> Pipelines:
     """The point's pipelines for ``pipeline`` (module docstring); ``gb`` the global batch (examples)."""
+    if pipeline == USER_PIPELINE:  # the workload's own input_fn
+        return UserFeed(workload, gb, seed, processes)
     why = numpy_refusal(workload, arrays, processes) if pipeline == "numpy" else ""
     if why:  # refused before anything is built
         raise PipelineUnavailable(f"input pipeline numpy: {why}")
@@ -45,13 +50,20 @@ def describe_feed(rec: Any, pipes: Any, pipeline: str, threads: int) -> None:
     """What fed the fit, in the record: ``input_threads`` (``threads`` for bench's fixed pipelines, 0 for the
     slow-decode one, absent where tf.data or Keras decide), ``input_autotune``, ``data_order`` and a note where
     bench did not order the data or left examples out."""
-    rec.input_threads = 0 if pipeline == "slow_decode" else None if pipeline in ("autotune", "numpy") else threads
-    rec.input_autotune = tuned(pipeline, rec.backend)
+    rec.input_threads = (0 if pipeline == "slow_decode" else None if pipeline in ("autotune", "numpy", USER_PIPELINE)
+                         else threads)
+    rec.input_autotune = pipes.autotune if isinstance(pipes, UserFeed) else tuned(pipeline, rec.backend)
     rec.data_order = getattr(pipes, "data_order", BENCH_ORDER)
     if rec.data_order == TF_SHUFFLE:
         rec.notes.append("input pipeline autotune: one epoch of tf.data, which fit iterated afresh every epoch (a new "
                          "iterator and autotune model each time), its examples reshuffled by tf.data on the point's "
                          "seed (not bench.data.order's order)")
+    if isinstance(pipes, UserFeed):
+        how = ("one epoch, iterated afresh every epoch by fit" if pipes.finite else
+               f"endless, cut into epochs of {pipes.steps_per_epoch} steps")
+        rec.notes.append(f"input pipeline user: the workload's input_fn ({pipes.kind}, {how}), fed to fit as-is; "
+                         "its order, batches and labels are its own")
+        rec.dataset.shape = pipes.input_shape()  # its examples' shape, from the pipeline
     if isinstance(pipes, ArrayFeed):
         rec.notes.append("input pipeline numpy: the arrays went straight into fit, which batched and shuffled them "
                          "itself every epoch (Keras' order, not bench.data.order's); validation scored bench's batches")
@@ -108,16 +120,4 @@ class ArrayFeed:
 
     def fresh_train(self) -> Iterator[tuple[Any, Any]]:
         """Batches as Keras' own array adapter makes them for ``fit`` (the input-only probe)."""
-        import keras
-        from keras.src.trainers.data_adapters import get_data_adapter
-
-        adapter = get_data_adapter(self.x, self.y, batch_size=self.gb, shuffle=True)
-        if keras.backend.backend() == "tensorflow":
-            return iter(adapter.get_tf_dataset().repeat())
-        return _endless(adapter)
-
-
-def _endless(adapter: Any) -> Iterator[tuple[Any, Any]]:
-    """Epoch after epoch of an adapter's NumPy batches (the probe reads past one epoch's warm-up)."""
-    while True:
-        yield from adapter.get_numpy_iterator()
+        return keras_batches((self.x, self.y), batch_size=self.gb, shuffle=True)

@@ -23,20 +23,12 @@ from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
 from bench.runner.devices import guard, jit_compile, record_peaks, record_placement
 from bench.runner.faults import Faults
 from bench.runner.feeds import describe_feed, make_feed
+from bench.runner.init_weights import weights_digest
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
 from bench.workloads import get_workload, stage_epochs
 
 TIMES = ("epoch_s", "train_s", "val_s")  # an epoch's seconds each process of a multi-process point reports
-
-
-def weights_digest(model: Any) -> str:
-    """sha256 (hex) of a model's weights, in order: equal in two processes that hold the same model."""
-    import hashlib
-
-    import numpy as np
-
-    return hashlib.sha256(b"".join(np.asarray(w).tobytes() for w in model.get_weights())).hexdigest()
 
 
 class FitContext(Protocol):
@@ -91,10 +83,11 @@ class PointFit:
 
     def record_labels(self) -> None:
         """The labels' format as fed (``label_format``), with a note when bench adapted them to the model."""
-        from bench.workloads.labels import INTEGER, ONE_HOT
+        from bench.workloads.labels import AS_GIVEN, INTEGER, ONE_HOT
 
         wl = self.workload
-        self.rec.label_format = ONE_HOT if wl.one_hot_labels else "binary" if wl.binary_labels else INTEGER
+        self.rec.label_format = (AS_GIVEN if wl.input_fn else ONE_HOT if wl.one_hot_labels else
+                                 "binary" if wl.binary_labels else INTEGER)
         if wl.one_hot_labels:
             self.rec.notes.append(f"labels fed as one-hot rows: the compiled {wl.one_hot_labels} expects them "
                                   "(the data hold integer class ids)")
@@ -151,6 +144,8 @@ class PointFit:
         rec.forward_flops_per_example = forward_flops_per_example(model)
         rec.flop_count = FLOP_COUNT
         rec.params = int(model.count_params())
+        if self.workload.input_fn:  # its own pipeline: the classes the model tells apart (one unit: binary)
+            rec.dataset.classes = max(2, int(model.output_shape[-1]))
         rec.math_mode = worker.engine.math_mode(worker.resolved, self.point.precision)
 
     def check_same_start(self, model: Any, initial: dict[str, Any] | None) -> None:

@@ -68,3 +68,8 @@ def apply_shared_weights(model: Any, run_dir: Path, workload: str, seed: int) ->
     model.set_weights(weights)
     return {"sha256": hashlib.sha256(data).hexdigest(), "path": str(path.relative_to(run_dir)),
             "created": created}
+
+
+def weights_digest(model: Any) -> str:
+    """sha256 (hex) of a model's weights, in order: equal in two processes that hold the same model."""
+    return hashlib.sha256(b"".join(np.asarray(w).tobytes() for w in model.get_weights())).hexdigest()

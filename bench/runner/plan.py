@@ -27,6 +27,7 @@ from typing import Any
 
 from bench.config import (
     PRECISION_TAGS,
+    USER_PIPELINE,
     SuiteConfig,
     axes_for,
     effective_steps_per_execution,
@@ -213,7 +214,8 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
             for workload in cfg.workloads:
                 n_train, n_val = dataset_size(workload, cfg.data_scale, cfg.n_train, cfg.n_val, cfg.data)
                 axes = axes_for(cfg, workload)
-                for pipeline, batch in ((p, b) for p in cfg.input_pipelines for b in axes["batch_sizes"]):
+                pipelines = [USER_PIPELINE] if get_workload(workload, cfg.data).input_fn else cfg.input_pipelines
+                for pipeline, batch in ((p, b) for p in pipelines for b in axes["batch_sizes"]):
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
                     for requested in axes["steps_per_execution"]:
                         spe, asked = resolved_spe(cfg, strategy, n_train, batch, requested)
@@ -275,12 +277,14 @@ def groups(points: list[Point]) -> dict[tuple[str, str, int, int, bool], list[Po
 
 
 def tuned(pipeline: str, backend: str) -> bool:
-    """Whether tf.data tunes a point's pipelines while they run (autotune on): ``autotune`` (under JAX a ``tf.data``
-    pipeline Keras reads as NumPy, so its worker needs TensorFlow), and ``numpy`` under TensorFlow, where Keras
-    makes the arrays an autotuned ``tf.data`` pipeline; under JAX Keras slices arrays itself."""
-    return pipeline == "autotune" or (pipeline == "numpy" and backend == "tensorflow")
+    """Whether tf.data may tune a point's pipelines while they run (autotune on): ``autotune`` (under JAX a
+    ``tf.data`` pipeline Keras reads as NumPy, so its worker needs TensorFlow), ``numpy`` under TensorFlow, where
+    Keras makes the arrays an autotuned ``tf.data`` pipeline (under JAX Keras slices arrays itself), and ``user``, a
+    workload's own ``input_fn``, whatever it builds."""
+    return pipeline in ("autotune", USER_PIPELINE) or (pipeline == "numpy" and backend == "tensorflow")
 
 
 def jax_with_tensorflow(point: Point) -> bool:
-    """A JAX point fed by a ``tf.data`` pipeline (``autotune``): its worker may import TensorFlow."""
-    return point.backend == "jax" and point.input_pipeline == "autotune"
+    """A JAX point fed by a ``tf.data`` pipeline (``autotune``, or a ``user`` one that may be): its worker may
+    import TensorFlow."""
+    return point.backend == "jax" and point.input_pipeline in ("autotune", USER_PIPELINE)

@@ -48,7 +48,8 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     """The record's ``dataset``: what the point trained on. ``name`` is ``synthetic`` (bench's embedded data,
     ``source`` naming which), ``arrays`` (a user workload's own arrays) or a data source's name without its
     path (``keras:mnist``, ``folder:pets``: :func:`bench.data.sources.short_name`), with that source's kind,
-    sizes, classes and content hash and the spec as given in ``source``; ``shape`` is the model's input
+    sizes, classes and content hash and the spec as given in ``source``, or ``input_fn`` (a workload's own pipeline,
+    ``source`` its import path); ``shape`` is the model's input
     (images from files are resized to it)."""
     out: dict[str, Any] = {"name": "synthetic", "source": wl.dataset, "scale": point.data_scale,
                            "n_train": point.n_train, "n_val": point.n_val, "shape": list(wl.shape),
@@ -60,6 +61,8 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
             out.update(name="synthetic", source=wl.dataset, files=spec)
             for key in ("source_n_train", "source_n_val"):
                 out.pop(key)
+    elif wl.input_fn is not None:  # its own pipeline: shape and classes are read off it and the model in the fit
+        out.update(name="input_fn", source=wl.source, shape=None, classes=None, scale=None)
     elif wl.source:
         out.update(name="arrays", source=wl.source, source_n_train=wl.full[0], source_n_val=wl.full[1])
     return out

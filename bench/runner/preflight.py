@@ -21,7 +21,7 @@ import sys
 from bench.config import ConfigError, SuiteConfig
 from bench.engines import cpu_child_env
 from bench.readiness.findings import first_line
-from bench.workloads import is_import_path, shown
+from bench.workloads import get_workload, is_import_path, shown
 
 PREFLIGHT_TIMEOUT_S = 300.0
 BATCHES = (7, 5, 3, 2)  # the check's batch sizes, first that fits (check_batch)
@@ -39,9 +39,9 @@ def problems(workload: str, data: str, backend: str) -> str:
     import numpy as np
 
     from bench.engines import load
+    from bench.engines.user_feed import UserFeed
     from bench.runner.plan import Point
     from bench.runner.worker import point_data
-    from bench.workloads import get_workload
     from bench.workloads.labels import label_fix
     from bench.workloads.models import runnable
 
@@ -49,6 +49,8 @@ def problems(workload: str, data: str, backend: str) -> str:
     limit = max(1, min(*wl.full))
 
     def batch(n: int) -> tuple[object, object]:
+        if wl.input_fn is not None:  # its own pipeline, at the check's batch size
+            return UserFeed(wl, n, 0).first_batch()
         point = Point(workload=workload, strategy="cpu", steps_per_execution=1, precision="float32", repeat=0,
                       seed=0, epochs=2, n_train=n, n_val=n, data_scale="full", global_batch_size=n, data=data)
         return next(iter(load(backend).make_pipelines(wl, point_data(point, {}), n, 0).train))
@@ -132,7 +134,8 @@ def model_problems(cfg: SuiteConfig) -> dict[str, str]:
         return {}
     backend = cfg.backends[0]
     env = cpu_child_env(backend, os.environ)
-    job = json.dumps({"workloads": users, "data": cfg.data, "backend": backend})
+    own = any(get_workload(w, cfg.data).input_fn is not None for w in users)  # may be tf.data under JAX
+    job = json.dumps({"workloads": users, "data": cfg.data, "backend": backend, "tensorflow": own})
     try:
         proc = subprocess.run([sys.executable, "-m", "bench.runner.preflight"], input=job + "\n", text=True,
                               capture_output=True, env=env, timeout=PREFLIGHT_TIMEOUT_S)
@@ -160,7 +163,7 @@ def main() -> int:
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
-    prepare_process(job["backend"])
+    prepare_process(job["backend"], tensorflow=job.get("tensorflow", False))  # a workload's own tf.data input_fn
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
     result = {}

@@ -167,7 +167,8 @@ class Worker:
             if self.faults.placed(point.point_id):
                 self.engine.activate(self.strategy)  # Keras' clear_session after the last point dropped a global one
             arrays = self.arrays(point)
-            rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
+            if arrays is not None:  # None: a workload's own input_fn makes its examples
+                rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
             rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.resolved)
             try:

@@ -38,6 +38,14 @@ class Workload:
     labels. bench takes the input shape, the classes and the sizes from the data (images from files are
     resized to ``shape`` when it is given). The main metric is reported as ``accuracy``.
 
+    ``input_fn`` instead of ``data``: the user's own input pipeline, timed as-is (input pipeline ``user``):
+    ``input_fn(split, global_batch_size, seed)`` with ``split`` ``"train"`` or ``"val"`` returns batches of
+    ``global_batch_size`` examples as ``(x, y)``, the labels as the compiled loss wants them: a ``tf.data.Dataset``,
+    a ``keras.utils.PyDataset`` or (any backend) an iterable of NumPy batches. What it returns goes into ``fit`` as
+    Keras takes it: a finite one is an epoch (Keras iterates it afresh every epoch), an endless one is cut into
+    epochs of ``full[0] // global_batch_size`` batches. ``full=(n_train, n_val)``, the examples of an epoch and of
+    a validation pass, is required with it (bench never runs the pipeline outside a worker to count them).
+
     A built-in leaves ``build_model`` and ``compile_kwargs`` None and describes its compile settings as data
     (``optimizer``, ``learning_rate``, ``loss``, ``top_k``, with ``binary_labels``), which
     :func:`bench.workloads.models.compile_kwargs` turns into Keras objects; a workload with ``compile_kwargs``
@@ -81,6 +89,7 @@ class Workload:
     learning_rate: float = 1e-3
     loss: str = SPARSE_CE
     top_k: int = 0
+    input_fn: Callable[[str, int, int], Any] | None = None  # the user's own pipeline (class docstring), or data
 
     @property
     def modality(self) -> str:

@@ -18,6 +18,8 @@ def load_examples(workload: str, data: str, data_scale: str, n_train: int, n_val
     from bench.data import sources, synthetic
 
     wl = get_workload(workload, data)
+    if wl.input_fn is not None:  # its own pipeline makes its examples, in the worker's fit (bench.engines.user_feed)
+        return None
     spec = source_of(wl, data_scale)
     loader: Callable[..., Any]
     if spec:  # files (a data source, or the generated plant images): read, and decoded in the pipeline

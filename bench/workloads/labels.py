@@ -17,7 +17,7 @@ ONE_HOT_LOSSES = frozenset({"categorical_crossentropy", "categorical_focal_cross
                             "CategoricalCrossentropy", "CategoricalFocalCrossentropy", "CategoricalHinge"})
 ONE_HOT_METRICS = frozenset({"categorical_accuracy", "top_k_categorical_accuracy", "CategoricalAccuracy",
                              "TopKCategoricalAccuracy"} | ONE_HOT_LOSSES)
-INTEGER, ONE_HOT = "integer", "one_hot"
+INTEGER, ONE_HOT, AS_GIVEN = "integer", "one_hot", "as given"  # as_given: a workload's input_fn feeds its own
 
 
 def name_of(obj: Any) -> str:

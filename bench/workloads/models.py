@@ -268,7 +268,8 @@ def runnable(workload: Workload) -> Workload:
     if workload.build_model is None or workload.compile_kwargs is None:
         workload = dataclasses.replace(workload, build_model=functools.partial(build_model, workload),
                                        compile_kwargs=functools.partial(compile_kwargs, workload))
-    wanted = "" if workload.binary_labels else expects_one_hot(workload.compile_settings())
+    # labels bench feeds (never an input_fn's own, which come as its loss wants them)
+    wanted = "" if workload.binary_labels or workload.input_fn else expects_one_hot(workload.compile_settings())
     if wanted:
         workload = dataclasses.replace(workload, one_hot_labels=wanted)  # e.g. keras.io's categorical_crossentropy
     return workload

@@ -25,6 +25,9 @@ def get_workload(name: str, data: str = sources.SYNTHETIC) -> Workload:
             raise KeyError(f"unknown workload {name!r}; allowed: {', '.join(WORKLOADS)}, or an import path "
                            "my_pkg.my_module:make") from None
         wl = factory()
+    if wl.input_fn is not None and not sources.is_synthetic(data):
+        raise WorkloadError(f"{name}: brings its own input pipeline (input_fn), which data={data!r} cannot replace; "
+                            "leave data unset for it")
     spec = data if not sources.is_synthetic(data) else wl.data if isinstance(wl.data, str) else sources.SYNTHETIC
     if sources.is_synthetic(spec):
         return wl
@@ -57,6 +60,8 @@ def dataset_size(name: str, scale: str, n_train: int = 0, n_val: int = 0,
     """(n_train, n_val) of a workload at ``scale`` ('reduced' | 'full') on ``data``; explicit sizes win when
     > 0 (capped at what the source holds)."""
     workload = get_workload(name, data)
+    if workload.input_fn is not None:  # the user's pipeline decides what an epoch is: its declared sizes
+        return workload.full
     base = workload.full if scale == "full" else workload.reduced
     if uses_source(workload) or workload.source or workload.dataset == PLANT_IMAGES:  # files: no more than they hold
         return (min(n_train or base[0], workload.full[0]), min(n_val or base[1], workload.full[1]))

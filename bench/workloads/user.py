@@ -52,6 +52,9 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
                             "fresh model inside every strategy's scope")
     if wl.build_model is None or wl.compile_kwargs is None or not callable(wl.build_model):
         raise WorkloadError(f"{path}: the Workload needs build_model (a callable) and compile_kwargs")
+    if wl.input_fn is not None:  # the user's own pipeline: called in the worker only
+        _IMPORTED[path] = (_with_input_fn(path, wl), ())
+        return _IMPORTED[path]
     if isinstance(wl.data, str):  # a data source: adapted in get_workload, loaded by the worker
         try:
             sources.parse(wl.data)
@@ -68,6 +71,28 @@ def imported(path: str) -> tuple[Workload, tuple[np.ndarray, ...]]:
                                full=(len(x_train), len(x_val)), reduced=(len(x_train), len(x_val)))
     _IMPORTED[path] = (meta, arrays)
     return _IMPORTED[path]
+
+
+INPUT_FN = "input_fn"  # the dataset of a workload that brings its own input pipeline (records: dataset.name)
+
+
+def _with_input_fn(path: str, wl: Workload) -> Workload:
+    """A workload with its own input pipeline (``input_fn``), checked: a callable, instead of ``data`` (not both),
+    ``full=(n_train, n_val)`` examples, and no bench augmentation (its pipeline augments itself)."""
+    if not callable(wl.input_fn):
+        raise WorkloadError(f"{path}: input_fn is {described(wl.input_fn)}; pass the function itself: "
+                            "input_fn(split, global_batch_size, seed) returning the batches of split 'train' or 'val'")
+    if wl.data != "synthetic":
+        raise WorkloadError(f"{path}: give data or input_fn, not both (input_fn is the whole input pipeline)")
+    full = wl.full
+    if not (isinstance(full, tuple | list) and len(full) == 2 and all(isinstance(n, int) and n > 0 for n in full)):
+        raise WorkloadError(f"{path}: full={full!r}; a workload with input_fn needs full=(n_train, n_val), the "
+                            "examples of a training epoch and of a validation pass (positive integers)")
+    if wl.augment:
+        raise WorkloadError(f"{path}: augment={wl.augment!r} is bench's augmentation of its own pipeline; with "
+                            "input_fn, augment in your pipeline and leave augment unset")
+    sizes = (int(full[0]), int(full[1]))
+    return dataclasses.replace(wl, source=path, dataset=INPUT_FN, full=sizes, reduced=sizes)
 
 
 def _user_arrays(path: str, wl: Workload) -> tuple[np.ndarray, ...]:
