@@ -10,8 +10,10 @@ out by hand, a callback that reads ``time.perf_counter()`` at ``on_epoch_begin``
 input the user writes for each of bench's input pipelines (:data:`PLAIN_FLAGS`): for ``default`` a ``tf.data``
 pipeline with bench's settings (autotune off, the map on the process's CPUs, ``prefetch(2)``); for ``autotune``
 the seeds' style (``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE``, autotune on); for ``numpy`` the
-arrays straight into ``fit``. Under JAX, bench's ``default`` is NumPy batches prepared by threads: its plain
-counterpart is the arrays into ``fit``.
+arrays straight into ``fit``; for ``user`` (a workload's own ``input_fn``) the same ``--pipeline tfdata``, whose
+function bench is handed as the user's pipeline (:mod:`plain_workload`), so both sides run one pipeline's code.
+Under JAX, bench's ``default`` is NumPy batches prepared by threads: its plain counterpart is the arrays into
+``fit``.
 
 Every measurement is a fresh process (TensorFlow's thread pools, oneDNN caches and tf.data state start
 cold each time, as a user's run does), and a process is the unit: one figure each (its median steady
@@ -40,11 +42,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.plain_workload import CHECKED, MEASURED  # the sizes of the two kinds of run
+
 REPO = Path(__file__).resolve().parents[2]
 PLAIN = Path(__file__).resolve().parent / "plain_fit.py"
 BATCH, SPE = 128, 8
-MEASURED = (6144, 1024, 5)  # n_train, n_val, epochs of the measured point (--benchmark-enable)
-CHECKED = (1024, 256, 3)  # the normal test run checks the same work only: a smaller point is enough
+USER_WORKLOAD = "tests.benchmarks.plain_workload"  # the plain script's own tf.data pipeline, as a bench input_fn
 PAIRS = int(os.environ.get("BENCH_PLAIN_PAIRS", "5"))
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 THREADS = str(max(1, min(16, CPUS)))  # bench's map parallelism: the process's CPUs, 1 to 16
@@ -55,6 +58,8 @@ PLAIN_FLAGS = {  # (backend, bench's input pipeline) -> the plain script's input
     ("jax", "default"): ["--pipeline", "numpy"],
     ("jax", "autotune"): ["--pipeline", "tfdata"],
     ("jax", "numpy"): ["--pipeline", "numpy"],
+    ("tensorflow", "user"): ["--pipeline", "tfdata"],  # bench times plain_fit.tfdata itself (plain_workload.py)
+    ("jax", "user"): ["--pipeline", "tfdata"],
 }
 TARGET = 1.05
 TIMEOUT_S = 600
@@ -77,9 +82,11 @@ def run_bench_cpu(results: Path, backend: str = "tensorflow", size: tuple[int, i
                   pipeline: str = "default") -> dict:
     """One ``python -m bench`` run of the single point; returns per-epoch train_s, steps, examples."""
     n_train, n_val, epochs = size
-    _run([sys.executable, "-m", "bench", "suite=smoke", f"backends=[{backend}]", "workloads=[fashion_cnn]",
-          "strategies=[cpu]", f"input_pipeline={pipeline}",
-          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]", f"n_train={n_train}", f"n_val={n_val}",
+    own = f"{USER_WORKLOAD}:{'measured' if size == MEASURED else 'checked'}"  # its sizes are its own
+    data = ([f"workloads=[{own}]"] if pipeline == "user" else
+            ["workloads=[fashion_cnn]", f"input_pipeline={pipeline}", f"n_train={n_train}", f"n_val={n_val}"])
+    _run([sys.executable, "-m", "bench", "suite=smoke", f"backends=[{backend}]", *data, "strategies=[cpu]",
+          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]",
           f"epochs={epochs}", f"results_dir={results}", "report=false", "measure_input=false",
           "measure_peak=false", "progress=off"], REPO)
     files = [f for f in results.glob("*/*.json") if f.name != "run.json"]
@@ -128,7 +135,7 @@ def hodges_lehmann(a: list[float], b: list[float], z: float = 1.959964) -> tuple
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("pipeline", ["default", "autotune", "numpy"])
+@pytest.mark.parametrize("pipeline", ["default", "autotune", "numpy", "user"])
 @pytest.mark.parametrize("backend", [
     "tensorflow",
     pytest.param("jax", marks=pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None,
