@@ -109,6 +109,7 @@ def _has_tpu() -> bool:
 # their usual order.
 LONGEST_FIRST = [
     "test_e2e.py",  # 200: the shared smoke run under both backends, repeats and seed pairing
+    "test_clusters.py",  # 75: a real SLURM cluster and a command-line Dask cluster, each losing a machine mid-sweep
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
     "test_augment_transfer.py",  # 116: MobileNetV2 in two stages under both backends
     "test_reliability.py",  # 110

@@ -1,6 +1,7 @@
 """``launcher=dask`` / ``launcher=slurm``: a sweep on Dask, one task per worker group holding a whole machine (issue
-24). The real sweep runs a two-worker LocalCluster on 127.0.0.1; the SLURM path is checked by the job script
-dask-jobqueue generates (no SLURM here). No timing is asserted."""
+24): the settings, the SLURM job script dask-jobqueue writes, a two-worker LocalCluster bench starts on 127.0.0.1
+(one group lost for good). The real SLURM cluster and the command-line Dask cluster: tests/test_clusters.py. No
+timing is asserted."""
 
 from __future__ import annotations
 
@@ -100,11 +101,15 @@ def test_a_dask_sweep_writes_the_local_launchers_records_into_one_run(dask_run) 
 @pytest.mark.slow
 @dask_installed
 @pytest.mark.skipif(not HAS_JAX, reason="needs JAX")
-def test_a_lost_dask_worker_is_a_failed_record_not_a_hang(dask_run) -> None:
-    _, run_dir, _ = dask_run
+def test_a_group_whose_machine_is_lost_twice_is_a_failed_record_not_a_hang(dask_run) -> None:
+    """The cpu_x4 group's task kills its Dask worker every time it starts: run again once on the restarted worker,
+    lost again, then a failed record naming the cause; the run says so with the command that runs it again."""
+    _, run_dir, proc = dask_run
     (lost,) = [r for r in load_records([run_dir]).records if r["strategy"]["requested"] == "cpu_x4"]
     assert lost["status"] == "failed" and lost["error"]["type"] == "DaskTaskLost"
-    assert "KilledWorker" in lost["error"]["message"] or "lost" in lost["error"]["message"]
+    assert "KilledWorker" in lost["error"]["message"] and "lost twice" in lost["error"]["message"]
+    assert "1 worker group(s) lost their machine for good" in proc.stderr
+    assert f"resume={run_dir.name}" in proc.stderr
 
 
 @dask_installed

@@ -16,12 +16,16 @@ class Part(BaseModel):
 
 class Process(Part):
     """The worker process that ran the point: index in start order, OS pid, log (relative to the run folder) and
-    ``startup_s`` (interpreter start, imports, strategy and peak probe, seconds)."""
+    ``startup_s`` (interpreter start, imports, strategy and peak probe, seconds); on a Dask cluster also the Dask
+    worker that ran its group (``dask_worker``, its name or address) and the group's index in the plan
+    (``dask_group``): with ``started_at``, the order each machine ran its groups."""
 
     worker: int | None = None
     pid: int | None = None
     log: str | None = None
     startup_s: Seconds | None = None
+    dask_worker: str | None = None
+    dask_group: Count | None = None
 
 
 class ProcessShare(Part):

@@ -123,18 +123,24 @@ def open_run(cfg: SuiteConfig, points: list[Point]) -> tuple[str, Path, list[Poi
 
 def launch(cfg: SuiteConfig, todo: list[Point], run_id: str, run_dir: Path) -> None:
     """Run ``todo`` in worker processes (locally, or one task per worker group on a Dask cluster or SLURM jobs),
-    with the progress line where asked; raises Interrupted on Ctrl-C or SIGTERM."""
+    with the progress line where asked; raises Interrupted on Ctrl-C or SIGTERM. Groups a cluster lost for good are
+    said, with the command that runs their points again."""
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
     progress = Progress(total=len(todo), enabled=show)
+    lost = 0
     try:
         if cfg.launcher == "local":
             Launcher(cfg, todo, run_id, run_dir, progress).run()
         else:  # a Dask cluster or SLURM jobs: one task per worker group, each holding a machine
             from bench.runner.dask_launcher import DaskLauncher
 
-            DaskLauncher(cfg, todo, run_id, run_dir, progress).run()
+            lost = DaskLauncher(cfg, todo, run_id, run_dir, progress).run()
     finally:
         progress.close()
+    if lost:
+        print(f"bench: warning: {lost} worker group(s) lost their machine for good; their points without a record "
+              f"are failed records (DaskTaskLost): run them again with  {resume_command(cfg, run_id)}",
+              file=sys.stderr)
 
 
 def run_suite(cfg: SuiteConfig) -> int:
