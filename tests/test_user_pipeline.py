@@ -5,6 +5,7 @@ refused before anything runs, naming the key."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from bench.predictions import decode
 from bench.reporting.frame import summarize
 from bench.workloads import Workload, WorkloadError
 from bench.workloads.user import imported
-from tests.conftest import SMOKE_BACKENDS, run_bench, run_records
+from tests.conftest import REPO, SMOKE_BACKENDS, run_bench, run_records
 
 OWN = '''
 import time
@@ -168,13 +169,19 @@ def test_what_an_input_fn_returns_is_named_when_keras_cannot_take_it() -> None:
 
 
 @pytest.mark.slow
-def test_a_model_that_does_not_fit_its_own_pipeline_is_refused_before_the_run(tmp_path: Path) -> None:
+def test_a_model_that_does_not_fit_its_own_pipeline_is_refused_before_the_run(tmp_path: Path, monkeypatch) -> None:
+    """The run's pre-run check (one CPU child process) runs the model on its pipeline's first batch."""
+    from bench.cli import parse_config
+    from bench.config import ConfigError
+    from bench.runner.preflight import check_models
+
     (tmp_path / "tp_own.py").write_text(OWN)
-    proc = run_bench("workloads=[tp_own:make_wrong_shape]", "strategies=[cpu]", "epochs=2", "batch_sizes=[32]",
-                     f"results_dir={tmp_path / 'results'}", cwd=tmp_path)
-    assert proc.returncode == 2 and not (tmp_path / "results").exists()
-    assert "workloads[0]='tp_own:make_wrong_shape'" in proc.stderr
-    assert "declares input shape (8, 8, 1)" in proc.stderr and "(6, 6, 1)" in proc.stderr, proc.stderr[-2000:]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(REPO)]))
+    with pytest.raises(ConfigError) as e:
+        check_models(parse_config(["workloads=[tp_own:make_wrong_shape]", "strategies=[cpu]", "batch_sizes=[32]"]))
+    assert "workloads[0]='tp_own:make_wrong_shape'" in str(e.value)
+    assert "declares input shape (8, 8, 1)" in str(e.value) and "(6, 6, 1)" in str(e.value)
 
 
 @pytest.mark.slow
