@@ -118,8 +118,7 @@ LONGEST_FIRST = [
     "test_user_workloads.py",  # 80
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
-    "test_pipelines.py",  # 41: three input pipelines under both backends, one worker with TensorFlow under JAX
-    "test_user_pipeline.py",  # 40: four own pipelines under both backends, a refused model, a doctor
+    "test_pipelines.py",  # 55: three input pipelines and four own ones under both backends, a refusal, a doctor
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
