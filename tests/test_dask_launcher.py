@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 
 import pytest
 
@@ -66,36 +65,16 @@ def test_the_slurm_job_script_holds_one_machine_per_job_with_the_settings_given(
 
 @pytest.fixture(scope="module")
 def dask_run(tmp_path_factory: pytest.TempPathFactory):
-    """fashion_cnn under jax cpu and cpu_x4 on a two-worker LocalCluster; the cpu_x4 group's task kills its Dask
-    worker (a lost machine) before it starts a bench worker. The results folder is relative, as the default
-    ``results`` is (a relative run folder once gave every group a dangling ``init`` link)."""
+    """fashion_cnn's cpu_x4 group on a two-worker LocalCluster bench starts; the group's task kills its Dask worker
+    (a lost machine) every time, before it starts a bench worker. (Sweeps that train, on clusters users run:
+    tests/test_clusters.py.)"""
     tmp = tmp_path_factory.mktemp("dask")
-    args = ["suite=smoke", "workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu,cpu_x4]",
+    args = ["suite=smoke", "workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu_x4]",
             "steps_per_execution=[4]", "launcher=dask", "dask_workers=2", "measure_peak=false", "measure_input=false",
             "report=false", "results_dir=results"]
     proc = run_bench(*args, cwd=tmp, env={"BENCH_FAULT": "exit:dask:fashion_cnn-jax-cpu_x4"}, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
     return args, run_dir, proc
-
-
-@pytest.mark.slow
-@dask_installed
-@pytest.mark.skipif(not HAS_JAX, reason="needs JAX")
-def test_a_dask_sweep_writes_the_local_launchers_records_into_one_run(dask_run) -> None:
-    args, run_dir, proc = dask_run
-    recs = {r["point_id"]: r for r in load_records([run_dir]).records}
-    local = [p.point_id for p in plan(parse_config([a for a in args if not a.startswith(("launcher", "dask"))]))]
-    assert sorted(recs) == sorted(local) == sorted(json.loads((run_dir / "run.json").read_text())["points"])
-    ok = recs["fashion_cnn-jax-cpu-b64-spe4-fp32-r0"]
-    assert ok["status"] == "ok" and ok["initial_weights"]["created"]
-    # the group ran in its own corner of the run folder, with the run's initial weights (one init/ for every group)
-    assert (run_dir / "init" / "fashion_cnn-s0.npz").is_file() and (run_dir / "tasks/group0/init").is_symlink()
-    assert (run_dir / "tasks/group0/init/fashion_cnn-s0.npz").is_file()  # the link leads to the run's weights
-    assert ok["process"]["log"].startswith("tasks/group0/logs/") and (run_dir / ok["process"]["log"]).is_file()
-    assert not list((run_dir / "tasks").rglob("*.json"))  # the group's own copies are not read as records twice
-    assert "LocalCluster of 2 workers runs 2 timed groups at once" in proc.stderr
-    assert re.search(r"fashion_cnn +jax +cpu +64 ", proc.stdout)  # the whole run's console table, as on one machine
 
 
 @pytest.mark.slow
@@ -109,7 +88,8 @@ def test_a_group_whose_machine_is_lost_twice_is_a_failed_record_not_a_hang(dask_
     assert lost["status"] == "failed" and lost["error"]["type"] == "DaskTaskLost"
     assert "KilledWorker" in lost["error"]["message"] and "lost twice" in lost["error"]["message"]
     assert "1 worker group(s) lost their machine for good" in proc.stderr
-    assert f"resume={run_dir.name}" in proc.stderr
+    assert f"resume={run_dir.name}" in proc.stderr and proc.returncode == 1  # nothing succeeded
+    assert "LocalCluster of 2 workers runs 2 timed groups at once" in proc.stderr
 
 
 @dask_installed
