@@ -109,6 +109,7 @@ def _has_tpu() -> bool:
 # their usual order.
 LONGEST_FIRST = [
     "test_e2e.py",  # 200: the shared smoke run under both backends, repeats and seed pairing
+    "test_pipelines.py",  # 100 (2026-11-26): three input pipelines and four own ones under both backends, one run
     "test_clusters.py",  # 75: a real SLURM cluster and a command-line Dask cluster, each losing a machine mid-sweep
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
     "test_augment_transfer.py",  # 116: MobileNetV2 in two stages under both backends
@@ -118,7 +119,6 @@ LONGEST_FIRST = [
     "test_user_workloads.py",  # 80
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
-    "test_pipelines.py",  # 55: three input pipelines and four own ones under both backends, a refusal, a doctor
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
