@@ -125,7 +125,7 @@ LONGEST_FIRST = [
     "test_diagnosis.py",  # 41
     "test_multiprocess.py",  # 40: two processes, a dead one, one bench per host (JAX)
     "test_untrusted.py",  # 15: hypothesis over hostile records, reports without figures
-    "test_dask_launcher.py",  # 15: a two-worker LocalCluster sweep, a lost worker
+    "test_dask_launcher.py",  # 5: a two-worker LocalCluster losing one group twice
 ]
 
 
