@@ -56,8 +56,8 @@ if TYPE_CHECKING:
 
 ENGINES = BACKENDS  # an engine per Keras backend, of the same name (config key ``backends``)
 # a record's ``data_order``: bench.data.order's seeded order; Keras shuffling arrays itself (``numpy``); tf.data
-# reshuffling a finite dataset every epoch (``autotune``, as users write it)
-BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE = "bench", "keras shuffle", "tf.data shuffle"
+# reshuffling a finite dataset every epoch (``autotune``, as users write it); a workload's own pipeline (``user``)
+BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE, USER_ORDER = "bench", "keras shuffle", "tf.data shuffle", "input_fn"
 
 
 class StrategyUnavailable(RuntimeError):

@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.engines import PipelineUnavailable
+from bench.engines import USER_ORDER, PipelineUnavailable
 from bench.workloads import Workload
 
-USER_ORDER = "input_fn"  # data_order: whatever the workload's own pipeline does
 KINDS = ("tf.data.Dataset", "keras.utils.PyDataset", "iterator")
 
 
@@ -71,7 +70,6 @@ class UserFeed:
         if val_n is None:  # finite, length unknown: counted once (validation's pipeline, before anything is timed)
             val_n = sum(1 for _ in self.val)
         self.validation_steps = val_n if val_n > 0 else n_val // gb
-        self.val_kind = val_kind
 
     @property
     def autotune(self) -> bool | None:

@@ -13,6 +13,7 @@ from bench.data.sources import describe
 from bench.records import SCHEMA_VERSION, ErrorInfo, Process, Record
 from bench.runner.plan import Point
 from bench.workloads import Workload, get_workload, source_of, target_for, uses_source
+from bench.workloads.user import INPUT_FN
 
 TRACEBACK_LINES = 12
 TPU_AUGMENTATION_NOTE = (
@@ -62,7 +63,7 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
             for key in ("source_n_train", "source_n_val"):
                 out.pop(key)
     elif wl.input_fn is not None:  # its own pipeline: shape and classes are read off it and the model in the fit
-        out.update(name="input_fn", source=wl.source, shape=None, classes=None, scale=None)
+        out.update(name=INPUT_FN, source=wl.source, shape=None, classes=None, scale=None)
     elif wl.source:
         out.update(name="arrays", source=wl.source, source_n_train=wl.full[0], source_n_val=wl.full[1])
     return out
