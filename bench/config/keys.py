@@ -37,6 +37,8 @@ LAUNCHERS = ("local", "dask", "slurm")
 DASK_INSTALL = "pip install 'bench[dask]'"
 SLURM_INSTALL = "pip install 'bench[slurm]'"
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
+TORCH_INSTALL = ("pip install 'bench[torch]' (PyPI's Linux wheel brings CUDA; for the CPU alone first "
+                 "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
                "on a TPU VM pip install -U 'jax[tpu]'")
 STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "

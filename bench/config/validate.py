@@ -32,6 +32,7 @@ from bench.config.keys import (
     STRATEGY_HELP,
     TF_INSTALL,
     TF_ONLY_STRATEGIES,
+    TORCH_INSTALL,
     ConfigError,
     SuiteConfig,
     axes_for,
@@ -129,7 +130,7 @@ def _check_installed(cfg: SuiteConfig) -> None:
     """Every backend asked for is installed here (found, not imported: validation imports no framework)."""
     import importlib.util
 
-    for backend, install in (("tensorflow", TF_INSTALL), ("jax", JAX_INSTALL)):
+    for backend, install in (("tensorflow", TF_INSTALL), ("jax", JAX_INSTALL), ("torch", TORCH_INSTALL)):
         if backend in cfg.backends and importlib.util.find_spec(backend) is None:
             raise ConfigError(f"backends: {backend} is not installed in this environment; install it with {install}")
     needs = {"dask": [("distributed", DASK_INSTALL)],

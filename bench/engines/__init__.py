@@ -1,6 +1,7 @@
 """Engines: the only code that knows a framework. ``tensorflow`` (Keras 3 on TensorFlow with
-``tf.distribute`` strategies and ``tf.data`` pipelines) and ``jax`` (Keras 3 on JAX with
-``keras.distribution.DataParallel`` and NumPy input pipelines; it imports no TensorFlow).
+``tf.distribute`` strategies and ``tf.data`` pipelines), ``jax`` (Keras 3 on JAX with
+``keras.distribution.DataParallel`` and NumPy input pipelines; it imports no TensorFlow) and ``torch`` (Keras 3 on
+PyTorch, one device, the same NumPy pipelines; it imports neither TensorFlow nor JAX).
 
 An engine is a module (``bench.engines.<name>``) that a worker loads with :func:`load` after its process
 has started. **The contract is** :class:`Engine` (a ``typing.Protocol`` the engine modules satisfy; the type
@@ -212,6 +213,8 @@ def process_env(backend: str, strategy: str, environ: Mapping[str, str], process
     point's processes), added to the user's ``XLA_FLAGS``.
     """
     env = {"KERAS_BACKEND": backend}
+    if backend == "torch" and strategy in TORCH_DEVICES:
+        env["KERAS_TORCH_DEVICE"] = TORCH_DEVICES[strategy]
     if backend != "jax":
         return env
     n = logical_cpus(strategy)
@@ -235,16 +238,46 @@ def cpu_child_env(backend: str, environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def prepare_process(backend: str, tensorflow: bool = False) -> None:
-    """First thing in a worker process, before Keras is imported: under jax, make TensorFlow unimportable
-    (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it).
+    """First thing in a worker process, before Keras is imported: under jax and torch, make TensorFlow unimportable
+    (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it), and under torch
+    JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same).
 
     Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
     adapters probe it), and many JAX images (Kaggle's TPU image ships ``tensorflow-cpu``) have it. A JAX
     worker must run the same with or without it, so ``import tensorflow`` fails in that process, as it
     would on a machine without TensorFlow.
     """
-    if backend == "jax" and not tensorflow and "tensorflow" not in sys.modules:
-        sys.modules["tensorflow"] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
+    blocked = ["tensorflow"] if backend in ("jax", "torch") and not tensorflow else []
+    blocked += ["jax", "jaxlib"] if backend == "torch" else []
+    for module in blocked:
+        if module not in sys.modules:
+            sys.modules[module] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
+
+
+# Keras' PyTorch backend trains on one device, the one KERAS_TORCH_DEVICE names (read when Keras starts)
+TORCH_DEVICES = {"cpu": "cpu", "gpu": "cuda"}
+TORCH_STRATEGIES = ("cpu", "gpu", "auto")
+
+
+def unsupported(backend: str, strategy: str, steps_per_execution: int, processes: int = 1) -> str:
+    """Why ``backend`` cannot run a point of these settings ('' when it can): what the plan records as ``skipped``
+    before the run starts, so a sweep over every backend runs what each can. Only Keras' PyTorch backend has such
+    limits here (Keras 3.15): its trainer raises for ``steps_per_execution`` > 1, it trains on one device (Keras'
+    distribution API is JAX's; PyTorch's DDP and FSDP are not Keras' ``fit``), and it has no TPU path (torch_xla is
+    not a Keras backend)."""
+    if backend != "torch":
+        return ""
+    if strategy not in TORCH_STRATEGIES:
+        what = ("a TPU (PyTorch reaches TPUs through torch_xla, which is not a Keras backend)" if strategy == "tpu"
+                else "several replicas or a tf.distribute wrapper (Keras' PyTorch backend trains on one device: "
+                     "keras.distribution is JAX's)")
+        return f"strategy {strategy} needs {what}; under backends=torch bench runs cpu, gpu and auto"
+    if steps_per_execution > 1:
+        return (f"steps_per_execution={steps_per_execution}: Keras' PyTorch backend runs one step per call (its "
+                "trainer raises 'steps_per_execution must be 1 with the PyTorch backend'); torch points run with 1")
+    if processes > 1:
+        return "one process: Keras' PyTorch backend has no multi-process data parallelism"
+    return ""
 
 
 INPUT_THREADS_MAX = 16  # beyond this, more Python/tf.data threads preparing batches of these sizes bought nothing

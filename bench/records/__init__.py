@@ -30,7 +30,7 @@ from bench.records.upgrade import SCHEMA_VERSION, STATUSES, RecordError, parse, 
 
 # The Keras backends bench runs, each by the engine of that name (bench.engines.<name>): the one definition the
 # config, the engines and the report read. A record without ``backend`` is tensorflow's (the only one before).
-BACKENDS = ("tensorflow", "jax")
+BACKENDS = ("tensorflow", "jax", "torch")
 
 
 RecordLike = Record | Mapping[str, Any]  # a typed record, or one as stored (upgraded on the way in)

@@ -284,7 +284,7 @@ def tuned(pipeline: str, backend: str) -> bool:
     return pipeline in ("autotune", USER_PIPELINE) or (pipeline == "numpy" and backend == "tensorflow")
 
 
-def jax_with_tensorflow(point: Point) -> bool:
-    """A JAX point fed by a ``tf.data`` pipeline (``autotune``, or a ``user`` one that may be): its worker may
-    import TensorFlow."""
-    return point.backend == "jax" and point.input_pipeline in ("autotune", USER_PIPELINE)
+def with_tensorflow(point: Point) -> bool:
+    """A JAX or PyTorch point fed by a ``tf.data`` pipeline (``autotune``, or a ``user`` one that may be): its worker
+    may import TensorFlow."""
+    return point.backend in ("jax", "torch") and point.input_pipeline in ("autotune", USER_PIPELINE)

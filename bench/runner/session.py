@@ -17,6 +17,7 @@ from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
 from bench.runner.progress import Progress
 from bench.runner.rundir import find_run, new_run_id, points_to_run, suite_of, write_manifest
+from bench.runner.unsupported import announce, record_skipped
 
 EXIT_INTERRUPTED = 130
 
@@ -125,6 +126,7 @@ def launch(cfg: SuiteConfig, todo: list[Point], run_id: str, run_dir: Path) -> N
     """Run ``todo`` in worker processes (locally, or one task per worker group on a Dask cluster or SLURM jobs),
     with the progress line where asked; raises Interrupted on Ctrl-C or SIGTERM. Groups a cluster lost for good are
     said, with the command that runs their points again."""
+    todo = record_skipped(cfg, run_id, run_dir, todo)  # what a backend cannot run: a reason, no worker
     show = cfg.progress == "on" or (cfg.progress == "auto" and sys.stderr.isatty())
     progress = Progress(total=len(todo), enabled=show)
     lost = 0
@@ -160,6 +162,7 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
         print(f"bench: error: {e}", file=sys.stderr)
         return 2, None
     write_manifest(run_dir, run_id, cfg, points)
+    announce(todo)
     if any(p.strategy == "tpu" for p in todo):
         from bench.readiness.command import before_tpu_points
 

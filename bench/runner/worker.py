@@ -38,7 +38,7 @@ from bench.measure.env import host_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
 from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
-from bench.runner.plan import Point, WorkerJob, jax_with_tensorflow
+from bench.runner.plan import Point, WorkerJob, with_tensorflow
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
 
 
@@ -245,8 +245,9 @@ def main() -> int:
     if not line.strip():
         return exit_orphaned  # the launcher died before sending the job
     job = WorkerJob.from_json(line)
-    # before anything imports Keras (under jax: no TensorFlow in this process, unless a tf.data pipeline feeds it)
-    prepare_process(job.backend, tensorflow=any(jax_with_tensorflow(p) for p in job.points))
+    # before anything imports Keras (under jax and torch: no TensorFlow in this process, unless a tf.data pipeline
+    # feeds it; under torch no JAX)
+    prepare_process(job.backend, tensorflow=any(with_tensorflow(p) for p in job.points))
 
     def exit_when_orphaned() -> None:
         with contextlib.suppress(Exception):

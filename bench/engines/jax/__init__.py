@@ -3,9 +3,8 @@
 interface; the worker process has set ``KERAS_BACKEND=jax`` and the XLA flags before).
 """
 
+from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune
 from bench.engines.jax.device import (
-    autotune_mark,
-    device_pipeline_autotune,
     dispatch_probe,
     framework_env,
     gather_processes,

@@ -76,16 +76,6 @@ def math_mode(info: StrategyInfo, precision: str) -> str:
     return "fp32"
 
 
-def autotune_mark() -> int:
-    """tf.data is not used under JAX: no per-device pipelines to observe."""
-    return 0
-
-
-def device_pipeline_autotune(mark: int) -> None:
-    """None: the JAX engine has no tf.data per-device pipelines."""
-    return None
-
-
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """JAX cannot reset its peak-memory counters: always False (the peak read afterwards covers the worker
     process so far, recorded as such)."""
