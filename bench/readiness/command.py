@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig
-from bench.engines import cpu_child_env
+from bench.engines import cpu_child_env, unsupported
 from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
 from bench.readiness.plan_checks import (
     batch_findings,
@@ -63,6 +63,11 @@ def findings_for(cfg: SuiteConfig) -> list[Finding]:
     """Every finding for every workload under every backend of ``cfg`` (framework checks first)."""
     findings: list[Finding] = []
     for backend in cfg.backends:
+        no_tpu = unsupported(backend, "tpu", 1)
+        if no_tpu:  # the backend has no TPU path at all: that is the answer, nothing else to check
+            findings += [Finding(w, backend, "tpu_backend", FAIL, no_tpu, "run the TPU points under backends=[jax] or "
+                                 "[tensorflow]; bench records this backend's TPU points skipped") for w in cfg.workloads]
+            continue
         checked = framework_findings(cfg, backend)
         for w in cfg.workloads:
             findings += [f for f in checked if f.workload == w]

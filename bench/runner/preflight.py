@@ -65,7 +65,9 @@ def problems(workload: str, data: str, backend: str) -> str:
     if declared:
         return declared
     try:
-        out = model(x)
+        import keras
+
+        out = keras.ops.convert_to_numpy(model(x))  # a NumPy array under every backend (PyTorch's needs detaching)
     except Exception as e:
         return f"the model does not take the data's input {tuple(np.shape(x))[1:]}: {first_line(e)}"
     shape = tuple(int(d) for d in np.shape(out))
