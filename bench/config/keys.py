@@ -37,6 +37,7 @@ LAUNCHERS = ("local", "dask", "slurm")
 DASK_INSTALL = "pip install 'bench[dask]'"
 SLURM_INSTALL = "pip install 'bench[slurm]'"
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
+JIT_COMPILE = ("auto", "true", "false")  # the values of the jit_compile key (Keras' own, as text)
 TORCH_INSTALL = ("pip install 'bench[torch]' (PyPI's Linux wheel brings CUDA; for the CPU alone first "
                  "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
@@ -105,8 +106,10 @@ class SuiteConfig:
         "autotune | numpy)"))
     all_reduce: str = field(default="auto", metadata=_help(
         "auto | hierarchical_copy | reduce_to_one | nccl | collective"))  # auto: one that works with spe > 1
-    jit_compile: bool = field(default=False, metadata=_help(
-        "true | false (TensorFlow: compile the train step with XLA for every strategy; JAX always does)"))
+    jit_compile: list[str] = field(default_factory=lambda: ["false"], metadata=_help(
+        "a list of compiler settings, e.g. [auto,true,false]: true (TensorFlow: XLA; PyTorch: torch.compile) | "
+        "false (TensorFlow's graph executor; PyTorch eager) | auto (Keras' own choice: TensorFlow XLA on a GPU or "
+        "TPU without a strategy scope, PyTorch eager); JAX always jits (one point); records say what ran"))
     tpu_type: str = field(default="", metadata=_help(
         "'' (TPU_ACCELERATOR_TYPE on a TPU VM, else v5litepod-8 assumed) | a Cloud TPU type, e.g. v5litepod-1 "
         "(Colab), v5litepod-8 (Kaggle), v3-8, v4-8, v6e-1 (the doctor's replicas per TPU)"))
@@ -254,6 +257,15 @@ def as_list_override(arg: str) -> str:
     if not eq or key not in list_keys() or not value or value.lstrip().startswith("["):
         return arg
     return f"{key}=[{value}]"
+
+
+JIT_VALUES: dict[str, bool | str] = {"true": True, "false": False, "auto": "auto"}  # config text -> Keras' value
+
+
+def jit_values(cfg: SuiteConfig, backend: str) -> list[bool | str]:
+    """The ``jit_compile`` values a backend's points run with: the suite's, as Keras takes them; JAX one (False in
+    the point: Keras always jits under JAX, and its record says so)."""
+    return [False] if backend == "jax" else [JIT_VALUES[v] for v in cfg.jit_compile]
 
 
 def is_raced(cfg: SuiteConfig) -> bool:

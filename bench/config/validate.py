@@ -23,6 +23,7 @@ from bench.config.keys import (
     IDENT,
     INPUT_PIPELINES,
     JAX_INSTALL,
+    JIT_COMPILE,
     MULTI_WORKER_REFUSAL,
     MULTI_WORKER_STRATEGIES,
     PRECISIONS,
@@ -173,6 +174,22 @@ def _check_choices(cfg: SuiteConfig) -> None:
         if p not in INPUT_PIPELINES:
             raise ConfigError(f"input_pipelines[{i}]={p!r} is not allowed; allowed: {', '.join(INPUT_PIPELINES)}")
     _check_choice("repeat_seeds", cfg.repeat_seeds, REPEAT_SEEDS)
+    _check_jit(cfg)
+
+
+def _check_jit(cfg: SuiteConfig) -> None:
+    """``jit_compile``: a list of auto / true / false (a bare value is a list of one; YAML's true/false as written),
+    kept in the order given, each once."""
+    values = cfg.jit_compile if isinstance(cfg.jit_compile, list) else [cfg.jit_compile]
+    check_list("jit_compile", values, ", ".join(JIT_COMPILE))
+    out: list[str] = []
+    for i, v in enumerate(values):
+        text = str(v).strip().lower()
+        if text not in JIT_COMPILE:
+            raise ConfigError(f"jit_compile[{i}]={v!r} is not allowed; allowed: {', '.join(JIT_COMPILE)}")
+        if text not in out:
+            out.append(text)
+    cfg.jit_compile = out
 
 
 def _check_numbers(cfg: SuiteConfig) -> None:
@@ -216,7 +233,7 @@ def _check_all_reduce(cfg: SuiteConfig) -> None:
         raise ConfigError(
             "all_reduce='collective' fails under MirroredStrategy with steps_per_execution > 1 "
             "(keras-team/keras#19246); allowed here: auto, hierarchical_copy, reduce_to_one, nccl")
-    if cfg.jit_compile and mirrored and "tensorflow" in cfg.backends:
+    if "true" in cfg.jit_compile and mirrored and "tensorflow" in cfg.backends:
         raise ConfigError(
             f"jit_compile=true fails under TensorFlow's MirroredStrategy ({', '.join(mirrored)}: 'Trying to access "
             "resource ... located in device CPU:1 from device CPU:0', keras-team/keras#19005); run those strategies "

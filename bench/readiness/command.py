@@ -65,8 +65,8 @@ def findings_for(cfg: SuiteConfig) -> list[Finding]:
     for backend in cfg.backends:
         no_tpu = unsupported(backend, "tpu", 1)
         if no_tpu:  # the backend has no TPU path at all: that is the answer, nothing else to check
-            findings += [Finding(w, backend, "tpu_backend", FAIL, no_tpu, "run the TPU points under backends=[jax] or "
-                                 "[tensorflow]; bench records this backend's TPU points skipped") for w in cfg.workloads]
+            fix = "run the TPU points under backends=[jax] or [tensorflow]; bench records this backend's skipped"
+            findings += [Finding(w, backend, "tpu_backend", FAIL, no_tpu, fix) for w in cfg.workloads]
             continue
         checked = framework_findings(cfg, backend)
         for w in cfg.workloads:

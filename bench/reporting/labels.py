@@ -8,6 +8,7 @@ from bench.records import Record, RecordLike, as_records
 from bench.reporting.datasets import dataset_label
 
 TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
+TORCH_COMPILE = "torch.compile"  # a PyTorch point compiled with jit_compile=True (bench.engines.torch.strategies)
 
 
 def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
@@ -15,9 +16,9 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
 
     The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
     backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
-    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and
-    `` (XLA)`` after a TensorFlow point compiled with ``jit_compile=true`` (``cpu (XLA)``; TPUStrategy and JAX
-    always compile with XLA: no mark). When one
+    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and the
+    compiler where it is not the backend's default (:func:`compiler_mark`: ``cpu (XLA)``, ``torch/cpu
+    (torch.compile)``, ``gpu (jit auto: XLA)``; TPUStrategy and JAX always compile with XLA: no mark). When one
     resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
     """
     typed = as_records(records)
@@ -34,16 +35,26 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
         requested = r.strategy.requested or name
         label = name if requested == name else f"{requested} ({name})"
         label = label if backend == "tensorflow" else f"{backend}/{label}"
-        label = f"{label} (XLA)" if compiled_with_xla(r) else label  # jit_compile=true: another configuration
+        mark = compiler_mark(r)  # jit_compile true or auto: another configuration, named by what ran
+        label = f"{label} ({mark})" if mark else label
         label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
         out.append(f"{label}@{host_of(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
 
 
-def compiled_with_xla(r: Record) -> bool:
-    """A TensorFlow point compiled (or planned, if it never got that far) with jit_compile=True; not a TPU's."""
-    asked = bool((r.point or {}).get("jit_compile")) and r.strategy.device_kind != "tpu" and r.strategy.name != "tpu"
-    return (r.compiler or "").startswith(TF_XLA) or (r.compiler is None and asked)
+def compiler_mark(r: Record) -> str:
+    """What a TensorFlow or PyTorch point's label says of its compiler ('' for the default, ``jit_compile=false``,
+    and under JAX or on a TPU): ``XLA`` or ``torch.compile`` when that compiled the train step as asked (read from the
+    record's ``compiler``; what was asked if it never got that far); ``jit auto: XLA`` / ``graph`` / ``eager`` where
+    Keras chose, and ``jit true: graph`` where Keras turned an asked compiler off (a layer that does not support it)."""
+    asked = (r.point or {}).get("jit_compile", False)
+    if r.backend == "jax" or r.strategy.device_kind == "tpu" or r.strategy.name == "tpu" or asked is False:
+        return ""
+    compiler = "torch.compile" if r.backend == "torch" else "XLA"
+    if not r.compiler:
+        return compiler if asked is True else "jit auto"
+    ran = compiler if r.compiler.startswith((TF_XLA, TORCH_COMPILE)) else "eager" if r.backend == "torch" else "graph"
+    return ran if asked is True and ran == compiler else f"jit {'auto' if asked == 'auto' else 'true'}: {ran}"
 
 
 def host_of(record: Record) -> str:

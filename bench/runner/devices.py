@@ -15,14 +15,16 @@ from typing import Any
 from bench.engines import PlacementError
 from bench.records import Placement
 
-# Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's is the
-# suite's jit_compile key, passed explicitly so that every strategy compared runs the same compiler (Keras' "auto"
-# turns XLA on for a no-scope model when a GPU or TPU is physically present and off inside any strategy scope).
+# Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's and
+# PyTorch's are the point's jit_compile, passed explicitly (default False) so that every strategy compared runs the
+# same compiler unless "auto" is asked: Keras' "auto" turns XLA on for a no-scope TensorFlow model when a GPU or TPU
+# is physically present and off inside any strategy scope, and runs PyTorch eagerly. The record's ``compiler`` says
+# what ran, read from the compiled model.
 ALWAYS_JIT = {"jax": True}
 
 
-def jit_compile(backend: str, requested: bool) -> bool:
-    """The ``jit_compile`` a point's model is compiled with under ``backend`` (never Keras' ``"auto"``)."""
+def jit_compile(backend: str, requested: bool | str) -> bool | str:
+    """The ``jit_compile`` a point's model is compiled with under ``backend`` (``"auto"``: Keras resolves it)."""
     return ALWAYS_JIT.get(backend, requested)
 
 

@@ -117,7 +117,7 @@ class PointFit:
         if stage == "fine_tune":
             kwargs["optimizer"] = keras.optimizers.get(kwargs["optimizer"])
             kwargs["optimizer"].learning_rate = self.workload.fine_tune_learning_rate
-        kwargs.setdefault("jit_compile", jit_compile(self.point.backend, self.point.jit_compile))  # never "auto"
+        kwargs.setdefault("jit_compile", jit_compile(self.point.backend, self.point.jit_compile))
         self.model.compile(**kwargs, steps_per_execution=self.spe)
 
     def build(self, first_stage: str) -> None:

@@ -31,6 +31,7 @@ from bench.config import (
     SuiteConfig,
     axes_for,
     effective_steps_per_execution,
+    jit_values,
     most_repeats,
     race_settings,
     shard_of,
@@ -70,8 +71,9 @@ class Point:
     requested_steps_per_execution: int | None = None
     # cooperating processes that run the point together (JAX multi-process data parallel; 1: one process)
     processes: int = 1
-    # TensorFlow's train step compiled with XLA (jit_compile=True); False: TensorFlow's graph executor. JAX always jits
-    jit_compile: bool = False
+    # the jit_compile the model is compiled with: True (TensorFlow: XLA; PyTorch: torch.compile), False (TensorFlow's
+    # graph executor; PyTorch eager) or "auto" (Keras' own choice, resolved when it compiles). JAX always jits: False
+    jit_compile: bool | str = False
 
     def __post_init__(self) -> None:
         if (self.global_batch_size is None) == (self.per_replica_batch_size is None):
@@ -86,13 +88,14 @@ class Point:
     def point_id(self) -> str:
         """File-name-safe id, e.g. ``fashion_cnn-cpu_x2-b128-spe8-fp32-r0`` (``pr32``: per-replica 32;
         ``fashion_cnn-jax-cpu_x2-…`` under the JAX backend; ``…-fp32-cached-r0`` with an input pipeline other
-        than the default; ``…-jax-cpu_x2-p2-…`` run by two cooperating processes)."""
+        than the default; ``…-jax-cpu_x2-p2-…`` run by two cooperating processes; ``cpu-xla``, ``torch-cpu-compile``,
+        ``cpu-jitauto``: jit_compile true under TensorFlow or PyTorch, auto)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
         backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
         name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
         pipeline = "" if self.input_pipeline == "default" else f"-{self.input_pipeline}"
         procs = "" if self.processes == 1 else f"-p{self.processes}"  # jax-cpu_x2-p2: two processes
-        procs += "-xla" if self.jit_compile and self.backend == "tensorflow" else ""  # cpu-xla: XLA under TF
+        procs += JIT_MARKS.get((self.backend, self.jit_compile), "")  # cpu-xla: XLA under TensorFlow
         return (f"{name}-{backend}{self.strategy}{procs}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}{pipeline}-r{self.repeat}")
 
@@ -118,7 +121,7 @@ class Point:
             del d["requested_steps_per_execution"]
         if d["processes"] == 1:  # one process: the form bench always wrote
             del d["processes"]
-        if not d["jit_compile"]:  # TensorFlow without XLA, as Keras' "auto" chose on a CPU: the form bench wrote
+        if d["jit_compile"] is False:  # TensorFlow without XLA, as Keras' "auto" chose on a CPU: the form bench wrote
             del d["jit_compile"]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
@@ -217,7 +220,8 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
                 pipelines = [USER_PIPELINE] if get_workload(workload, cfg.data).input_fn else cfg.input_pipelines
                 for pipeline, batch in ((p, b) for p in pipelines for b in axes["batch_sizes"]):
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
-                    for requested in axes["steps_per_execution"]:
+                    jits = jit_values(cfg, backend)
+                    for requested, jit in ((r, j) for r in axes["steps_per_execution"] for j in jits):
                         spe, asked = resolved_spe(cfg, strategy, n_train, batch, requested)
                         for precision in cfg.precisions:
                             seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
@@ -226,8 +230,7 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
                                 repeat=repeat, seed=seed, epochs=cfg.epochs, n_train=n_train, n_val=n_val,
                                 data_scale=cfg.data_scale, **listed, input_pipeline=pipeline,
                                 all_reduce=cfg.all_reduce, tpu=cfg.tpu, backend=backend, data=cfg.data,
-                                requested_steps_per_execution=asked, processes=procs,
-                                jit_compile=cfg.jit_compile and backend == "tensorflow")
+                                requested_steps_per_execution=asked, processes=procs, jit_compile=jit)
                             at = seen.get(point.point_id)
                             if at is None:
                                 seen[point.point_id] = len(points)
@@ -235,6 +238,10 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
                             elif asked is None:  # the same configuration, asked for as it runs: name that
                                 points[at] = point
     return in_shard(points, shard_of(cfg.shard))
+
+
+JIT_MARKS = {("tensorflow", True): "-xla", ("torch", True): "-compile", ("tensorflow", "auto"): "-jitauto",
+             ("torch", "auto"): "-jitauto"}  # in a point id after the strategy
 
 
 def topologies(cfg: SuiteConfig) -> list[tuple[str, str, int]]:
