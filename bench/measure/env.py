@@ -34,7 +34,9 @@ RECORDED_ENV_VARS: tuple[str, ...] = (
     "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
     "TPU_NAME", "TPU_ACCELERATOR_TYPE", "TPU_WORKER_ID", "TPU_PROCESS_ADDRESSES", "TPU_VISIBLE_CHIPS", "ISTPUVM",
     # framework / backend
-    "KERAS_BACKEND", "JAX_PLATFORMS", "JAX_ENABLE_X64",
+    "KERAS_BACKEND", "JAX_PLATFORMS", "JAX_ENABLE_X64", "KERAS_TORCH_DEVICE",
+    # PyTorch (what changes its kernels, compiler or memory: TorchInductor, the CUDA caching allocator)
+    "TORCHINDUCTOR_MAX_AUTOTUNE", "TORCH_COMPILE_DISABLE", "PYTORCH_CUDA_ALLOC_CONF", "TORCHINDUCTOR_FREEZING",
     # CPU threading
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
     # hosted notebooks (the report prices their records by the free tier: bench.reporting.prices)

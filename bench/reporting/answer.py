@@ -99,6 +99,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
                  for _, r in others.iterrows()]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
+    lines += _backend_line(rows_of(a.best, workload, dataset))
     lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
     quickest = _fastest_to_target(summary)
     win_time = win["time_to_target_s"]
@@ -117,6 +118,24 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{payback}.")
     return lines
+
+
+def _backend_line(best: pd.Series | pd.DataFrame) -> list[str]:
+    """The fastest backend on each strategy that ran under two or more, from each strategy label's best learning
+    configuration (``best``): its configuration and throughput, then every other backend's best relative to it, per
+    process (none where one backend ran)."""
+    if best.empty or best["backend"].nunique() < 2:
+        return []
+    parts = []
+    for name, g in best.groupby("strategy_name", sort=True):
+        tops = g.sort_values("examples_per_s", ascending=False, kind="mergesort").drop_duplicates("backend")
+        if len(tops) < 2:
+            continue
+        top = tops.iloc[0]
+        rest = ", ".join(f"{r['backend']} {ratio_ci(r, top).format()}" for _, r in tops.iloc[1:].iterrows())
+        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
+                     f"examples/s), then {rest}")
+    return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
 
 
 def _gap_text(t: Tradeoff) -> str:

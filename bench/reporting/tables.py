@@ -55,7 +55,8 @@ def environment_table(records: Sequence[RecordLike]) -> str:
     """
     typed = as_records(records)
     full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped"}
-    with_jax = any(r.env.get("jax") for r in typed)  # a JAX column only where JAX ran
+    # a JAX or PyTorch column only where that framework ran
+    extra = [(k, c) for k, c in (("jax", "JAX"), ("torch", "PyTorch")) if any(r.env.get(k) for r in typed)]
     envs: dict[tuple[str, ...], set[str]] = {}
     for r in typed:
         e = r.env
@@ -63,11 +64,11 @@ def environment_table(records: Sequence[RecordLike]) -> str:
             continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
         fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
-                  "tensorflow", *(("jax",) if with_jax else ()), "keras", "bench_version")
+                  "tensorflow", *(k for k, _ in extra), "keras", "bench_version")
         key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
         envs.setdefault(key, set()).add(r.run_id)
     cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
-            *(["JAX"] if with_jax else []), "Keras", "bench", "git commit", "runs"]
+            *(c for _, c in extra), "Keras", "bench", "git commit", "runs"]
     return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
 
 

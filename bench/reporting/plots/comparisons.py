@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from bench.reporting.frame import split_label
 from bench.reporting.plots import layout
 
-BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1"}
+BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"}
 
 
 def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
@@ -67,12 +67,13 @@ def backend_data(summary: pd.DataFrame) -> pd.DataFrame | None:
 
 def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
     """Training throughput (examples/s) per strategy, one bar per backend, one panel per global batch size:
-    each bar is the strategy's best ok configuration at that batch (over spe and precision). None unless
-    two backends ran."""
+    each bar is the strategy's best ok configuration at that batch (over spe, precision and compiler: ``cpu`` and
+    ``cpu (XLA)`` are one strategy here, its resolved name). None unless two backends ran."""
     ok = backend_data(summary)
     if ok is None:
         return None
-    ok["strategy_only"] = [split_label(str(v))[1] for v in ok["strategy"]]
+    ok["strategy_only"] = (ok["strategy_name"] if "strategy_name" in ok
+                           else [split_label(str(v))[1] for v in ok["strategy"]])
     best = (ok.groupby(["global_batch_size", "strategy_only", "backend"], sort=True)["examples_per_s"].max()
             .reset_index())
     batches = sorted(best["global_batch_size"].unique())
@@ -85,7 +86,7 @@ def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
                     palette=BACKEND_COLOURS, ax=ax, legend=False)
         for container in ax.containers:
             ax.bar_label(container, fmt="{:,.0f}", fontsize=8, padding=2)
-        ax.set(title=f"global batch = {gb} (best spe)", xlabel="strategy", ylabel="training examples/s")
+        ax.set(title=f"global batch = {gb} (best spe, compiler)", xlabel="strategy", ylabel="training examples/s")
     layout.y_scale(axes, best["examples_per_s"])
     for ax in axes:
         ax.margins(y=0.15)
