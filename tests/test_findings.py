@@ -35,6 +35,12 @@ def test_jax_takes_adams_first_step_on_the_summed_embedding_gradient() -> None:
     assert _first_adam_step("jax") == pytest.approx(0.1, abs=1e-4)  # lr x g / |g|
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs PyTorch (pip install 'bench[torch]')")
+def test_torch_takes_adams_first_step_on_the_summed_embedding_gradient() -> None:
+    """Keras 3.15.1 on PyTorch 2.13 (a dense gradient for the Embedding): the step JAX takes."""
+    assert _first_adam_step("torch") == pytest.approx(0.1, abs=1e-4)
+
+
 def test_tensorflow_steps_sqrt_2_times_too_far_on_a_repeated_embedding_id() -> None:
     """Keras 3.15.1 on TensorFlow 2.21 (the Embedding's gradient is IndexedSlices): 0.1414, not 0.1. When this
     fails, Keras has changed: update docs/findings.md and the parity tests' loss tolerance (test_e2e.py)."""
