@@ -117,6 +117,7 @@ LONGEST_FIRST = [
     "test_augment.py",  # 85: the plant photos are generated here or in the transfer test
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line
     "test_user_workloads.py",  # 80
+    "test_torch_backend.py",  # 57 (2026-11-26): TensorFlow and PyTorch side by side, torch.compile of a tiny model
     "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)

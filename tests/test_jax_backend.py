@@ -28,8 +28,8 @@ def _err(*overrides: str) -> str:
 
 
 def test_an_unknown_backend_is_refused_by_name() -> None:
-    assert _err("backends=[torch]") == ("backends[0]='torch' is not a Keras backend bench runs; "
-                                        "allowed: tensorflow, jax")
+    assert _err("backends=[mxnet]") == ("backends[0]='mxnet' is not a Keras backend bench runs; "
+                                        "allowed: tensorflow, jax, torch")
     assert _err("backends=[]").startswith("backends: must not be empty")
 
 

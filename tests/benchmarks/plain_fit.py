@@ -8,7 +8,7 @@ from seed 002's layer stack and compile settings; the data are random uint8 imag
 shape (28x28x1) and uint8 labels of its 10 classes, as ``keras.datasets.fashion_mnist.load_data()``
 returns them (the values do not change the speed). The notebook way: scale the whole array to float32
 / 255 once, hand NumPy arrays straight to ``model.fit`` (no strategy scope, no tf.data), GPUs hidden so
-it runs on the CPU. The Keras backend is the user's (``KERAS_BACKEND``: tensorflow or jax; under jax the
+it runs on the CPU. The Keras backend is the user's (``KERAS_BACKEND``: tensorflow, jax or torch; under jax the
 caller sets ``JAX_PLATFORMS=cpu``).
 
 ``--pipeline tfdata`` is the other way users write it (seed 004, TensorFlow's data-performance guide, which

@@ -12,8 +12,9 @@ pipeline with bench's settings (autotune off, the map on the process's CPUs, ``p
 the seeds' style (``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE``, autotune on); for ``numpy`` the
 arrays straight into ``fit``; for ``user`` (a workload's own ``input_fn``) the same ``--pipeline tfdata``, whose
 function bench is handed as the user's pipeline (:mod:`plain_workload`), so both sides run one pipeline's code.
-Under JAX, bench's ``default`` is NumPy batches prepared by threads: its plain counterpart is the arrays into
-``fit``.
+Under JAX and PyTorch, bench's ``default`` is NumPy batches prepared by threads: its plain counterpart is the arrays
+into ``fit``. Under PyTorch both sides run ``steps_per_execution`` 1 (Keras' PyTorch backend runs no other) and only
+the ``default`` pipeline is compared.
 
 Every measurement is a fresh process (TensorFlow's thread pools, oneDNN caches and tf.data state start
 cold each time, as a user's run does), and a process is the unit: one figure each (its median steady
@@ -60,7 +61,9 @@ PLAIN_FLAGS = {  # (backend, bench's input pipeline) -> the plain script's input
     ("jax", "numpy"): ["--pipeline", "numpy"],
     ("tensorflow", "user"): ["--pipeline", "tfdata"],  # bench times plain_fit.tfdata itself (plain_workload.py)
     ("jax", "user"): ["--pipeline", "tfdata"],
+    ("torch", "default"): ["--pipeline", "numpy"],
 }
+SPES = {"torch": 1}  # steps_per_execution by backend where not SPE: Keras' PyTorch backend runs one step per call
 TARGET = 1.05
 TIMEOUT_S = 600
 assert all(n % BATCH == 0 for n, _, _ in (MEASURED, CHECKED)), (
@@ -85,8 +88,9 @@ def run_bench_cpu(results: Path, backend: str = "tensorflow", size: tuple[int, i
     own = f"{USER_WORKLOAD}:{'measured' if size == MEASURED else 'checked'}"  # its sizes are its own
     data = ([f"workloads=[{own}]"] if pipeline == "user" else
             ["workloads=[fashion_cnn]", f"input_pipeline={pipeline}", f"n_train={n_train}", f"n_val={n_val}"])
+    spe = SPES.get(backend, SPE)
     _run([sys.executable, "-m", "bench", "suite=smoke", f"backends=[{backend}]", *data, "strategies=[cpu]",
-          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{SPE}]",
+          f"batch_sizes=[{BATCH}]", f"steps_per_execution=[{spe}]",
           f"epochs={epochs}", f"results_dir={results}", "report=false", "measure_input=false",
           "measure_peak=false", "progress=off"], REPO)
     files = [f for f in results.glob("*/*.json") if f.name != "run.json"]
@@ -95,7 +99,7 @@ def run_bench_cpu(results: Path, backend: str = "tensorflow", size: tuple[int, i
     assert rec["status"] == "ok", rec.get("error")
     assert rec.get("backend", "tensorflow") == backend
     assert rec["strategy"]["name"] == "cpu" and rec["strategy"]["device_kind"] == "cpu", rec["strategy"]
-    assert rec["effective_steps_per_execution"] == SPE
+    assert rec["effective_steps_per_execution"] == spe
     return {"train_s": [e["train_s"] for e in rec["epochs"]], "steps": [e["steps"] for e in rec["epochs"]],
             "examples": [e["examples"] for e in rec["epochs"]]}
 
@@ -104,7 +108,7 @@ def run_plain(cwd: Path, backend: str = "tensorflow", size: tuple[int, int, int]
               pipeline: str = "default") -> dict:
     """One run of the independent plain script, with the input a user writes for ``pipeline``; its JSON line."""
     n_train, n_val, epochs = size
-    proc = _run([sys.executable, str(PLAIN), *map(str, (n_train, n_val, BATCH, SPE, epochs)),
+    proc = _run([sys.executable, str(PLAIN), *map(str, (n_train, n_val, BATCH, SPES.get(backend, SPE), epochs)),
                  *PLAIN_FLAGS[(backend, pipeline)]], cwd, backend)
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["backend"] == backend
@@ -140,8 +144,12 @@ def hodges_lehmann(a: list[float], b: list[float], z: float = 1.959964) -> tuple
     "tensorflow",
     pytest.param("jax", marks=pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None,
                                                  reason="needs JAX")),
+    pytest.param("torch", marks=pytest.mark.skipif(__import__("importlib").util.find_spec("torch") is None,
+                                                   reason="needs PyTorch")),
 ])
 def test_bench_cpu_matches_plain_keras_script(benchmark, tmp_path, backend, pipeline) -> None:
+    if (backend, pipeline) not in PLAIN_FLAGS:
+        pytest.skip(f"{pipeline} is not compared under {backend} (module docstring)")
     if (backend, pipeline) != ("tensorflow", "default") and benchmark.disabled:
         pytest.skip("the other comparisons run with --benchmark-enable; without it TensorFlow's default pipeline "
                     "checks the harness (every pipeline's exact steps and examples: tests/test_pipelines.py)")
