@@ -100,6 +100,8 @@ def test_every_command_uses_keys_and_names_that_exist(page: Path) -> None:
 
 JAX_RUN = re.compile(r"backends=\[[^\]]*jax|backends=\[\"jax")  # a run that needs the JAX extra
 JAX_INSTALL = re.compile(r"\.\[(?:[a-z]+,)*jax[\],]|bench\[jax\]|jax\[(?:cuda12|tpu)\]|with both installed")
+TORCH_RUN = re.compile(r"backends=\[[^\]]*torch|backends=\[\"torch")  # a run that needs the PyTorch extra
+TORCH_INSTALL = re.compile(r"\.\[(?:[a-z]+,)*torch[\],]|bench\[torch\]|pip install torch")
 
 
 def units(text: str) -> list[str]:
@@ -121,6 +123,8 @@ def test_an_example_that_needs_jax_says_so_where_it_stands(page: Path) -> None:
     names the JAX extra (or jax's own install) in the same code block or paragraph."""
     missing = [u.strip()[:120] for u in units(page.read_text()) if JAX_RUN.search(u) and not JAX_INSTALL.search(u)]
     assert missing == [], f"{page.name}: JAX examples without the install they need: {missing}"
+    missing = [u.strip()[:120] for u in units(page.read_text()) if TORCH_RUN.search(u) and not TORCH_INSTALL.search(u)]
+    assert missing == [], f"{page.name}: PyTorch examples without the install they need: {missing}"
 
 
 def _field_exists(path: str) -> bool:

@@ -34,6 +34,10 @@ def test_what_pytorch_cannot_run_is_known_from_the_plan() -> None:
                                                      "per call")
     assert unsupported("torch", "cpu_x2", 1).startswith("strategy cpu_x2 needs several replicas")
     assert unsupported("torch", "gpus", 1).startswith("strategy gpus needs several replicas")
+    # and TensorFlow's XLA under MirroredStrategy, once a refusal of the whole config: now those points alone
+    assert unsupported("tensorflow", "cpu_x2", 1, 1, True).startswith("jit_compile=true under TensorFlow's "
+                                                                      "MirroredStrategy (cpu_x2) fails")
+    assert unsupported("tensorflow", "cpu", 1, 1, True) == unsupported("tensorflow", "cpu_x2", 1, 1, "auto") == ""
     assert unsupported("torch", "tpu", 1).startswith("strategy tpu needs a TPU (PyTorch reaches TPUs through "
                                                      "torch_xla, which is not a Keras backend)")
 

@@ -233,11 +233,6 @@ def _check_all_reduce(cfg: SuiteConfig) -> None:
         raise ConfigError(
             "all_reduce='collective' fails under MirroredStrategy with steps_per_execution > 1 "
             "(keras-team/keras#19246); allowed here: auto, hierarchical_copy, reduce_to_one, nccl")
-    if "true" in cfg.jit_compile and mirrored and "tensorflow" in cfg.backends:
-        raise ConfigError(
-            f"jit_compile=true fails under TensorFlow's MirroredStrategy ({', '.join(mirrored)}: 'Trying to access "
-            "resource ... located in device CPU:1 from device CPU:0', keras-team/keras#19005); run those strategies "
-            "with jit_compile=false, or jit_compile=true with cpu, gpu, *_onedevice, tpu or backends=[jax]")
 
 
 def _check_batches(cfg: SuiteConfig) -> None:

@@ -259,12 +259,17 @@ TORCH_DEVICES = {"cpu": "cpu", "gpu": "cuda"}
 TORCH_STRATEGIES = ("cpu", "gpu", "auto")
 
 
-def unsupported(backend: str, strategy: str, steps_per_execution: int, processes: int = 1) -> str:
+def unsupported(backend: str, strategy: str, steps_per_execution: int, processes: int = 1,
+                jit_compile: bool | str = False) -> str:
     """Why ``backend`` cannot run a point of these settings ('' when it can): what the plan records as ``skipped``
-    before the run starts, so a sweep over every backend runs what each can. Only Keras' PyTorch backend has such
-    limits here (Keras 3.15): its trainer raises for ``steps_per_execution`` > 1, it trains on one device (Keras'
-    distribution API is JAX's; PyTorch's DDP and FSDP are not Keras' ``fit``), and it has no TPU path (torch_xla is
-    not a Keras backend)."""
+    before the run starts, so a sweep over every backend and compiler runs what each can. Keras 3.15's PyTorch
+    backend: its trainer raises for ``steps_per_execution`` > 1, it trains on one device (Keras' distribution API is
+    JAX's; PyTorch's DDP and FSDP are not Keras' ``fit``), and it has no TPU path (torch_xla is not a Keras backend).
+    TensorFlow: XLA (``jit_compile`` True) fails under MirroredStrategy (``cpu_xN``, ``gpus``)."""
+    if backend == "tensorflow" and jit_compile is True and (strategy == "gpus" or logical_cpus(strategy)):
+        return (f"jit_compile=true under TensorFlow's MirroredStrategy ({strategy}) fails: 'Trying to access resource "
+                "... located in device CPU:1 from device CPU:0' (keras-team/keras#19005); XLA runs with cpu, gpu, "
+                "*_onedevice, tpu or backends=[jax]")
     if backend != "torch":
         return ""
     if strategy not in TORCH_STRATEGIES:

@@ -1,6 +1,7 @@
 """Points a backend cannot run, decided from the plan alone (:func:`bench.engines.unsupported`: Keras' PyTorch
-backend runs one step per call on one device) and recorded ``skipped`` with the reason before any worker starts, so a
-sweep over every backend runs what each backend can and says what it left out. Imports no framework."""
+backend runs one step per call on one device; TensorFlow's XLA fails under MirroredStrategy), recorded ``skipped``
+with the reason before any worker starts, so a sweep over every backend and compiler runs what each can and says
+what it left out. Imports no framework."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ ERROR_TYPE = "BackendUnsupported"
 
 def why_not(point: Point) -> str:
     """Why the point's backend cannot run it ('' when it can)."""
-    return unsupported(point.backend, point.strategy, point.steps_per_execution, point.processes)
+    return unsupported(point.backend, point.strategy, point.steps_per_execution, point.processes, point.jit_compile)
 
 
 def announce(points: list[Point]) -> None:
