@@ -15,7 +15,8 @@ import pytest
 
 from bench.cli import parse_config
 from bench.config import ConfigError
-from bench.engines import process_env, unsupported
+from bench.engines import process_env
+from bench.engines.limits import unsupported
 from bench.runner.plan import plan
 from tests.conftest import REPO, run_bench
 

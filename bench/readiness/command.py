@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from bench.config import SuiteConfig
-from bench.engines import cpu_child_env, unsupported
+from bench.engines import cpu_child_env
+from bench.engines.limits import unsupported
 from bench.readiness.findings import FAIL, WARN, Finding, exit_status, table
 from bench.readiness.plan_checks import (
     batch_findings,

@@ -10,7 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 from bench.config import SuiteConfig, race_settings
-from bench.engines import unresolved_strategy, unsupported
+from bench.engines import unresolved_strategy
+from bench.engines.limits import unsupported
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
 from bench.runner.plan import Point
