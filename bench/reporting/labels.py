@@ -51,8 +51,8 @@ def compiler_mark(r: Record) -> str:
     if r.backend == "jax" or r.strategy.device_kind == "tpu" or r.strategy.name == "tpu" or asked is False:
         return ""
     compiler = "torch.compile" if r.backend == "torch" else "XLA"
-    if not r.compiler:
-        return compiler if asked is True else "jit auto"
+    if not r.compiler:  # never compiled (skipped, failed early): what was asked; PyTorch's auto is always eager
+        return compiler if asked is True else "jit auto: eager" if r.backend == "torch" else "jit auto"
     ran = compiler if r.compiler.startswith((TF_XLA, TORCH_COMPILE)) else "eager" if r.backend == "torch" else "graph"
     return ran if asked is True and ran == compiler else f"jit {'auto' if asked == 'auto' else 'true'}: {ran}"
 
