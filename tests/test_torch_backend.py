@@ -81,13 +81,19 @@ def test_without_pytorch_the_backend_is_refused_with_the_install_command(monkeyp
                                    "pip install 'bench[torch]'")
 
 
-NO_TF_NO_JAX = r"""
+WORKER = r"""
 import json, os, sys
 from bench.engines import load, prepare_process, process_env
 prepare_process("torch")
 os.environ.update(process_env("torch", "cpu", os.environ))
 import keras
 engine = load("torch")
+_, info = engine.make_strategy("cpu")
+compilers = {}
+for asked in (True, "auto", False):  # what the record's compiler reads off the compiled model (no fit)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    model.compile("sgd", "mse", jit_compile=asked)
+    compilers[str(asked)] = engine.compiler(model, info)
 for name in ("tensorflow", "jax"):
     try:
         __import__(name)
@@ -95,16 +101,20 @@ for name in ("tensorflow", "jax"):
     except ImportError:
         pass
 loaded = sorted({m.split(".")[0] for m, mod in sys.modules.items() if mod is not None} & {"tensorflow", "jax"})
-print(json.dumps({"backend": keras.backend.backend(), "frameworks": loaded}))
+print(json.dumps({"backend": keras.backend.backend(), "frameworks": loaded, "compilers": compilers}))
 """
 
 
-def test_a_torch_worker_process_imports_neither_tensorflow_nor_jax() -> None:
-    """Both are installed here; a torch worker runs as on a PyTorch-only machine: neither can be imported."""
-    proc = subprocess.run([sys.executable, "-c", NO_TF_NO_JAX], capture_output=True, text=True, timeout=120,
+def test_a_torch_worker_imports_neither_tensorflow_nor_jax_and_reads_its_compiler_off_the_model() -> None:
+    """Both are installed here; a torch worker runs as on a PyTorch-only machine: neither can be imported. The
+    compiler a record names is read off the compiled model (Inductor itself compiles at the first step, not here)."""
+    proc = subprocess.run([sys.executable, "-c", WORKER], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads(proc.stdout.splitlines()[-1]) == {"backend": "torch", "frameworks": []}
+    assert json.loads(proc.stdout.splitlines()[-1]) == {
+        "backend": "torch", "frameworks": [],
+        "compilers": {"True": "torch.compile (Inductor)", "auto": "none (PyTorch eager)",
+                      "False": "none (PyTorch eager)"}}
 
 
 TINY = '''
@@ -136,8 +146,8 @@ def make():
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], subprocess.CompletedProcess, Path]:
     """One run of a tiny model under TensorFlow and PyTorch on cpu and cpu_x2, at spe 1 and 4, with jit_compile false
     and auto, with its report. Nothing is compiled with torch.compile here: Inductor's first compile costs half a
-    minute of both cores on this box (:func:`test_a_compiled_model_says_which_compiler_ran` reads that record field
-    without a fit; the compile time in the warm-up epoch is measured in docs/strategies.md)."""
+    minute of both cores on this box (the record's compiler field is read off a compiled model, without a fit,
+    by the worker test above; the compile time in the warm-up epoch is measured in docs/strategies.md)."""
     out = tmp_path_factory.mktemp("torch")
     (out / "tinywl.py").write_text(TINY)
     proc = run_bench("workloads=[tinywl:make]", "backends=[tensorflow,torch]", "strategies=[cpu,cpu_x2]",
@@ -197,34 +207,6 @@ def test_the_compiler_that_ran_is_recorded_and_labelled(run) -> None:
     for label in ("cpu (jit auto: graph)", "torch/cpu (jit auto: eager)"):
         assert f"| {label} " in md, label
     assert "`torch/cpu_x2 (jit auto: eager)` (BackendUnsupported" in md  # absent, and named as it would have run
-
-
-COMPILED = r"""
-import json, os
-from bench.engines import load, prepare_process, process_env
-prepare_process("torch")
-os.environ.update(process_env("torch", "cpu", os.environ))
-import keras
-engine = load("torch")
-_, info = engine.make_strategy("cpu")
-out = {}
-for asked in (True, "auto", False):
-    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
-    model.compile("sgd", "mse", jit_compile=asked)
-    out[str(asked)] = engine.compiler(model, info)
-print(json.dumps(out))
-"""
-
-
-def test_a_compiled_model_says_which_compiler_ran() -> None:
-    """What the record's ``compiler`` reads off a model Keras compiled under PyTorch (no fit: Inductor compiles at
-    the first step)."""
-    proc = subprocess.run([sys.executable, "-c", COMPILED], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads(proc.stdout.splitlines()[-1]) == {"True": "torch.compile (Inductor)",
-                                                         "auto": "none (PyTorch eager)",
-                                                         "False": "none (PyTorch eager)"}
 
 
 def _rec(backend: str, asked: object, compiler: str | None, strategy: str = "cpu") -> object:
