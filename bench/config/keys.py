@@ -76,7 +76,7 @@ class SuiteConfig:
     precisions: list[str] = field(default_factory=lambda: ["float32"], metadata=_help(
         "float32 | mixed_float16 | mixed_bfloat16"))
     backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
-        "a list of Keras backends: tensorflow | jax, e.g. [tensorflow,jax]"))
+        "a list of Keras backends: tensorflow | jax | torch, e.g. [tensorflow,jax,torch] (torch: one device, spe 1)"))
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
     # auto: adaptive repeats (bench.reporting.race), up to max_repeats, within budget_s
     repeats: Any = field(default=1, metadata=_help(
