@@ -56,6 +56,8 @@ def test_the_compiler_axis_plans_one_point_per_setting_and_one_under_jax() -> No
                    "fashion_cnn-cpu-b64-spe1-fp32-r0", "fashion_cnn-jax-cpu-b64-spe1-fp32-r0",
                    "fashion_cnn-torch-cpu-jitauto-b64-spe1-fp32-r0", "fashion_cnn-torch-cpu-compile-b64-spe1-fp32-r0",
                    "fashion_cnn-torch-cpu-b64-spe1-fp32-r0"]
+    assert _ids("jit_compile=[true,false]", "strategies=[tpu]", "steps_per_execution=[1]") == [
+        "fashion_cnn-tpu-b64-spe1-fp32-r0"]  # TPUStrategy always compiles with XLA: one point, not two alike
     assert _ids("jit_compile=true", "strategies=[cpu]", "steps_per_execution=[1]") == [
         "fashion_cnn-cpu-xla-b64-spe1-fp32-r0"]  # the bare value of before: a list of one, the same id
     points = plan(parse_config(["suite=smoke", "strategies=[cpu]", "jit_compile=[false]"]))
@@ -128,7 +130,11 @@ def data():  # labels a linear function of the inputs decides: learnable in a fe
     return x[:128], y[:128], x[128:], y[128:]
 
 def build():
+    import sys
     import keras
+    if keras.backend.backend() == "torch":  # in bench's own torch worker: neither framework was ever loaded
+        loaded = [m for m in ("tensorflow", "jax") if sys.modules.get(m) is not None]
+        assert not loaded, f"a torch worker loaded {loaded}"
     return keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"),
                              keras.layers.Dense(3, activation="softmax")])
 
@@ -165,7 +171,8 @@ def test_torch_trains_on_the_shared_weights_and_batches_beside_tensorflow(run) -
     recs, _, _ = run
     torch, tf = recs["tiny-torch-cpu-b32-spe1-fp32-r0"], recs["tiny-cpu-b32-spe1-fp32-r0"]
     assert torch["status"] == "ok", torch["error"]
-    assert torch["backend"] == "torch" and torch["env"]["torch"] and torch["env"].get("tensorflow") is None
+    # its worker built the model with neither TensorFlow nor JAX loaded (TINY's build() fails the point otherwise)
+    assert torch["backend"] == "torch" and torch["env"]["torch"]
     assert torch["env"].get("jax") is None and torch["env"]["env_vars"]["KERAS_TORCH_DEVICE"] == "cpu"
     assert torch["compiler"] == "none (PyTorch eager)" and torch["math_mode"] == "fp32"
     assert torch["placement"] == {"mesh": "none (one device)", "variables": "4 on cpu:0", "batch": "32 rows on cpu:0"}
@@ -247,3 +254,21 @@ def test_the_report_names_the_fastest_backend_and_shows_pytorch(run) -> None:
     assert "then torch " in line or "then tensorflow " in line
     assert "| PyTorch " in md and "torch/cpu_x2" in md
     assert len(list(report_dir.glob("*-backends.png"))) == 1
+
+
+def test_a_wrappers_cost_compares_it_with_its_own_backend_and_compiler_only() -> None:
+    """cpu_onedevice under TensorFlow against TensorFlow's own cpu, not against torch/cpu or cpu (XLA), which ran
+    beside it in the same sweep (the wrapper cost would otherwise mix a backend's or a compiler's speed into it)."""
+    import pandas as pd
+
+    from bench.reporting.verdicts import wrapper_costs
+
+    def row(name: str, backend: str, mark: str, rate: float) -> dict:
+        return {"workload": "w", "dataset": "d", "status": "ok", "strategy_name": name, "host": "h",
+                "backend": backend, "compiler_mark": mark, "global_batch_size": 64, "steps_per_execution": 1,
+                "precision": "float32", "examples_per_s": rate}
+
+    summary = pd.DataFrame([row("cpu_onedevice", "tensorflow", "", 500.0), row("cpu", "tensorflow", "", 1000.0),
+                            row("cpu", "torch", "", 300.0), row("cpu", "tensorflow", "XLA", 2000.0)])
+    (cost,) = wrapper_costs(summary).to_dict("records")
+    assert cost["ratios"] == (2.0,) and cost["cost"] == pytest.approx(2.0)

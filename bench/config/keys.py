@@ -262,10 +262,13 @@ def as_list_override(arg: str) -> str:
 JIT_VALUES: dict[str, bool | str] = {"true": True, "false": False, "auto": "auto"}  # config text -> Keras' value
 
 
-def jit_values(cfg: SuiteConfig, backend: str) -> list[bool | str]:
-    """The ``jit_compile`` values a backend's points run with: the suite's, as Keras takes them; JAX one (False in
-    the point: Keras always jits under JAX, and its record says so)."""
-    return [False] if backend == "jax" else [JIT_VALUES[v] for v in cfg.jit_compile]
+def jit_values(cfg: SuiteConfig, backend: str, strategy: str = "") -> list[bool | str]:
+    """The ``jit_compile`` values a backend's points on ``strategy`` run with: the suite's, as Keras takes them; one
+    (False in the point) under JAX, where Keras always jits, and for TensorFlow's ``tpu``, which TPUStrategy always
+    compiles with XLA (their records say so)."""
+    if backend == "jax" or (backend == "tensorflow" and strategy == "tpu"):
+        return [False]
+    return [JIT_VALUES[v] for v in cfg.jit_compile]
 
 
 def is_raced(cfg: SuiteConfig) -> bool:

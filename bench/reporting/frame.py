@@ -43,7 +43,7 @@ from bench.predictions import decode
 from bench.records import BACKENDS, ErrorInfo, Record, RecordLike, as_records
 from bench.reporting import spread, stats
 from bench.reporting.datasets import dataset_label, one_name_per_content
-from bench.reporting.labels import host_of, strategy_labels
+from bench.reporting.labels import compiler_mark, host_of, strategy_labels
 from bench.reporting.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, configuration_not_learning, learning_verdict
 from bench.reporting.runs import with_run_peaks
 from bench.reporting.speedups import DEFAULT_BASELINE, add_speedups
@@ -132,8 +132,8 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "input_pipeline": ds.pipeline or "default",
         "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
         "strategy": label, "backend": r.backend, "keras": str(r.env.get("keras") or ""),
-        "strategy_requested": s.requested, "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls,
-        "device_kind": s.device_kind,
+        "compiler_mark": compiler_mark(r), "strategy_requested": s.requested,
+        "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
         "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
         "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
         "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
@@ -212,7 +212,7 @@ def _summarize_group(g: pd.DataFrame, input_bound_fraction: float) -> dict[str, 
     first = g.iloc[0]
     return {
         "host": ", ".join(sorted(set(g["host"]))), "backend": first["backend"], "keras": first["keras"],
-        "strategy_name": first["strategy_name"],
+        "strategy_name": first["strategy_name"], "compiler_mark": first["compiler_mark"],
         "input_pipeline": first["input_pipeline"], "data": first["data"],
         "strategy_class": first["strategy_class"],
         "strategy_requested": first["strategy_requested"],

@@ -106,7 +106,8 @@ def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
             w, p = g[g["strategy_name"] == wrapper], g[g["strategy_name"] == plain]
             if w.empty or p.empty:
                 continue
-            both = w.merge(p, on=["host", *MATCH_KEY[2:]], suffixes=("_w", "_p"))
+            # the same backend and compiler on both sides: a wrapper's cost, not another backend's or compiler's
+            both = w.merge(p, on=["host", "backend", "compiler_mark", *MATCH_KEY[2:]], suffixes=("_w", "_p"))
             ratios = tuple(float(a / b) for a, b in zip(both["examples_per_s_p"], both["examples_per_s_w"],
                                                          strict=True))
             if ratios:

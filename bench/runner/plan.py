@@ -220,7 +220,7 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
                 pipelines = [USER_PIPELINE] if get_workload(workload, cfg.data).input_fn else cfg.input_pipelines
                 for pipeline, batch in ((p, b) for p in pipelines for b in axes["batch_sizes"]):
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
-                    jits = jit_values(cfg, backend)
+                    jits = jit_values(cfg, backend, strategy)
                     for requested, jit in ((r, j) for r in axes["steps_per_execution"] for j in jits):
                         spe, asked = resolved_spe(cfg, strategy, n_train, batch, requested)
                         for precision in cfg.precisions:

@@ -63,7 +63,10 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
 
 
 def activate(strategy: Any) -> None:
-    """Nothing to put in force: Keras' PyTorch backend has no global distribution."""
+    """Before every point: no distribution to put in force (Keras' PyTorch backend has none), but TorchDynamo's
+    caches are reset, so a ``torch.compile`` point compiles afresh (its warm-up is its own) and earlier points'
+    compiled code cannot count against Dynamo's recompile limit, which would run a later point eagerly."""
+    torch._dynamo.reset()
 
 
 def lost(strategy: Any) -> str | None:
