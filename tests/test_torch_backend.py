@@ -235,6 +235,7 @@ def _rec(backend: str, asked: object, compiler: str | None, strategy: str = "cpu
     ("torch", True, None, "torch.compile"),
     ("torch", "auto", None, "jit auto: eager"),
     ("jax", False, "XLA (jax.jit)", ""),
+    ("tensorflow", False, "XLA (tf.function, jit_compile=True)", "XLA"),  # the workload's compile settings set it
 ])
 def test_a_label_names_the_compiler_that_ran(backend: str, asked: object, compiler: str | None, mark: str) -> None:
     from bench.reporting.labels import compiler_mark, strategy_labels
@@ -272,3 +273,19 @@ def test_a_wrappers_cost_compares_it_with_its_own_backend_and_compiler_only() ->
                             row("cpu", "torch", "", 300.0), row("cpu", "tensorflow", "XLA", 2000.0)])
     (cost,) = wrapper_costs(summary).to_dict("records")
     assert cost["ratios"] == (2.0,) and cost["cost"] == pytest.approx(2.0)
+
+
+def test_a_repeat_that_never_compiled_keeps_its_configurations_label() -> None:
+    """One configuration, two repeats: the second failed before Keras compiled it. Labelled by what the first ran,
+    it stays the same configuration in every table (not a second one named by what was asked)."""
+    from bench.records import upgrade
+    from bench.reporting.labels import strategy_labels
+    from tests.conftest import make_record
+
+    strategy = {"name": "cpu", "requested": "cpu", "device_kind": "cpu"}
+    ran = make_record(point_id="w-cpu-jitauto-b8-spe1-fp32-r0", point={"jit_compile": "auto"}, strategy=strategy,
+                      compiler="TensorFlow graph (tf.function, no XLA)")
+    lost = make_record(point_id="w-cpu-jitauto-b8-spe1-fp32-r1", point={"jit_compile": "auto"}, strategy=strategy,
+                       compiler=None, repeat=1, status="failed", error={"type": "RuntimeError", "message": "x"})
+    assert strategy_labels([upgrade(ran), upgrade(lost)]) == ["cpu (jit auto: graph)"] * 2
+
