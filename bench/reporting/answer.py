@@ -120,7 +120,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     return lines
 
 
-def _backend_line(best: pd.Series | pd.DataFrame) -> list[str]:
+def _backend_line(best: pd.DataFrame) -> list[str]:
     """The fastest backend on each strategy that ran under two or more, from each strategy label's best learning
     configuration (``best``): its configuration and throughput, then every other backend's best relative to it, per
     process (none where one backend ran)."""

@@ -1,4 +1,4 @@
-"""Points a backend cannot run, decided from the plan alone (:func:`bench.engines.unsupported`: Keras' PyTorch
+"""Points a backend cannot run, decided from the plan alone (:func:`bench.engines.limits.unsupported`: Keras' PyTorch
 backend runs one step per call on one device; TensorFlow's XLA fails under MirroredStrategy), recorded ``skipped``
 with the reason before any worker starts, so a sweep over every backend and compiler runs what each can and says
 what it left out. Imports no framework."""

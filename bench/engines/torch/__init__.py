@@ -3,11 +3,11 @@ Importing it imports PyTorch and Keras, never TensorFlow or JAX (see :mod:`bench
 worker process has set ``KERAS_BACKEND=torch`` and ``KERAS_TORCH_DEVICE`` before).
 
 What Keras 3.15's PyTorch backend cannot run, bench plans as ``skipped`` before the run starts
-(:func:`bench.engines.unsupported`): ``steps_per_execution`` > 1 (its trainer raises), several replicas (Keras'
+(:func:`bench.engines.limits.unsupported`): ``steps_per_execution`` > 1 (its trainer raises), several replicas (Keras'
 distribution API is JAX's; PyTorch's own DDP/FSDP are not Keras' ``fit``), TPUs (torch_xla is not a Keras backend).
 """
 
-from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune
+from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune, make_pipelines
 from bench.engines.torch.device import (
     dispatch_probe,
     framework_env,
@@ -19,7 +19,7 @@ from bench.engines.torch.device import (
     peak_memory_bytes,
     reset_peak_memory,
 )
-from bench.engines.torch.strategies import activate, compiler, lost, make_pipelines, make_strategy, placement
+from bench.engines.torch.strategies import activate, compiler, lost, make_strategy, placement
 
 NAME = "torch"
 __all__ = [

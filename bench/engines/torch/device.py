@@ -18,11 +18,6 @@ def torch_device(name: str) -> torch.device:
     return torch.device("cpu") if kind == "cpu" else torch.device("cuda", int(index or 0))
 
 
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: int = 1) -> Callable[[], None]:
     """A call on ``device`` (a Keras device name) that multiplies an n x n matrix into a running product ``chained``
     times (each product needs the last) and waits for the result. PyTorch runs it eagerly, one kernel per product, as

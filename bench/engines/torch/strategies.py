@@ -1,10 +1,11 @@
-"""Strategy names -> the PyTorch device Keras trains on, what runs there, and the pipelines that feed it.
+"""Strategy names -> the PyTorch device Keras trains on, and what runs there (the pipelines that feed it are
+bench's NumPy ones, :mod:`bench.engines.host_pipelines`, the batches every backend gets).
 
 Keras 3.15's PyTorch backend trains on one device: ``KERAS_TORCH_DEVICE`` (set by the launcher before Keras starts:
 :func:`bench.engines.process_env`), else CUDA when PyTorch sees a GPU. ``cpu`` = the CPU, ``gpu`` = the first CUDA
 GPU, ``auto`` = gpu, else cpu. Names of several replicas (``cpu_xN``, ``gpus``), ``tpu`` and the tf.distribute
 wrappers have no PyTorch meaning in Keras: the plan records their points ``skipped`` before the run
-(:func:`bench.engines.unsupported`), and this module refuses them if asked all the same.
+(:func:`bench.engines.limits.unsupported`), and this module refuses them if asked all the same.
 """
 
 from __future__ import annotations
@@ -15,11 +16,7 @@ import keras
 import numpy as np
 import torch
 
-from bench.data.sources import Encoded
-from bench.data.synthetic import Arrays
 from bench.engines import PlacementError, StrategyInfo, StrategyUnavailable
-from bench.engines.host_pipelines import make_pipelines as host_pipelines
-from bench.workloads import Workload
 
 NO_DISTRIBUTION = "none (one device)"
 
@@ -54,12 +51,6 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
         return None, StrategyInfo(requested, "cpu", NO_DISTRIBUTION, 1, ["cpu:0"], "cpu", {"scope": False})
     raise StrategyUnavailable(f"strategy {requested!r} has no meaning under Keras' PyTorch backend (one device: "
                               "cpu or gpu)")
-
-
-def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_size: int, seed: int,
-                   slow_decode: bool = False, epochs: int = 1, cached: bool = False, autotune: bool = False) -> Any:
-    """bench's NumPy pipelines (:mod:`bench.engines.host_pipelines`), the batches every backend gets."""
-    return host_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, autotune)
 
 
 def activate(strategy: Any) -> None:
