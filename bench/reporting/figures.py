@@ -68,7 +68,8 @@ def processes() -> int:
 
 class Drawer:
     """Draws submitted tasks in a pool of forked processes (:func:`processes`), or in this process when
-    :meth:`collect` is called if the pool has one process. A figure's error is raised by :meth:`collect`."""
+    :meth:`collect` is called if the pool has one process; :meth:`collect` also draws here every task no worker
+    has started by then (this process has finished its own work). A figure's error is raised by :meth:`collect`."""
 
     def __init__(self, workers: int | None = None) -> None:
         n = processes() if workers is None else workers
@@ -90,7 +91,12 @@ class Drawer:
         """Wait for every figure; (workload, dataset) -> figure name -> PNG path, for the figures with data, in
         the order they were submitted."""
         try:
-            done = [f.result() for f in self.futures] if self.pool is not None else [run(t) for t in self.tasks]
+            if self.pool is None:
+                done = [run(t) for t in self.tasks]
+            else:  # this process is done with its own work: it draws the figures no worker has started yet
+                mine = {i: run(t) for i, (t, f) in enumerate(zip(self.tasks, self.futures, strict=True))
+                        if f.cancel()}
+                done = [mine[i] if i in mine else f.result() for i, f in enumerate(self.futures)]
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)

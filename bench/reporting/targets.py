@@ -11,11 +11,10 @@ including the first such epoch, median over the seeds that reached it, with thei
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from bench.records import Epoch
 from bench.reporting.stats import as_float
@@ -33,36 +32,49 @@ def time_to_target(epochs: Sequence[Epoch], target: float) -> tuple[float, int |
     return math.nan, None
 
 
-def per_seed(ok: pd.DataFrame, column: str, missing_is_never: bool = False) -> pd.Series:
-    """``column`` per seed of a configuration's ok points: the median over the repeats that share a seed (with
-    ``missing_is_never``, a repeat without a value, e.g. one that never reached the target, counts as infinitely
-    late, and a seed whose median is that reads NaN)."""
-    if not len(ok):
-        return pd.Series(dtype=float)
-    values = ok[column].fillna(np.inf) if missing_is_never else ok[column]
-    med = values.groupby(ok["seed"], sort=True).median()
-    return med.replace(np.inf, np.nan) if missing_is_never else med
+def _seedless(seed: Any) -> bool:
+    return seed is None or (isinstance(seed, float) and math.isnan(seed))
 
 
-def target_columns(ok: pd.DataFrame) -> dict[str, Any]:
-    """The summary's target and per-seed accuracy columns from a configuration's ok points: ``n_seeds``;
-    ``val_acc_min``/``val_acc_max`` (range of the seeds' final validation accuracies); ``n_reached`` (seeds that
-    reached the target), ``reached_target`` (at least half did), ``time_to_target_s`` (s, median over them) with
-    ``time_to_target_min_s``/``time_to_target_max_s`` and ``epochs_to_target``."""
-    target = float(np.nanmedian(ok["target_accuracy"])) if ok["target_accuracy"].notna().any() else math.nan
-    acc = per_seed(ok, "final_val_accuracy").dropna()
-    seeds = int(ok["seed"].nunique()) if len(ok) else 0
-    ttt = per_seed(ok, "time_to_target_s", True) if math.isfinite(target) else pd.Series(dtype=float)
-    reached = ttt[np.isfinite(ttt)]
-    epochs = per_seed(ok, "epochs_to_target")[reached.index] if len(reached) else reached
+def _median(values: Sequence[float]) -> float:
+    """Median of the values that are not NaN (infinities count); NaN when none is (pandas' ``median``)."""
+    kept = [v for v in values if not math.isnan(v)]
+    return float(np.median(kept)) if kept else math.nan
+
+
+def per_seed(ok: Mapping[str, Sequence[Any]], column: str, missing_is_never: bool = False) -> dict[Any, float]:
+    """``column`` per seed of a configuration's ok points (column -> values: a frame or its rows as lists), in seed
+    order: the median over the repeats that share a seed, missing values left out (NaN when all are; with
+    ``missing_is_never`` a repeat without a value, e.g. one that never reached the target, counts as infinitely
+    late, and a seed whose median is that reads NaN). A point without a seed belongs to no seed."""
+    by: dict[Any, list[float]] = {}
+    for seed, value in zip(ok["seed"], ok[column], strict=True):
+        if not _seedless(seed):
+            v = as_float(value)
+            by.setdefault(seed, []).append(math.inf if missing_is_never and math.isnan(v) else v)
+    medians = {seed: _median(by[seed]) for seed in sorted(by)}
+    return {s: math.nan if missing_is_never and m == math.inf else m for s, m in medians.items()}
+
+
+def target_columns(ok: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """The summary's target and per-seed accuracy columns from a configuration's ok points (column -> values):
+    ``n_seeds``; ``val_acc_min``/``val_acc_max`` (range of the seeds' final validation accuracies); ``n_reached``
+    (seeds that reached the target), ``reached_target`` (at least half did), ``time_to_target_s`` (s, median over
+    them) with ``time_to_target_min_s``/``time_to_target_max_s`` and ``epochs_to_target``."""
+    target = _median([as_float(v) for v in ok["target_accuracy"]])
+    acc = [v for v in per_seed(ok, "final_val_accuracy").values() if not math.isnan(v)]
+    seeds = len({s for s in ok["seed"] if not _seedless(s)})
+    ttt = per_seed(ok, "time_to_target_s", True) if math.isfinite(target) else {}
+    reached = {s: v for s, v in ttt.items() if math.isfinite(v)}
+    epochs = per_seed(ok, "epochs_to_target")
     return {
         "target_accuracy": target, "n_seeds": seeds, "n_reached": len(reached),
-        "final_val_accuracy": float(acc.median()) if len(acc) else math.nan,  # median over seeds
-        "val_acc_min": float(acc.min()) if len(acc) else math.nan,
-        "val_acc_max": float(acc.max()) if len(acc) else math.nan,
+        "final_val_accuracy": _median(acc),  # median over seeds
+        "val_acc_min": min(acc) if acc else math.nan,
+        "val_acc_max": max(acc) if acc else math.nan,
         "reached_target": bool(math.isfinite(target) and seeds and 2 * len(reached) >= seeds),
-        "time_to_target_s": float(reached.median()) if len(reached) else math.nan,
-        "time_to_target_min_s": float(reached.min()) if len(reached) else math.nan,
-        "time_to_target_max_s": float(reached.max()) if len(reached) else math.nan,
-        "epochs_to_target": float(epochs.median()) if len(reached) else math.nan,
+        "time_to_target_s": _median(list(reached.values())),
+        "time_to_target_min_s": min(reached.values()) if reached else math.nan,
+        "time_to_target_max_s": max(reached.values()) if reached else math.nan,
+        "epochs_to_target": _median([epochs[s] for s in reached]),
     }
