@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -150,6 +152,26 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
     drawer.submit(figures.Task(key, "broken", tmp_path / "broken.png", _fails, ()))
     with pytest.raises(RuntimeError, match="cannot be drawn"):
         drawer.collect()
+
+
+def _drawn_by(path):
+    time.sleep(0.3)
+    path.write_text(str(os.getpid()))
+
+
+def test_the_pool_holds_no_backlog_and_this_process_draws_what_waits(tmp_path):
+    """Tasks go to the drawing processes only while one is free, so what is still waiting when the report's own
+    work is done is drawn in the report's process; every task is drawn once."""
+    from bench.reporting import figures
+
+    drawer = figures.Drawer(2)
+    tasks = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _drawn_by, (tmp_path / f"f{i}.pid",))
+             for i in range(6)]
+    drawer.submit(*tasks)
+    assert (len(drawer.futures), len(drawer.waiting)) == (2, 4)
+    assert drawer.collect() == {}  # no figure had data
+    pids = [int((tmp_path / f"f{i}.pid").read_text()) for i in range(6)]
+    assert pids.count(os.getpid()) >= 1 and len(set(pids)) >= 2, pids
 
 
 def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):

@@ -13,9 +13,11 @@ figures are byte-identical either way (each figure is drawn from its own frames 
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -68,19 +70,41 @@ def processes() -> int:
 
 class Drawer:
     """Draws submitted tasks in a pool of forked processes (:func:`processes`), or in this process when
-    :meth:`collect` is called if the pool has one process; :meth:`collect` also draws here every task no worker
-    has started by then (this process has finished its own work). A figure's error is raised by :meth:`collect`."""
+    :meth:`collect` is called if the pool has one process. The pool is handed a task only when one of its
+    processes is free, so no backlog waits in its queue: :meth:`collect` draws here every task still waiting (this
+    process has finished its own work by then). A figure's error is raised by :meth:`collect`."""
 
     def __init__(self, workers: int | None = None) -> None:
-        n = processes() if workers is None else workers
-        self.pool = ProcessPoolExecutor(n, mp_context=get_context("fork")) if n > 1 else None
-        self.futures: list[Future[tuple[tuple[str, str], str, Path | None]]] = []
+        self.workers = processes() if workers is None else workers
+        self.pool = (ProcessPoolExecutor(self.workers, mp_context=get_context("fork"), initializer=_worker_start)
+                     if self.workers > 1 else None)
         self.tasks: list[Task] = []  # every task submitted, in order
+        self.futures: dict[int, Future[tuple[tuple[str, str], str, Path | None]]] = {}  # task index -> its drawing
+        self.waiting: deque[int] = deque()  # tasks not handed to the pool yet
+        self.busy = 0  # tasks in the pool's processes
+        self.lock = threading.RLock()  # the pool's done callbacks run on its own thread
 
     def submit(self, *tasks: Task) -> None:
-        self.tasks += tasks
+        with self.lock:
+            self.waiting.extend(range(len(self.tasks), len(self.tasks) + len(tasks)))
+            self.tasks += tasks
         if self.pool is not None:
-            self.futures += [self.pool.submit(run, task) for task in tasks]
+            self._dispatch()
+
+    def _dispatch(self, _finished: Future[Any] | None = None) -> None:
+        """Hand waiting tasks to the pool while it has a free process (also each drawing's done callback)."""
+        assert self.pool is not None
+        with self.lock:
+            self.busy -= _finished is not None
+            while self.waiting and self.busy < self.workers:
+                i = self.waiting.popleft()
+                try:
+                    self.futures[i] = self.pool.submit(run, self.tasks[i])
+                except RuntimeError:  # a broken or shut down pool: this process draws what is left
+                    self.waiting.appendleft(i)
+                    return
+                self.busy += 1
+                self.futures[i].add_done_callback(self._dispatch)
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
         """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
@@ -88,19 +112,30 @@ class Drawer:
         return _by_key((t.key, t.name, t.path if t.has_data else None) for t in self.tasks)
 
     def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
-        """Wait for every figure; (workload, dataset) -> figure name -> PNG path, for the figures with data, in
-        the order they were submitted."""
+        """Wait for every figure, drawing here those no process has taken; (workload, dataset) -> figure name ->
+        PNG path, for the figures with data, in the order they were submitted."""
+        mine = {}
         try:
-            if self.pool is None:
-                done = [run(t) for t in self.tasks]
-            else:  # this process is done with its own work: it draws the figures no worker has started yet
-                mine = {i: run(t) for i, (t, f) in enumerate(zip(self.tasks, self.futures, strict=True))
-                        if f.cancel()}
-                done = [mine[i] if i in mine else f.result() for i, f in enumerate(self.futures)]
+            while True:
+                with self.lock:
+                    if not self.waiting:
+                        break
+                    i = self.waiting.popleft()
+                mine[i] = run(self.tasks[i])
+            done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
         finally:
             if self.pool is not None:
                 self.pool.shutdown(cancel_futures=True)
         return _by_key(done)
+
+
+def _worker_start() -> None:
+    """A drawing process's start: what it inherited from the report's process (records, frames) is frozen out of the
+    cyclic garbage collector, which then sees only the process's own figures (a full collection over the inherited
+    objects took ~0.1 s each and copied their memory pages), and the collector runs (the report's process may
+    have paused it: :func:`bench.reporting.markdown.build_report`)."""
+    gc.freeze()
+    gc.enable()
 
 
 def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:

@@ -34,6 +34,7 @@ KEY_LIMIT = 40  # a dict key (env variables, fields bench does not know)
 EXEMPT = ("val_predictions",)  # base64 of the predicted classes: long by design, never rendered
 MARKUP = re.compile(r"([\\`*\[\]<>|$!#])")
 SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
+PLAIN = (int, float, type(None))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # records repeat their keys, hosts and names: each is escaped once
@@ -48,13 +49,17 @@ def inert(text: str, limit: int = DEFAULT_LIMIT) -> str:
 
 def clean(value: Any, key: str = "") -> Any:
     """``value`` (a record or any part of one) with every string made :func:`inert`, ``key`` choosing the cap."""
+    if isinstance(value, PLAIN):  # most of a record: numbers, booleans, nulls
+        return value
     if isinstance(value, str):
         return inert(value, LIMITS.get(key, DEFAULT_LIMIT))
     if isinstance(value, dict):
-        return {inert(str(k), KEY_LIMIT) if isinstance(k, str) else k:
+        return {inert(k, KEY_LIMIT) if isinstance(k, str) else k:
                 v if k in EXEMPT else clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(clean(v, key) for v in value)
+    if isinstance(value, list):
+        return [clean(v, key) for v in value]
+    if isinstance(value, tuple):
+        return tuple(clean(v, key) for v in value)
     return value
 
 
