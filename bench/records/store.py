@@ -84,14 +84,17 @@ def validate_record(record: Any, source: str = "record") -> dict[str, Any]:
     return dict(record)
 
 
-def read_record(path: Path) -> dict[str, Any]:
-    """Read and validate one record file; raise RecordError on anything unusable."""
-    path = Path(path)
+def read_json(path: Path) -> Any:
+    """The JSON value in a file; raise RecordError naming the file when it cannot be read as JSON."""
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RecordError(f"{path}: unreadable ({type(e).__name__}: {e})") from e
-    return validate_record(obj, source=str(path))
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Read and validate one record file; raise RecordError on anything unusable."""
+    return validate_record(read_json(path), source=str(path))
 
 
 @dataclass

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.records import LoadResult, Record, as_records
 from bench.reporting import untrusted
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
@@ -137,12 +136,11 @@ def time_section(points: pd.DataFrame) -> list[str]:
             "measured figures; the rest is what a sweep costs around them.", "", markdown_table(rows), ""]
 
 
-def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
+def render_markdown(a: Analysis, loaded: untrusted.Loaded, dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
-                    table: Mapping[str, Price] | None = None, typed: Sequence[Record] | None = None) -> str:
+                    table: Mapping[str, Price] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
-    costs, :func:`bench.reporting.cost.priced_summary`) and its price ``table`` give the Cost sections; ``typed``
-    is ``loaded.records`` already read as typed records (:func:`bench.records.as_records`), when the caller has it."""
+    costs, :func:`bench.reporting.cost.priced_summary`) and its price ``table`` give the Cost sections."""
     s = a.summary
     hosts = sorted(set(a.points["host"]))
     workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
@@ -157,7 +155,7 @@ def render_markdown(a: Analysis, loaded: LoadResult, dirs: Sequence[Path],
     lines += race_section(a.race)  # repeats=auto: where its repeats went
     lines += [HOW_TO_READ, ""]
     lines += pipelines_section(s, a.show_backend)
-    lines += ["## Environment", "", environment_table(loaded.records if typed is None else typed), "",
+    lines += ["## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     lines += time_section(a.points)
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
@@ -225,7 +223,7 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
     if not loaded.records:
         raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                           f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-    typed = as_records(loaded.records)
+    typed = loaded.records
     points, epochs = points_frame(typed), epochs_frame(typed)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -244,10 +242,10 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
     for key in keys:
         drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
     (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
-    text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table, typed)  # while the figures are drawn
+    text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
     drawn = drawer.collect()
     if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
-        text = render_markdown(a, loaded, dirs, drawn, priced, table, typed)
+        text = render_markdown(a, loaded, dirs, drawn, priced, table)
     path = out_dir / "report.md"
     path.write_text(text, encoding="utf-8")
     return path

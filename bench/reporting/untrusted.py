@@ -22,10 +22,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.records import LoadResult, load_records
+from bench.records import Record, RecordError, iter_record_files, read_json, upgrade
 
 DEFAULT_LIMIT = 80  # characters of a name, a version, a host
 LIMITS = {"message": 300, "hint": 300, "notes": 300, "traceback": 600, "stderr_tail": 600, "reason": 300,
@@ -63,11 +64,27 @@ def clean(value: Any, key: str = "") -> Any:
     return value
 
 
-def load(dirs: Sequence[Path | str]) -> LoadResult:
-    """:func:`bench.records.load_records` for the report side, its records made inert (the skipped files' paths and
-    reasons stay as the loader gave them, for locating them; :func:`skipped_row` renders one)."""
-    loaded = load_records([Path(d) for d in dirs], warn=False)
-    return LoadResult(records=[clean(r) for r in loaded.records], skipped=list(loaded.skipped))
+@dataclass
+class Loaded:
+    """The report side's records (:func:`load`): typed and upgraded, every string inert; and the files skipped, as
+    (path, reason)."""
+
+    records: list[Record] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def load(dirs: Sequence[Path | str]) -> Loaded:
+    """Every record file below ``dirs`` (:func:`bench.records.iter_record_files`), read once: its strings made
+    inert, then validated and upgraded (:func:`bench.records.upgrade`: one parse by the record model). A file that
+    is unreadable, foreign, of a newer schema or breaks the model is skipped with the reason (paths and reasons
+    stay as the loader gave them, for locating the files; :func:`skipped_row` renders one)."""
+    out = Loaded()
+    for f in iter_record_files([Path(d) for d in dirs]):
+        try:
+            out.records.append(upgrade(clean(read_json(f)), source=str(f)))
+        except RecordError as e:
+            out.skipped.append((str(f), str(e)))
+    return out
 
 
 def skipped_row(name: str, reason: str) -> dict[str, str]:

@@ -66,8 +66,8 @@ def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: 
     pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
     for ax, value in zip(axes, panels, strict=True):
         _band_lines(ax, data[data[panel] == value], x, "value", 0.25, pal, mk)
-        layout.log2_x(ax, sorted(data[x].unique()))
         ax.set(title=panel_title.format(value))
+    layout.log2_x(axes, sorted(data[x].unique()))
     layout.outer_labels(axes, xlabel, ylabel)
     layout.y_scale(axes, data["value"])
     layout.legend(fig, axes)

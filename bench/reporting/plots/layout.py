@@ -17,7 +17,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib import rc_context
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 PANEL_W, PANEL_H, MAX_COLS = 4.0, 3.2, 3
 DPI = 100
@@ -82,14 +82,24 @@ def outer_labels(axes: list[Any], xlabel: str, ylabel: str) -> None:
             ax.tick_params(axis="x", labelbottom=True)
 
 
-def log2_x(ax: Any, values: list[int]) -> None:
-    """A log2 x axis with one plain tick per value (rotated when there are many)."""
+def log2_x(axes: list[Any], values: list[int]) -> None:
+    """A log2 x axis with one plain tick per value (rotated when there are many) on panels that share their x axis:
+    the scale, ticks and labels are set once (on the first: a shared axis takes them all), the rotation on each."""
+    ax = axes[0]
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(sorted(values)))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(v) for v in sorted(values)], rotation=0 if len(values) < 6 else 45)
+    ax.xaxis.set_major_formatter(FixedFormatter([str(v) for v in sorted(values)]))
+    if len(values) >= 6:
+        for each in axes:
+            each.tick_params(axis="x", labelrotation=45)
     if len(values) == 1:
         ax.set_xlim(values[0] / 1.6, values[0] * 1.6)
+
+
+def _distinct_y(axes: list[Any]) -> list[Any]:
+    """One of each group of panels that share a y axis (its scale, limits and ticks are theirs)."""
+    return [ax for i, ax in enumerate(axes) if not any(ax.get_shared_y_axes().joined(ax, o) for o in axes[:i])]
 
 
 def y_scale(axes: list[Any], values: pd.Series) -> None:
@@ -97,16 +107,17 @@ def y_scale(axes: list[Any], values: pd.Series) -> None:
     linear axis from zero, so that a 2 % difference does not look like a factor of two."""
     v = values[np.isfinite(values) & (values > 0)]
     if not (len(v) and v.max() / v.min() > 8):
-        for ax in axes:
+        for ax in _distinct_y(axes):
             ax.set_ylim(0, max(ax.get_ylim()[1], float(v.max()) * 1.08 if len(v) else 1.0))
         return
-    for ax in axes:
+    for ax in _distinct_y(axes):
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # only the minor ticks that are labelled
         ax.yaxis.set_minor_formatter(FuncFormatter(_label_2_5))
+    for ax in axes:  # grid lines are each panel's own
         ax.grid(which="minor", axis="y", linewidth=0.4, alpha=0.6)
-    for ax in axes:  # the ticks of the final limits, computed once: the layout asks for them again and again
+    for ax in _distinct_y(axes):  # the ticks of the final limits, computed once: the layout asks for them again
         lo, hi = ax.get_ylim()
         for which, locator in (("major", ax.yaxis.get_major_locator()), ("minor", ax.yaxis.get_minor_locator())):
             fixed = FixedLocator(locator.tick_values(lo, hi))
