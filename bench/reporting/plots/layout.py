@@ -63,6 +63,9 @@ def grid(n: int, title: str, sharey: bool = True, extra_w: float = 1.6) -> tuple
         axes = fig.subplots(rows, cols, sharex=sharey, sharey=sharey, squeeze=False).ravel().tolist()
     for ax in axes[n:]:
         ax.set_visible(False)
+    for ax in axes:  # the frame lies on the panel's edge (no tick marks outside it): nothing for the layout to measure
+        for spine in ax.spines.values():
+            spine.set_in_layout(False)
     # Wrap long titles so a one-panel figure never clips them (~0.1 inch per character at 12 pt).
     fig.suptitle(textwrap.fill(title, width=int(panels_w * 8)))
     return fig, axes[:n]
@@ -80,6 +83,8 @@ def outer_labels(axes: list[Any], xlabel: str, ylabel: str) -> None:
         ax.set_xlabel(xlabel if lowest else "")
         if lowest:
             ax.tick_params(axis="x", labelbottom=True)
+        ax.xaxis.set_in_layout(lowest)  # an axis without labels takes no room: the layout need not measure it
+        ax.yaxis.set_in_layout(i % cols == 0)
 
 
 def log2_x(axes: list[Any], values: list[int]) -> None:
