@@ -135,3 +135,16 @@ def test_pooling_epochs_of_one_process_would_be_overconfident():
                                                (math.nan, 2.0, False)])
 def test_is_significant(low, high, expected):
     assert stats.is_significant(low, high) is expected
+
+
+def test_finite_median_is_numpys_median_of_the_finite_values():
+    """finite_median is computed in Python for speed: it must be numpy's median, bit for bit (even counts: the
+    mean of the two middle values), ignoring NaN and infinities."""
+    rng = np.random.default_rng(0)
+    pool = np.array([np.nan, np.inf, -np.inf, 1.0, 2.0])  # non-finite values and ties
+    for _ in range(3000):
+        n = int(rng.integers(0, 9))
+        v = np.where(rng.random(n) < 0.5, rng.lognormal(0, 3, size=n), rng.choice(pool, size=n))
+        finite = v[np.isfinite(v)]
+        got = stats.finite_median(v.tolist())
+        assert (math.isnan(got) and not finite.size) or got == float(np.median(finite))

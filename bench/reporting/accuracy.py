@@ -19,6 +19,7 @@ The unit is the **training run** (one per seed; :mod:`bench.reporting.seeds`):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
             cols[k].append(v)
     for k, v in cols.items():
         summary[k] = v
-    summary["accuracy_flag"] = [_flag(r, margin_pp) for _, r in summary.iterrows()]
+    summary["accuracy_flag"] = [_flag(r, margin_pp) for r in summary.to_dict("records")]
     summary["learns"] = ((summary["status"] == "ok") & (summary["not_learning"] == "")
                          & (summary["accuracy_flag"] == "") & np.isfinite(summary["examples_per_s"]))
     return summary
@@ -95,7 +96,7 @@ def nearest_reference(row: pd.Series, cands: pd.DataFrame) -> pd.Series | None:
     return order.sort_values(["_gap", "global_batch_size", "_spe", "strategy"], kind="mergesort").iloc[0]
 
 
-def _flag(r: pd.Series, margin_pp: float = PARITY_MARGIN_PP) -> str:
+def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
     """Why a configuration's accuracy keeps it from being ranked ("" when it does not): its target missed, or,
     paired by seed, significantly below its reference (the interval excludes 0) by more than the margin on
     average (a consistent 0.3 pp loss is a real difference, not one that should cost the ranking)."""

@@ -105,8 +105,8 @@ def seed_values(rows: pd.DataFrame, column: str = "final_val_accuracy") -> pd.Se
     if not len(rows):
         return pd.Series(dtype=float)
     if rows["seed"].is_unique:  # one repeat per seed (the usual case): no grouping needed
-        return rows.set_index("seed")[column].sort_index().astype(float).dropna()
-    return rows.groupby("seed", sort=True)[column].median().dropna()
+        return rows[["seed", column]].set_index("seed")[column].sort_index().astype(float).dropna()
+    return rows[["seed", column]].groupby("seed", sort=True)[column].median().dropna()
 
 
 def interval(diffs: list[float], comparisons: int = 1, alpha: float = ALPHA) -> tuple[float, float, float, float]:

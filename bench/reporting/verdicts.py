@@ -166,8 +166,8 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     index = SeedIndex(points, CONFIG_KEY)  # one for every comparison by seed: each pair is computed once
     summary = add_learning(summary, points, baseline, parity_margin_pp, index)
     parity = accuracy_parity(points, summary, baseline, parity_margin_pp, index)
-    flagged = {tuple(r[k] for k in CONFIG_KEY) for _, r in parity[parity["flag"]].iterrows()}
-    summary["parity_flag"] = [tuple(r[k] for k in CONFIG_KEY) in flagged for _, r in summary.iterrows()]
+    flagged = set(zip(*(parity.loc[parity["flag"], k] for k in CONFIG_KEY), strict=True))
+    summary["parity_flag"] = [key in flagged for key in zip(*(summary[k] for k in CONFIG_KEY), strict=True)]
     found = {key: tradeoff(summary, points, *key, parity_margin_pp, index)
              for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
