@@ -74,10 +74,12 @@ class Drawer:
     processes is free, so no backlog waits in its queue: :meth:`collect` draws here every task still waiting (this
     process has finished its own work by then). A figure's error is raised by :meth:`collect`."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, start: bool = False) -> None:
         self.workers = processes() if workers is None else workers
         self.pool = (ProcessPoolExecutor(self.workers, mp_context=get_context("fork"), initializer=_worker_start)
                      if self.workers > 1 else None)
+        if self.pool is not None and start:  # fork the processes now (the pool forks them all at its first task)
+            self.pool.submit(int)
         self.tasks: list[Task] = []  # every task submitted, in order
         self.futures: dict[int, Future[tuple[tuple[str, str], str, Path | None]]] = {}  # task index -> its drawing
         self.waiting: deque[int] = deque()  # tasks not handed to the pool yet
@@ -124,9 +126,13 @@ class Drawer:
                 mine[i] = run(self.tasks[i])
             done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
         finally:
-            if self.pool is not None:
-                self.pool.shutdown(cancel_futures=True)
+            self.close()
         return _by_key(done)
+
+    def close(self) -> None:
+        """Stop the drawing processes (what they have not started is dropped); again does nothing."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
 
 
 def _worker_start() -> None:

@@ -219,33 +219,36 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
     missing = [str(d) for d in dirs if not d.exists()]
     if missing:
         raise ReportError(f"results folder not found: {', '.join(missing)}")
-    loaded = untrusted.load(dirs)  # every string of every record made inert and capped
-    if not loaded.records:
-        raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
-                          f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-    typed = loaded.records
-    points, epochs = points_frame(typed), epochs_frame(typed)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    drawer = Drawer()  # the figures are drawn in other processes while this one analyses and writes
-    keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
-    for key in keys:  # the per-epoch figures need only the frames: they start before the analysis
-        drawer.submit(*curve_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
+    drawer = Drawer(start=True)  # figures are drawn in other processes while this one analyses and writes; they
+    try:  # start now, while this process is small: forking it later cost more, its pages copied on every write
+        loaded = untrusted.load(dirs)  # every string of every record made inert and capped
+        if not loaded.records:
+            raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
+                              f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
+        typed = loaded.records
+        points, epochs = points_frame(typed), epochs_frame(typed)
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
+        for key in keys:  # the per-epoch figures need only the frames: they start before the analysis
+            drawer.submit(*curve_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
 
-    def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
+        def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
+            for key in keys:
+                drawer.submit(*summary_tasks(key, rows_of(summary, *key), baseline, out_dir))
+
+        a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp, summarized=summarized)
+        table = prices if prices is not None else load_table()
+        priced = priced_summary(a.summary, table)
         for key in keys:
-            drawer.submit(*summary_tasks(key, rows_of(summary, *key), baseline, out_dir))
-
-    a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp, summarized=summarized)
-    table = prices if prices is not None else load_table()
-    priced = priced_summary(a.summary, table)
-    for key in keys:
-        drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
-    (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
-    text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
-    drawn = drawer.collect()
-    if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
-        text = render_markdown(a, loaded, dirs, drawn, priced, table)
+            drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
+        (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+        text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
+        drawn = drawer.collect()
+        if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
+            text = render_markdown(a, loaded, dirs, drawn, priced, table)
+    finally:
+        drawer.close()
     path = out_dir / "report.md"
     path.write_text(text, encoding="utf-8")
     return path
