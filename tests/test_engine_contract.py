@@ -57,3 +57,25 @@ def test_a_module_that_lacks_a_member_is_refused(monkeypatch: pytest.MonkeyPatch
         load("fake")
     with pytest.raises(ValueError, match=re.escape("unknown engine 'mxnet'; allowed: tensorflow, jax, torch")):
         load("mxnet")
+
+
+BLOCKED = """
+import sys
+from bench.engines import prepare_process
+prepare_process(sys.argv[1], tensorflow=sys.argv[2] == "tf.data")
+print(sorted(m for m in ("tensorflow", "jax", "jaxlib") if m in sys.modules and sys.modules[m] is None))
+"""
+
+
+@pytest.mark.parametrize(("backend", "pipeline", "blocked"), [
+    ("tensorflow", "default", ["jax", "jaxlib"]),  # TensorFlow's TFLite imports JAX when installed: 0.5 s a worker
+    ("jax", "default", ["tensorflow"]), ("jax", "tf.data", []),
+    ("torch", "default", ["jax", "jaxlib", "tensorflow"]), ("torch", "tf.data", ["jax", "jaxlib"])])
+def test_a_worker_makes_the_other_frameworks_unimportable(backend: str, pipeline: str, blocked: list[str]) -> None:
+    """A worker process loads its own backend's framework only (TensorFlow too where a tf.data pipeline feeds it)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", BLOCKED, backend, pipeline], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == repr(blocked)
