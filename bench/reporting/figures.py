@@ -158,16 +158,25 @@ def _task(key: tuple[str, str], name: str, out_dir: Path, has_data: bool, draw: 
     return Task(key, name, Path(out_dir) / f"{plots.slug('-'.join(key))}-{name}.png", draw, args, has_data)
 
 
-def curve_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
-    """The per-epoch figures of one workload and dataset (epoch time, throughput, validation accuracy): they need
-    only the frames of its records."""
+def epoch_tasks(key: tuple[str, str], epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The per-epoch time figures of one workload and dataset (epoch time, throughput): they need only the epochs."""
     title = f"{key[0]} on {key[1]}"
     return [_task(key, "epoch_time", out_dir, line_data(epochs, "train_s", "global_batch_size") is not None,
                   plots.epoch_time_figure, epochs, title),
             _task(key, "throughput", out_dir, line_data(epochs, "examples_per_s", "steps_per_execution") is not None,
-                  plots.throughput_figure, epochs, title),
-            _task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
-                  epochs, points, title)]
+                  plots.throughput_figure, epochs, title)]
+
+
+def accuracy_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The validation-accuracy figure of one workload and dataset (it needs the points too: chance, target)."""
+    return [_task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
+                  epochs, points, f"{key[0]} on {key[1]}")]
+
+
+def curve_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The per-epoch figures of one workload and dataset (epoch time, throughput, validation accuracy): they need
+    only the frames of its records."""
+    return [*epoch_tasks(key, epochs, out_dir), *accuracy_tasks(key, points, epochs, out_dir)]
 
 
 def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:

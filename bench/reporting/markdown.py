@@ -18,7 +18,7 @@ from bench.reporting import untrusted
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
 from bench.reporting.cost import cost_section, priced_summary, prices_used_section
-from bench.reporting.figures import Drawer, cost_tasks, curve_tasks, summary_tasks
+from bench.reporting.figures import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
 from bench.reporting.format import DASH, config_label, markdown_table, seconds
 from bench.reporting.frame import INPUT_BOUND_FRACTION, points_frame, rows_of
 from bench.reporting.prices import Price, load_table
@@ -225,13 +225,15 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         if not loaded.records:
             raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
                               f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
-        typed = loaded.records
-        points, epochs = points_frame(typed), epochs_frame(typed)
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
+        epochs = epochs_frame(loaded.records)  # the per-epoch figures need only the frames: they start at once
+        for key in sorted(set(zip(epochs["workload"], epochs["dataset"], strict=True))) if len(epochs) else []:
+            drawer.submit(*epoch_tasks(key, rows_of(epochs, *key), out_dir))
+        points = points_frame(loaded.records)
         keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
-        for key in keys:  # the per-epoch figures need only the frames: they start before the analysis
-            drawer.submit(*curve_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
+        for key in keys:
+            drawer.submit(*accuracy_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
 
         def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
             for key in keys:
