@@ -193,3 +193,31 @@ def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(mon
     finally:
         stop.set()
         worker.join()
+
+
+def test_figures_drawn_here_are_freed_while_a_report_pauses_the_collector() -> None:
+    """build_report pauses the cyclic collector; the figures its process draws (cycles of figure, canvas and axes)
+    are still collected, over what was made since (the objects alive before are frozen out meanwhile), and the
+    collector is as it was afterwards."""
+    import gc
+    import weakref
+
+    from matplotlib.figure import Figure
+
+    from bench.reporting import figures
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        with figures.collected_apart():
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+            fig = Figure()
+            fig.subplots()
+            drawn = weakref.ref(fig)
+            del fig
+            gc.collect()
+            assert drawn() is None
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        if was:
+            gc.enable()

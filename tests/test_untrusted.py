@@ -175,3 +175,19 @@ def test_a_hostile_host_and_workload_reach_headings_tables_and_text_inert(tmp_pa
     assert len(loaded.records) == 2 and "### \\!\\[x\\](http://t.invalid/t.png) on" in md
     assert "\\<script\\>alert(1)\\</script\\>xxx" in md and "x" * 100 not in md
     assert_inert(md)
+
+
+def test_the_report_loader_reads_a_file_once_and_refuses_what_the_file_holds(tmp_path) -> None:
+    """untrusted.load checks a file's header as stored, then makes the record inert and parses it once: a file nested
+    too deeply to walk is skipped with the reason (no crash), a value refused by the model is quoted as stored, and
+    a status that only whitespace made valid stays refused."""
+    deep = json.dumps({**REAL, "point_id": "deep"})[:-1] + ', "extra": ' + "[" * 900 + "]" * 900 + "}"
+    (tmp_path / "deep.json").write_text(deep)
+    (tmp_path / "foreign.json").write_text("[" * 900 + "]" * 900)
+    write(tmp_path, [mutate(REAL, ("status",), "ok\n"), mutate(REAL, ("global_batch_size",), "<b>"), REAL])
+    loaded = untrusted.load([tmp_path])
+    assert len(loaded.records) == 1 and loaded.records[0].status == "ok"
+    reasons = sorted(reason.split(": ", 1)[1] for _, reason in loaded.skipped)
+    assert reasons == ["field global_batch_size is '<b>'; input should be a valid integer",
+                       "nested too deeply to be a record", "not a JSON object",
+                       "status 'ok\\n' is not one of ok, failed, skipped, diverged"], reasons

@@ -237,12 +237,14 @@ def cpu_child_env(backend: str, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def prepare_process(backend: str, tensorflow: bool = False) -> None:
+def prepare_process(backend: str, tensorflow: bool = False, builtin_only: bool = False) -> None:
     """First thing in a worker process, before Keras is imported: under jax and torch, make TensorFlow unimportable
-    (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it), under torch
-    JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same), and under tensorflow JAX
-    (TensorFlow's TFLite module imports it when it is installed, for nothing a bench point runs: 0.5 s of every
-    TensorFlow worker's start on the 2-core box, 11 % of importing TensorFlow and Keras, 2026-11-26).
+    (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it), and under torch
+    JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same). Under tensorflow, a worker
+    that runs only bench's built-in workloads (``builtin_only``) makes JAX unimportable as well: TensorFlow's TFLite
+    module imports it when it is installed, for nothing a bench point runs (0.5 s of every such worker's start on the
+    2-core box, 11 % of importing TensorFlow and Keras, 2026-11-26); a user's workload module may import JAX, so its
+    worker keeps it.
 
     Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
     adapters probe it), and many JAX images (Kaggle's TPU image ships ``tensorflow-cpu``) have it. A JAX
@@ -250,7 +252,7 @@ def prepare_process(backend: str, tensorflow: bool = False) -> None:
     would on a machine without TensorFlow.
     """
     blocked = ["tensorflow"] if backend in ("jax", "torch") and not tensorflow else []
-    blocked += ["jax", "jaxlib"] if backend in ("torch", "tensorflow") else []
+    blocked += ["jax", "jaxlib"] if backend == "torch" or (backend == "tensorflow" and builtin_only) else []
     for module in blocked:
         if module not in sys.modules:
             sys.modules[module] = None  # type: ignore[assignment]  # import tensorflow -> ImportError

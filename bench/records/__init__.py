@@ -27,7 +27,7 @@ from bench.records.store import (
     validate_record,
     write_record,
 )
-from bench.records.upgrade import SCHEMA_VERSION, STATUSES, RecordError, parse, upgrade
+from bench.records.upgrade import SCHEMA_VERSION, STATUSES, RecordError, check_header, parse, upgrade
 
 # The Keras backends bench runs, each by the engine of that name (bench.engines.<name>): the one definition the
 # config, the engines and the report read. A record without ``backend`` is tensorflow's (the only one before).
@@ -67,6 +67,7 @@ __all__ = [
     "Topology",
     "as_records",
     "atomic_write_json",
+    "check_header",
     "finite_or_none",
     "iter_record_files",
     "load_records",

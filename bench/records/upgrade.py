@@ -39,6 +39,20 @@ class RecordError(ValueError):
 def parse(raw: Any, source: str = "record") -> Record:
     """Validate a stored record (a JSON object) against the model of its schema version, as stored (nothing
     filled in); raise :class:`RecordError` naming the field that is wrong."""
+    check_header(raw, source)
+    try:
+        return Record.model_validate(dict(raw))
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+        value = first.get("input")
+        raise RecordError(f"{source}: field {where} is {value!r}; {first['msg'].lower()}") from None
+
+
+def check_header(raw: Any, source: str = "record") -> None:
+    """The checks :func:`parse` makes before the record model: a JSON object of a schema version bench wrote, with
+    the required fields and a known status; raise :class:`RecordError` saying which fails (cheap: a foreign file is
+    told apart without walking it)."""
     if not isinstance(raw, Mapping):
         raise RecordError(f"{source}: not a JSON object")
     version = raw.get("schema_version")
@@ -54,13 +68,6 @@ def parse(raw: Any, source: str = "record") -> Record:
         raise RecordError(f"{source}: missing required field(s) {', '.join(missing)}")
     if raw.get("status") not in STATUSES:
         raise RecordError(f"{source}: status {raw.get('status')!r} is not one of {', '.join(STATUSES)}")
-    try:
-        return Record.model_validate(dict(raw))
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
-        value = first.get("input")
-        raise RecordError(f"{source}: field {where} is {value!r}; {first['msg'].lower()}") from None
 
 
 def upgrade(raw: Any, source: str = "record") -> Record:

@@ -18,8 +18,9 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -85,6 +86,7 @@ class Drawer:
         self.waiting: deque[int] = deque()  # tasks not handed to the pool yet
         self.busy = 0  # tasks in the pool's processes
         self.lock = threading.RLock()  # the pool's done callbacks run on its own thread
+        self.collecting = False  # collect() draws what is left: nothing more goes to the pool
 
     def submit(self, *tasks: Task) -> None:
         with self.lock:
@@ -98,7 +100,7 @@ class Drawer:
         assert self.pool is not None
         with self.lock:
             self.busy -= _finished is not None
-            while self.waiting and self.busy < self.workers:
+            while self.waiting and self.busy < self.workers and not self.collecting:
                 i = self.waiting.popleft()
                 try:
                     self.futures[i] = self.pool.submit(run, self.tasks[i])
@@ -118,21 +120,45 @@ class Drawer:
         PNG path, for the figures with data, in the order they were submitted."""
         mine = {}
         try:
-            while True:
-                with self.lock:
-                    if not self.waiting:
-                        break
-                    i = self.waiting.popleft()
-                mine[i] = run(self.tasks[i])
-            done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
+            with collected_apart():
+                while (i := self._next_waiting()) is not None:
+                    mine[i] = run(self.tasks[i])
+                done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
         finally:
             self.close()
         return _by_key(done)
+
+    def _next_waiting(self) -> int | None:
+        """A task no process has taken, for this one to draw; None when there is none left, and from then on the
+        pool is handed nothing more (every task is then drawn here or has its future)."""
+        with self.lock:
+            if self.waiting:
+                return self.waiting.popleft()
+            self.collecting = True
+            return None
 
     def close(self) -> None:
         """Stop the drawing processes (what they have not started is dropped); again does nothing."""
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+
+
+@contextmanager
+def collected_apart() -> Iterator[None]:
+    """Figures drawn in this process are reference cycles (figure, canvas, axes) that only the cyclic garbage
+    collector frees. Where a report has paused it (:func:`bench.reporting.markdown.gc_paused`), it runs here over
+    what is made from now on: the objects alive now are frozen out of it for the while (freezing and thawing move
+    whole generations, no walk), so each figure is freed without a walk over the report's records and frames."""
+    if gc.isenabled() or gc.get_freeze_count():  # collecting already, or somebody else's frozen objects: leave them
+        yield
+        return
+    gc.freeze()
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
+        gc.unfreeze()
 
 
 def _worker_start() -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.records import Record, RecordError, iter_record_files, read_json, upgrade
+from bench.records import Record, RecordError, check_header, iter_record_files, parse, read_json, upgrade
 
 DEFAULT_LIMIT = 80  # characters of a name, a version, a host
 LIMITS = {"message": 300, "hint": 300, "notes": 300, "traceback": 600, "stderr_tail": 600, "reason": 300,
@@ -81,10 +81,24 @@ def load(dirs: Sequence[Path | str]) -> Loaded:
     out = Loaded()
     for f in iter_record_files([Path(d) for d in dirs]):
         try:
-            out.records.append(upgrade(clean(read_json(f)), source=str(f)))
+            out.records.append(_read(f))
         except RecordError as e:
             out.skipped.append((str(f), str(e)))
     return out
+
+
+def _read(path: Path) -> Record:
+    """One record file: the header checked as stored (a foreign file is not walked), then the record made inert and
+    parsed once; a record the model refuses is refused for what the file holds (the reason quotes it as stored)."""
+    raw = read_json(path)
+    check_header(raw, str(path))
+    try:
+        return upgrade(clean(raw), source=str(path))
+    except RecursionError:
+        raise RecordError(f"{path}: nested too deeply to be a record") from None
+    except RecordError:
+        parse(raw, str(path))  # raises with the reason as stored
+        raise RecordError(f"{path}: not a record once its text is made inert") from None
 
 
 def skipped_row(name: str, reason: str) -> dict[str, str]:

@@ -40,6 +40,7 @@ from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob, with_tensorflow
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
+from bench.workloads.base import is_import_path
 
 
 def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
@@ -246,8 +247,9 @@ def main() -> int:
         return exit_orphaned  # the launcher died before sending the job
     job = WorkerJob.from_json(line)
     # before anything imports Keras (under jax and torch: no TensorFlow in this process, unless a tf.data pipeline
-    # feeds it; under torch no JAX)
-    prepare_process(job.backend, tensorflow=any(with_tensorflow(p) for p in job.points))
+    # feeds it; under torch no JAX, nor under tensorflow when only built-in workloads run here)
+    prepare_process(job.backend, tensorflow=any(with_tensorflow(p) for p in job.points),
+                    builtin_only=not any(is_import_path(p.workload) for p in job.points))
 
     def exit_when_orphaned() -> None:
         with contextlib.suppress(Exception):
