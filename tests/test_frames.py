@@ -58,3 +58,17 @@ def test_the_docs_list_every_column_with_its_unit() -> None:
 def test_empty_runs_give_empty_frames_with_the_columns() -> None:
     assert list(points_table([]).columns) == [c for c, _, _ in POINT_COLUMNS]
     assert list(epochs_frame([]).columns) == [c for c, _, _ in EPOCH_COLUMNS]
+
+
+def test_one_data_set_at_two_paths_has_one_name_in_both_frames() -> None:
+    """The same content under a path and under a name, the name only on a point that never trained (no epochs): the
+    per-epoch frame names it as the per-point frame does (the report keys its figures by that name)."""
+    from bench.reporting.frame import points_frame
+    from tests.conftest import make_record
+
+    trained = make_record(point_id="a-cpu-b8-spe1-fp32-r0",
+                          dataset={"name": "csv:/home/ana/plants.csv", "sha256": "f0"})
+    never = make_record(point_id="b-cpu-b8-spe1-fp32-r1", repeat=1, status="failed", epochs=[],
+                        dataset={"name": "csv:plants.csv", "sha256": "f0"})
+    records = as_records([trained, never])
+    assert set(points_frame(records)["dataset"]) == set(epochs_frame(records)["dataset"]) == {"csv:plants.csv"}

@@ -8,6 +8,8 @@ the same content hash are one data set, shown under one name: one that is not a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 from bench.records import Dataset
@@ -33,14 +35,28 @@ def _looks_like_a_path(name: str) -> bool:
     return arg.startswith(("/", "\\", "~")) or (len(arg) > 2 and arg[1] == ":" and arg[2] in "/\\")
 
 
-def one_name_per_content(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (with ``dataset_name`` and ``dataset_sha256`` columns) with the ``dataset``, ``data`` and
-    ``dataset_name`` of rows of one content hash under one name, so that they form one comparison."""
-    hashed = frame[frame["dataset_sha256"].astype(bool)]
+def content_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(content hash, name) -> the one name of that content, for each name of a hash that has several (module
+    docstring); pairs without a hash are not renamed."""
+    names: dict[str, set[str]] = {}
+    for sha, name in pairs:
+        if sha:
+            names.setdefault(str(sha), set()).add(name)
     rename: dict[tuple[str, str], str] = {}
-    for sha, names in hashed.groupby("dataset_sha256")["dataset_name"]:
-        choices = sorted(set(names), key=lambda n: (_looks_like_a_path(n), n))
-        rename.update({(str(sha), n): choices[0] for n in choices[1:]})
+    for sha, found in names.items():
+        choices = sorted(found, key=lambda n: (_looks_like_a_path(n), n))
+        rename.update({(sha, n): choices[0] for n in choices[1:]})
+    return rename
+
+
+def one_name_per_content(frame: pd.DataFrame, rename: dict[tuple[str, str], str] | None = None) -> pd.DataFrame:
+    """``frame`` (with ``dataset_name`` and ``dataset_sha256`` columns) with the ``dataset``, ``data`` and
+    ``dataset_name`` of rows of one content hash under one name, so that they form one comparison; ``rename``
+    (:func:`content_names`) when the names come from more records than the frame's rows (the per-epoch frame has
+    none of a point that never trained, yet must name its data as the per-point frame does)."""
+    hashed = frame[frame["dataset_sha256"].astype(bool)]
+    if rename is None:
+        rename = content_names(zip(hashed["dataset_sha256"], hashed["dataset_name"], strict=True))
     if not rename:
         return frame
     frame = frame.copy()

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bench.records import RecordLike, as_records
-from bench.reporting.datasets import dataset_label, one_name_per_content
+from bench.reporting.datasets import content_names, dataset_label, one_name_per_content
 from bench.reporting.frame import points_frame
 from bench.reporting.labels import strategy_labels
 from bench.reporting.stats import as_float
@@ -135,4 +135,5 @@ def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
                 "val_accuracy": as_float(e.val_accuracy)})
     if not rows:
         return pd.DataFrame(columns=[c for c, _, _ in EPOCH_COLUMNS])
-    return one_name_per_content(pd.DataFrame(rows))[[c for c, _, _ in EPOCH_COLUMNS]]
+    names = content_names((r.dataset.sha256 or "", r.dataset.name or "?") for r in typed)  # as the points frame
+    return one_name_per_content(pd.DataFrame(rows), names)[[c for c, _, _ in EPOCH_COLUMNS]]
