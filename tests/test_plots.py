@@ -140,7 +140,7 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         out = tmp_path / f"w{workers}"
         drawer = figures.Drawer(workers)
         assert (drawer.pool is None) == (workers == 1)
-        drawer.submit(*figures.curve_tasks(key, cnn[0], cnn[2], out))
+        drawer.submit(*figures.epoch_tasks(key, cnn[2], out), *figures.accuracy_tasks(key, cnn[0], cnn[2], out))
         drawer.submit(*figures.summary_tasks(key, cnn[1], "cpu", out), *figures.cost_tasks(key, priced, out))
         found[workers] = drawer.collect()
         assert drawer.planned() == found[workers]  # what the report links before the figures are drawn

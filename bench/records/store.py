@@ -15,10 +15,10 @@ import math
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from bench.records.model import Record
 from bench.records.upgrade import RecordError, parse
@@ -97,11 +97,15 @@ def read_record(path: Path) -> dict[str, Any]:
     return validate_record(read_json(path), source=str(path))
 
 
-@dataclass
-class LoadResult:
-    """Records found under some folders, and the files that were skipped (path, reason)."""
+R = TypeVar("R")
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+
+@dataclass
+class LoadResult(Generic[R]):
+    """Records found under some folders (as stored, or as the reader given to :func:`load_records` returns them),
+    and the files that were skipped (path, reason)."""
+
+    records: list[R] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -120,15 +124,17 @@ def iter_record_files(dirs: Iterable[Path]) -> Iterator[Path]:
             yield f
 
 
-def load_records(dirs: Iterable[Path], warn: bool = True) -> LoadResult:
-    """Load every record below ``dirs``; unreadable, foreign or newer-schema files are skipped by name.
+def load_records(dirs: Iterable[Path], warn: bool = True,
+                 read: Callable[[Path], Any] = read_record) -> LoadResult[Any]:
+    """Load every record below ``dirs`` with ``read`` (default :func:`read_record`: the stored object, validated);
+    unreadable, foreign or newer-schema files (``read`` raises :class:`RecordError`) are skipped by name.
 
     Never raises for a bad file: a report must survive a corrupt file in a results folder.
     """
-    out = LoadResult()
+    out: LoadResult[Any] = LoadResult()
     for f in iter_record_files(dirs):
         try:
-            out.records.append(read_record(f))
+            out.records.append(read(f))
         except RecordError as e:
             out.skipped.append((str(f), str(e)))
             if warn:

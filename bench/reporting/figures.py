@@ -199,12 +199,6 @@ def accuracy_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFr
                   epochs, points, f"{key[0]} on {key[1]}")]
 
 
-def curve_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
-    """The per-epoch figures of one workload and dataset (epoch time, throughput, validation accuracy): they need
-    only the frames of its records."""
-    return [*epoch_tasks(key, epochs, out_dir), *accuracy_tasks(key, points, epochs, out_dir)]
-
-
 def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:
     """The figures of one workload's summary (:func:`bench.reporting.frame.summarize`, speedups included): the
     speedup heatmap and the backends figure. They start as soon as the summary exists, before the accuracy

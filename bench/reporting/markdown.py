@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.records import LoadResult, Record
 from bench.reporting import untrusted
 from bench.reporting.answer import answer_section, best_section
 from bench.reporting.bounds import BOUND_DEVICES, bounds_section
@@ -136,7 +137,7 @@ def time_section(points: pd.DataFrame) -> list[str]:
             "measured figures; the rest is what a sweep costs around them.", "", markdown_table(rows), ""]
 
 
-def render_markdown(a: Analysis, loaded: untrusted.Loaded, dirs: Sequence[Path],
+def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
@@ -228,7 +229,7 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         epochs = epochs_frame(loaded.records)  # the per-epoch figures need only the frames: they start at once
-        for key in sorted(set(zip(epochs["workload"], epochs["dataset"], strict=True))) if len(epochs) else []:
+        for key in sorted(set(zip(epochs["workload"], epochs["dataset"], strict=True))):
             drawer.submit(*epoch_tasks(key, rows_of(epochs, *key), out_dir))
         points = points_frame(loaded.records)
         keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))

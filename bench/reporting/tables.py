@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.records import RecordLike, as_records
+from bench.records import LoadResult, RecordLike, as_records
 from bench.reporting.format import (
     DASH,
     markdown_table,
@@ -23,7 +23,7 @@ from bench.reporting.frame import INPUT_BOUND_FRACTION
 from bench.reporting.seed_tables import accuracy_cell, with_backend
 from bench.reporting.speedups import ratio_ci
 from bench.reporting.stats import finite_median
-from bench.reporting.untrusted import Loaded, skipped_row
+from bench.reporting.untrusted import skipped_row
 
 
 def _flags(row: pd.Series) -> str:
@@ -240,7 +240,7 @@ def problems_section(points: pd.DataFrame) -> list[str]:
     return [*lines, markdown_table(rows), ""]
 
 
-def skipped_files_section(loaded: Loaded, dirs: Sequence[Path]) -> list[str]:
+def skipped_files_section(loaded: LoadResult[Any], dirs: Sequence[Path]) -> list[str]:
     lines = ["## Files skipped by the loader", ""]
     if not loaded.skipped:
         return [*lines, "None.", ""]

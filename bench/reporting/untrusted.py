@@ -22,11 +22,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.records import Record, RecordError, check_header, iter_record_files, parse, read_json, upgrade
+from bench.records import LoadResult, Record, RecordError, check_header, load_records, parse, read_json, upgrade
 
 DEFAULT_LIMIT = 80  # characters of a name, a version, a host
 LIMITS = {"message": 300, "hint": 300, "notes": 300, "traceback": 600, "stderr_tail": 600, "reason": 300,
@@ -64,32 +63,17 @@ def clean(value: Any, key: str = "") -> Any:
     return value
 
 
-@dataclass
-class Loaded:
-    """The report side's records (:func:`load`): typed and upgraded, every string inert; and the files skipped, as
-    (path, reason)."""
-
-    records: list[Record] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+def load(dirs: Sequence[Path | str]) -> LoadResult[Record]:
+    """:func:`bench.records.load_records` for the report side: each file read once (:func:`read`), its record typed,
+    upgraded and inert; the skipped files' paths and reasons stay as the loader gave them, for locating them
+    (:func:`skipped_row` renders one)."""
+    return load_records([Path(d) for d in dirs], warn=False, read=read)
 
 
-def load(dirs: Sequence[Path | str]) -> Loaded:
-    """Every record file below ``dirs`` (:func:`bench.records.iter_record_files`), read once: its strings made
-    inert, then validated and upgraded (:func:`bench.records.upgrade`: one parse by the record model). A file that
-    is unreadable, foreign, of a newer schema or breaks the model is skipped with the reason (paths and reasons
-    stay as the loader gave them, for locating the files; :func:`skipped_row` renders one)."""
-    out = Loaded()
-    for f in iter_record_files([Path(d) for d in dirs]):
-        try:
-            out.records.append(_read(f))
-        except RecordError as e:
-            out.skipped.append((str(f), str(e)))
-    return out
-
-
-def _read(path: Path) -> Record:
+def read(path: Path) -> Record:
     """One record file: the header checked as stored (a foreign file is not walked), then the record made inert and
-    parsed once; a record the model refuses is refused for what the file holds (the reason quotes it as stored)."""
+    parsed once (:func:`bench.records.upgrade`); a record the model refuses is refused for what the file holds (the
+    reason quotes it as stored), a file nested too deeply to walk with that reason: :class:`RecordError` either way."""
     raw = read_json(path)
     check_header(raw, str(path))
     try:

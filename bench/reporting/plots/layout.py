@@ -111,18 +111,19 @@ def y_scale(axes: list[Any], values: pd.Series) -> None:
     """After plotting: log y (plain-number labels) when the values span more than a factor of 8, else a
     linear axis from zero, so that a 2 % difference does not look like a factor of two."""
     v = values[np.isfinite(values) & (values > 0)]
+    distinct = _distinct_y(axes)
     if not (len(v) and v.max() / v.min() > 8):
-        for ax in _distinct_y(axes):
+        for ax in distinct:
             ax.set_ylim(0, max(ax.get_ylim()[1], float(v.max()) * 1.08 if len(v) else 1.0))
         return
-    for ax in _distinct_y(axes):
+    for ax in distinct:
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # only the minor ticks that are labelled
         ax.yaxis.set_minor_formatter(FuncFormatter(_label_2_5))
     for ax in axes:  # grid lines are each panel's own
         ax.grid(which="minor", axis="y", linewidth=0.4, alpha=0.6)
-    for ax in _distinct_y(axes):  # the ticks of the final limits, computed once: the layout asks for them again
+    for ax in distinct:  # the ticks of the final limits, computed once: the layout asks for them again
         lo, hi = ax.get_ylim()
         for which, locator in (("major", ax.yaxis.get_major_locator()), ("minor", ax.yaxis.get_minor_locator())):
             fixed = FixedLocator(locator.tick_values(lo, hi))
