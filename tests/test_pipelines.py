@@ -100,10 +100,9 @@ def make_pydataset():
 def make_generator():
     return make("own_generator", generator)
 
-def make_slow():  # 0.6 s a batch of 64: under 107 examples/s. On a busy box (tox: three test processes on two cores)
-    # a step of this model under MirroredStrategy took up to 0.14 s beyond a 0.1 s pause, which left training below
-    # 80 % of the input's own rate (not flagged); 0.6 s keeps the input the bottleneck up to 0.15 s of model a step
-    return make("own_slow", lambda split, gb, seed: generator(split, gb, seed, pause=0.6 if split == "train" else 0))
+def make_slow():  # SLOW_PAUSE s a batch of 64 (see SLOW_PAUSE in the test module)
+    return make("own_slow", lambda split, gb, seed: generator(split, gb, seed,
+                                                             pause=SLOW_PAUSE if split == "train" else 0))
 
 def make_wrong_shape():  # 6x6 examples for a model that declares 8x8
     return make("own_wrong", lambda split, gb, seed: ((x[:, :6, :6], y) for x, y in generator(split, gb, seed)))
@@ -112,6 +111,14 @@ def make_dynamic():  # a partial last batch: shapes a TPU cannot compile once
     import tensorflow as tf
     return make("own_dynamic", lambda split, gb, seed: tf.data.Dataset.from_tensor_slices(arrays(split)).batch(gb))
 '''
+# own_slow's pause per training batch of 64 (s). The input-bound flag needs training at >= 80 % of the input's own
+# rate: with a step that does not overlap the pause (JAX iterates a generator in the training loop), the ratio is
+# pause / (pause + step), so the flag holds while the model's own step stays under pause / 4. On a busy box (tox's
+# parallel part: three test processes on two cores) this model's step under MirroredStrategy took up to 0.14 s, and
+# once more than 0.15 s (a 0.6 s pause: one fresh-clone CI run in three failed, 2026-11-27); 1.5 s holds up to
+# 0.375 s a step. Measured in the parallel setting, ten runs of this module: docs/findings.md.
+SLOW_PAUSE = 1.5
+OWN = OWN.replace("def make_slow", f"SLOW_PAUSE = {SLOW_PAUSE}\n\ndef make_slow")
 KINDS = ("make_tfdata", "make_pydataset", "make_generator", "make_slow")
 
 
@@ -247,15 +254,16 @@ def test_every_kind_of_own_pipeline_is_timed_as_is_under_a_strategy(pipelines_ru
 
 @pytest.mark.slow
 def test_the_input_bound_flag_works_on_an_own_pipeline(pipelines_run) -> None:
-    """A generator that sleeps 0.6 s a batch delivers under 107 examples/s to a model that trains far faster: the
-    probe measures the user's pipeline and the report flags it; the same batches without the pause are not."""
+    """A generator that sleeps SLOW_PAUSE s a batch of 64 delivers under 64 / SLOW_PAUSE examples/s to a model that
+    trains far faster: the probe measures the user's pipeline and the report flags it (training at >= 80 % of that
+    rate); the same batches without the pause are not."""
     recs = own(pipelines_run)
     summary = summarize(recs)
     bound = dict(zip(summary["workload"] + "/" + summary["backend"], summary["input_bound"], strict=True))
     for backend in SMOKE_BACKENDS:
         assert bound[f"own_slow/{backend}"] and not bound[f"own_generator/{backend}"], bound
     slow = [r["input_examples_per_s"] for r in recs if r["workload"] == "own_slow"]
-    assert max(slow) < 107
+    assert max(slow) <= 64 / SLOW_PAUSE
 
 
 def test_an_own_pipeline_is_checked_when_the_workload_is_imported(tmp_path: Path, monkeypatch) -> None:
