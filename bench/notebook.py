@@ -3,7 +3,7 @@
 ``bench.run`` runs exactly what ``python -m bench`` runs: the same typed config and checks (a bad key or
 value raises :class:`bench.config.ConfigError`, a ``ValueError``, naming it, before anything runs), the same
 worker processes, records under ``results_dir`` and failures recorded as data; it returns the tidy frame of
-the run's records (one row per point, scalar columns: :func:`bench.reporting.tidy.points_table`, documented
+the run's records (one row per point, scalar columns: :func:`bench.reporting.frames.points.points_table`, documented
 in docs/reports.md); ``bench.epochs`` gives one row per point and epoch. ``bench.report`` renders
 the markdown report and its figures from such a frame or from results folders and, in Jupyter, shows them
 inline.
@@ -119,7 +119,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     before anything runs on bad input, RuntimeError when the run was interrupted.
     """
     from bench.records import load_records
-    from bench.reporting.tidy import points_table
+    from bench.reporting.frames.points import points_table
     from bench.runner.preflight import check_models
     from bench.runner.session import execute
 
@@ -173,9 +173,9 @@ def epochs(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path]) -> p
     """One row per point and epoch (seconds, examples/s, losses, accuracies; ``steady`` marks the epochs the
     report's figures use) of a frame from :func:`run` or of results folders: the long frame for seaborn,
     e.g. ``sns.lineplot(data=bench.epochs(frame), x="epoch", y="val_accuracy", hue="strategy")``. Columns:
-    :data:`bench.reporting.tidy.EPOCH_COLUMNS` (docs/reports.md)."""
+    :data:`bench.reporting.frames.epochs.EPOCH_COLUMNS` (docs/reports.md)."""
     from bench.records import load_records
-    from bench.reporting.tidy import epochs_frame
+    from bench.reporting.frames.epochs import epochs_frame
 
     dirs = _dirs(frame_or_dirs)
     frame = epochs_frame(load_records(dirs, warn=False).records)
@@ -190,8 +190,8 @@ def report(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], out:
     results folders, under ``out`` (default ``reports/<first run>``); in Jupyter (``show`` None) or with
     ``show=True``, display them inline. ``prices`` (a YAML file of your own prices) and ``price`` ({key: USD
     per hour}) override the shipped price table of the Cost sections. Returns the path of ``report.md``."""
-    from bench.reporting.markdown import build_report
-    from bench.reporting.prices import load_table
+    from bench.reporting.build import build_report
+    from bench.reporting.load.prices import load_table
 
     dirs = _dirs(frame_or_dirs)
     table = load_table(overrides=price, extra=Path(prices) if prices else None)
@@ -205,13 +205,13 @@ def report(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], out:
 
 def verdicts(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], baseline: str = "cpu",
              parity_margin_pp: float | None = None) -> dict[str, Any]:
-    """The report's verdicts as data, what ``report.json`` holds (:mod:`bench.reporting.report_data`, schema in
+    """The report's verdicts as data, what ``report.json`` holds (:mod:`bench.reporting.render.report_json`, schema in
     docs/report.schema.json), for a frame from :func:`run` or results folders: per configuration its settings,
     throughput over repeats, accuracy over seeds, target, parity and speedup; per workload the answer."""
     from bench.records import as_records
-    from bench.reporting import untrusted
-    from bench.reporting.report_data import report_data
-    from bench.reporting.seeds import PARITY_MARGIN_PP
+    from bench.reporting.load import untrusted
+    from bench.reporting.render.report_json import report_data
+    from bench.reporting.stats.paired import PARITY_MARGIN_PP
     from bench.reporting.verdicts import analyze
 
     records = as_records(untrusted.load(_dirs(frame_or_dirs)).records)

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from bench.records import load_records, upgrade
-from bench.reporting.format import config_name
-from bench.reporting.frame import points_frame, strategy_labels, summarize
-from bench.reporting.learning import learning_verdict
+from bench.reporting.frames.labels import config_name, strategy_labels
+from bench.reporting.frames.learning import learning_verdict
+from bench.reporting.frames.points import points_frame
+from bench.reporting.frames.summary import summarize
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
 
@@ -422,7 +423,7 @@ def test_a_small_consistent_loss_differs_but_is_not_ranked_away():
 
 def test_a_seeds_repeats_that_never_reach_the_target_count_as_never():
     """repeat_seeds=same: three repeats of seed 0, one reached the target at 10 s: the seed's median is 'never'."""
-    from bench.reporting.targets import target_columns
+    from bench.reporting.frames.targets import target_columns
 
     nan = math.nan
     ok = pd.DataFrame({"seed": [0, 0, 0, 1], "target_accuracy": [0.9] * 4, "final_val_accuracy": [0.91, 0.8, 0.8, 0.95],

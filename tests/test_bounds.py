@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from bench.measure.datasheets import best_peak
-from bench.reporting.bounds import bound_cell, bounds_section, epoch_flops, lower_bound_s
+from bench.reporting.analysis.cost import epoch_flops, lower_bound_s
+from bench.reporting.render.markdown.cost import bound_cell, bounds_section
 
 
 def test_the_best_peak_of_a_device_is_its_fastest_arithmetic() -> None:
@@ -41,7 +42,7 @@ def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -
 
 
 def test_with_prices_the_bound_gets_its_least_cost_per_million_examples() -> None:
-    from bench.reporting.prices import load_table
+    from bench.reporting.load.prices import load_table
 
     text = "\n".join(bounds_section(pd.DataFrame([_row("cpu", 3.0)]), load_table()))
     row = next(line for line in text.splitlines() if line.startswith("| USD per 1M training examples"))

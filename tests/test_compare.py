@@ -125,7 +125,7 @@ def test_nothing_to_compare_is_bad_input_not_a_pass(tmp_path, capsys):
 def test_two_report_jsons_gate_as_their_records_do(tmp_path, capsys):
     """compare reads report.json (issue 33): the reports of host A and of its 1.3x slower copy give the verdicts
     the records give (the same per-repeat samples), and a report.json can face a results folder."""
-    from bench.reporting.markdown import build_report
+    from bench.reporting.build import build_report
 
     b = slowed_copy(tmp_path / "b", 1.3)
     ra = build_report([HOST_A], tmp_path / "ra").parent / "report.json"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.reporting.analysis.cost import match_price, pareto_front, platform_of
+from bench.reporting.build import build_report
 from bench.reporting.commands import report_main
-from bench.reporting.cost import pareto_front
-from bench.reporting.markdown import build_report
-from bench.reporting.prices import PriceError, load_table, match_price, platform_of
+from bench.reporting.load.prices import PriceError, load_table
 from tests.conftest import make_record
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "cost_section.md"
@@ -221,7 +221,7 @@ def test_a_configuration_that_usually_misses_its_target_has_no_cost_to_target(ta
     is not priced to the target (nor put on a to-target Pareto front)."""
     import pandas as pd
 
-    from bench.reporting.cost import priced_summary
+    from bench.reporting.analysis.cost import priced_summary
 
     base = {"status": "ok", "device_kind": "cpu", "accelerator": "", "num_replicas": 1, "cpu_count": 2.0,
             "env_var_names": (), "epoch_s_median": 1.0, "examples_per_s": 1000.0, "time_to_target_s": 10.0}

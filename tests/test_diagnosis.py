@@ -7,7 +7,7 @@ import statistics
 import pytest
 
 from bench.records import load_records
-from bench.reporting.frame import summarize
+from bench.reporting.frames.summary import summarize
 from tests.conftest import run_bench
 
 COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",

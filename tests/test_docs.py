@@ -14,7 +14,7 @@ import pytest
 from bench.cli import available_suites, parse_config
 from bench.config import ConfigError, user_keys
 from bench.records import Record
-from bench.reporting.prices import load_table
+from bench.reporting.load.prices import load_table
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

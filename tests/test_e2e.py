@@ -137,7 +137,7 @@ def test_both_backends_run_the_smoke_suite_from_the_same_weights_to_the_same_acc
                 # JAX's (docs/findings.md, tests/test_findings.py): accuracy parity only
     report = (tmp / "reports" / run_dir.name / "report.md").read_text()
     assert re.search(r"\| jax +\| cpu_x2 +\| cpu x2 ", report)  # a backend column beside strategy
-    from bench.reporting.report_data import ReportData  # the run's verdicts as data validate against the model
+    from bench.reporting.render.report_json import ReportData
 
     data = ReportData.model_validate(json.loads((tmp / "reports" / run_dir.name / "report.json").read_text()))
     assert {c.backend for c in data.configurations} == set(SMOKE_BACKENDS)

@@ -41,7 +41,7 @@ def test_backends_are_defined_once() -> None:
     for module in ("bench.config.validate",):
         assert importlib.import_module(module).BACKENDS is records.BACKENDS
     assert engines.ENGINES is records.BACKENDS
-    frame = importlib.import_module("bench.reporting.frame")
+    frame = importlib.import_module("bench.reporting.frames.points")
     assert frame.BACKENDS is records.BACKENDS
 
 

@@ -173,7 +173,7 @@ def test_a_record_without_a_datasheet_peak_says_why() -> None:
 
 
 def test_tpu_chips_are_priced_by_the_devices_each_chip_is_seen_as() -> None:
-    from bench.reporting.prices import units
+    from bench.reporting.analysis.cost import units
 
     assert units("tpu", "TPU v3", 8, 96) == 4 and units("tpu", "TPU v4", 4, 240) == 4
     assert units("tpu", "TPU v5 lite", 8, 224) == 8 and units("tpu", "TPU7x", 8, 224) == 4

@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from bench.records import as_records, load_records
-from bench.reporting.tidy import EPOCH_COLUMNS, POINT_COLUMNS, epochs_frame, points_table
+from bench.reporting.frames.epochs import EPOCH_COLUMNS, epochs_frame
+from bench.reporting.frames.points import POINT_COLUMNS, points_table
 from tests.conftest import REPO
 
 RECORDS = [Path(__file__).parent / "data" / "records", Path(__file__).parent / "data" / "records_backends"]
@@ -63,7 +64,7 @@ def test_empty_runs_give_empty_frames_with_the_columns() -> None:
 def test_one_data_set_at_two_paths_has_one_name_in_both_frames() -> None:
     """The same content under a path and under a name, the name only on a point that never trained (no epochs): the
     per-epoch frame names it as the per-point frame does (the report keys its figures by that name)."""
-    from bench.reporting.frame import points_frame
+    from bench.reporting.frames.points import points_frame
     from tests.conftest import make_record
 
     trained = make_record(point_id="a-cpu-b8-spe1-fp32-r0",

@@ -39,6 +39,19 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bench.readiness": ("bench.runner", "bench.reporting", "bench.cli"),
     "bench.runner": ("bench.cli",),
 }
+# The report side's stages (bench/reporting/__init__.py): each imports only the stages below it,
+# stats < load < frames < analysis < verdicts < render < build < commands.
+STAGES = ("stats", "load", "frames", "analysis", "verdicts", "render", "build", "commands")
+DRAWING = ("matplotlib", "seaborn", "tabulate")  # output libraries: render's alone
+STAGE_RULES: dict[str, tuple[str, ...]] = {
+    f"bench.reporting.{stage}": tuple(f"bench.reporting.{above}" for above in STAGES[i + 1:])
+    + (("pandas", *DRAWING) if stage == "stats" else DRAWING if stage in ("load", "frames", "analysis", "verdicts")
+       else ())
+    for i, stage in enumerate(STAGES)
+}
+STAGE_RULES["bench.reporting.render.markdown"] = ("bench.reporting.render.figures",)  # a figure is a path to it
+STAGE_RULES["bench.reporting.render.report_json"] = ("bench.reporting.render.markdown",
+"bench.reporting.render.figures")
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -149,8 +162,39 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_layer_imports_only_what_it_may() -> None:
     graph = read_imports(BENCH)
-    assert "bench.reporting.markdown" in graph and "bench.runner.worker" in graph  # the tree was read
+    assert "bench.reporting.render.markdown.document" in graph and "bench.runner.worker" in graph  # the tree was read
     assert violations(graph, FORBIDDEN) == []
+
+
+def test_every_report_stage_imports_only_the_stages_below_it() -> None:
+    """Every module of bench/reporting/ belongs to one stage (a subpackage, or build.py / commands.py / verdicts.py
+    on top) and imports only what lies below it, directly or through other modules; the stages' packages are
+    docstring-only faces (a face that imported would leak its imports into every module below it)."""
+    graph = read_imports(BENCH)
+    report_side = sorted(m for m in graph if m.startswith("bench.reporting."))
+    assert len(report_side) > 40, report_side  # the tree was walked, subpackages included
+    unplaced = [m for m in report_side if m.split(".")[2] not in STAGES]
+    assert unplaced == []
+    assert violations(graph, STAGE_RULES) == []
+    faces = [m for m in report_side if (BENCH.parent / m.replace(".", "/") / "__init__.py").exists()]
+    assert len(faces) == 7 and all(graph[f] <= {"matplotlib"} for f in faces), {f: graph[f] for f in faces}
+
+
+def test_the_stage_rules_catch_an_upward_import(tmp_path: Path) -> None:
+    root = tmp_path / "bench"
+    files = {"__init__.py": "", "reporting/__init__.py": "", "reporting/stats/__init__.py": "",
+             "reporting/stats/sample.py": "import pandas\n", "reporting/frames/__init__.py": "",
+             "reporting/frames/points.py": "from bench.reporting.render.text import DASH\n",
+             "reporting/render/__init__.py": "", "reporting/render/text.py": "import tabulate\n",
+             "reporting/analysis/__init__.py": "", "reporting/analysis/cost.py": "def f():\n    import seaborn\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    found = violations(read_imports(root), STAGE_RULES)
+    assert "bench.reporting.stats.sample -> pandas" in found
+    assert "bench.reporting.frames.points -> bench.reporting.render.text" in found
+    assert "bench.reporting.frames.points -> bench.reporting.render.text -> tabulate" in found
+    assert "bench.reporting.analysis.cost -> seaborn" in found
 
 
 def test_there_is_no_import_cycle_in_bench() -> None:
@@ -188,7 +232,7 @@ def test_the_facade_is_lazy() -> None:
     import sys
 
     code = ("import sys, bench; before = set(sys.modules); "
-            "import bench.reporting.markdown; mid = set(sys.modules); "
+            "import bench.reporting.build; mid = set(sys.modules); "
             "w = bench.Workload; r = bench.run; p = bench.report; "
             f"bad = lambda mods: sorted(m for m in mods if m.split('.')[0] in {FRAMEWORKS!r} "
             "or m.startswith(('bench.runner', 'bench.workloads', 'bench.notebook'))); "
@@ -222,7 +266,9 @@ def record_reads(path: Path) -> list[str]:
 
 
 def test_reporting_reads_only_the_typed_record(tmp_path: Path) -> None:
-    assert [p for f in sorted((BENCH / "reporting").glob("*.py")) for p in record_reads(f)] == []
+    modules = sorted((BENCH / "reporting").rglob("*.py"))  # subpackages too: frames/points.py reads the records
+    assert BENCH / "reporting" / "frames" / "points.py" in modules
+    assert [p for f in modules for p in record_reads(f)] == []
     bad = tmp_path / "bad.py"
     bad.write_text("def f(record: dict, n: int):\n    return record['epochs']\n"
                    "def g(rec: Record):\n    return rec.get('x')\n")

@@ -16,8 +16,8 @@ import pytest
 from bench.engines import KERAS_ORDER, TF_SHUFFLE, PipelineUnavailable
 from bench.engines.user_feed import UserFeed
 from bench.predictions import decode
-from bench.reporting.frame import summarize
-from bench.reporting.tables import pipelines_section
+from bench.reporting.frames.summary import summarize
+from bench.reporting.render.markdown.tables import pipelines_section
 from bench.runner.feeds import numpy_refusal
 from bench.workloads import Workload, WorkloadError
 from bench.workloads.user import imported

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from bench.records import load_records
-from bench.reporting import plots
+from bench.reporting.render.figures import files as plots
 from bench.reporting.verdicts import analyze
 
 RECORDS = Path(__file__).parent / "data" / "records"
@@ -128,11 +128,12 @@ def _fails(*_args):
 
 
 def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_path):
-    """The report's figure stage (bench.reporting.figures): forked drawing processes write byte-identical PNGs,
+    """The report's figure stage (bench.reporting.render.figures.drawer): forked drawing processes write
+    byte-identical PNGs,
     report the same figures in the order submitted, skip figures without data, and raise a figure's error."""
-    from bench.reporting import figures
-    from bench.reporting.cost import priced_summary
-    from bench.reporting.prices import load_table
+    from bench.reporting.analysis.cost import priced_summary
+    from bench.reporting.load.prices import load_table
+    from bench.reporting.render.figures import drawer as figures
 
     key, priced = ("fashion_cnn", "synthetic"), priced_summary(cnn[1], load_table())
     found = {}
@@ -162,7 +163,7 @@ def _drawn_by(path):
 def test_the_pool_holds_no_backlog_and_this_process_draws_what_waits(tmp_path):
     """Tasks go to the drawing processes only while one is free, so what is still waiting when the report's own
     work is done is drawn in the report's process; every task is drawn once."""
-    from bench.reporting import figures
+    from bench.reporting.render.figures import drawer as figures
 
     drawer = figures.Drawer(2)
     tasks = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _drawn_by, (tmp_path / f"f{i}.pid",))
@@ -177,7 +178,7 @@ def test_the_pool_holds_no_backlog_and_this_process_draws_what_waits(tmp_path):
 def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):
     import threading
 
-    from bench.reporting import figures
+    from bench.reporting.render.figures import drawer as figures
 
     monkeypatch.setenv(figures.PROCESSES_ENV, "1")
     assert figures.processes() == 1
@@ -204,7 +205,7 @@ def test_figures_drawn_here_are_freed_while_a_report_pauses_the_collector() -> N
 
     from matplotlib.figure import Figure
 
-    from bench.reporting import figures
+    from bench.reporting.render.figures import drawer as figures
 
     was = gc.isenabled()
     gc.disable()

@@ -1,4 +1,5 @@
-"""Adaptive repeats (issue 36, bench.reporting.race): the A/A rate of a false claim, agreement with full sweeps of
+"""Adaptive repeats (issue 36, bench.reporting.analysis.race): the A/A rate of a false claim, agreement with full
+sweeps of
 known truth, and a replay of a real ``repeats=5`` sweep of the cnn suite (tests/data/race_cnn_r5.json.gz); the
 figures are in docs/statistics.md. Simulated configurations are the race's input, a summary row each; repeats are
 drawn as log-normal throughputs with the process-to-process spread measured here (16 %)."""
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.reporting.race import RUNNING, SIGMA_PRIOR, Race, critical, pooled_sigma
+from bench.reporting.analysis.race import RUNNING, SIGMA_PRIOR, Race, pooled_sigma, t_critical
 
 FIXTURE = Path(__file__).parent / "data" / "race_cnn_r5.json.gz"
 TRIALS = 400
@@ -22,7 +23,7 @@ REPLAYS = 200
 
 
 def row(c: tuple[str, str, int, int], rates: list[float], **kw) -> dict:
-    """One summary row as :func:`bench.reporting.frame.summarize` gives it, with only what the race reads, for
+    """One summary row as :func:`bench.reporting.frames.summary.summarize` gives it, with only what the race reads, for
     configuration ``c`` = (workload, strategy, global batch, spe)."""
     return {"workload": c[0], "dataset": "d", "strategy": c[1], "global_batch_size": c[2],
             "steps_per_execution": c[3], "precision": "float32", "host": "h", "backend": "tensorflow",
@@ -68,8 +69,8 @@ def winners(got: dict[tuple, list[float]]) -> dict[str, tuple]:
 
 def speedup_claims(got: dict[tuple, list[float]], looks: int) -> set[tuple]:
     """The configurations whose speedup over their baseline (cpu at the same workload, batch and spe) a report
-    claims: the interval at 1 - 0.05/looks (bench.reporting.speedups for a raced run) excludes 1."""
-    from bench.reporting.stats import CONFIDENCE, repeat_ratio_ci
+    claims: the interval at 1 - 0.05/looks (bench.reporting.frames.speedups for a raced run) excludes 1."""
+    from bench.reporting.stats.ratio import CONFIDENCE, repeat_ratio_ci
 
     found = set()
     for c, r in got.items():
@@ -170,16 +171,16 @@ def test_pooled_spread_and_critical_values() -> None:
     assert df == 6 and sigma == pytest.approx(math.sqrt(2 * 0.01 ** 2), rel=1e-6)  # measured, below the prior
     from scipy import stats
 
-    assert critical(0.01, 6) == pytest.approx(stats.t.ppf(0.99, 6))
-    assert critical(0.01, 2) == pytest.approx(stats.t.ppf(0.99, 2))
-    assert critical(0.01, 0) == math.inf  # no spread measured: nothing is told apart
+    assert t_critical(0.01, 6) == pytest.approx(stats.t.ppf(0.99, 6))
+    assert t_critical(0.01, 2) == pytest.approx(stats.t.ppf(0.99, 2))
+    assert t_critical(0.01, 0) == math.inf  # no spread measured: nothing is told apart
 
 
 def recorded() -> tuple[dict[tuple, list[float]], dict[tuple, list[float]]]:
     """The recorded repeats=5 sweep of the cnn suite (2026-11-25, the 2-core box; its ok configurations, val
     predictions left out): throughput per repeat (examples/s) and point seconds per repeat, by configuration."""
     from bench.records import as_records
-    from bench.reporting.frame import points_frame
+    from bench.reporting.frames.points import points_frame
 
     pts = points_frame(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
     pts = pts[pts["status"] == "ok"].sort_values("repeat")
@@ -211,8 +212,8 @@ def test_replaying_the_recorded_cnn_sweep() -> None:
 def test_a_raced_runs_speedup_intervals_are_drawn_at_the_adjusted_level() -> None:
     """Every ratio the report shows (the results table, the answer, report.json) goes through ratio_ci: at 95 % for a
     fixed number of repeats, at 1 - 0.05/looks for records of a repeats=auto run."""
-    from bench.reporting.speedups import ratio_ci
-    from bench.reporting.stats import repeat_ratio_ci
+    from bench.reporting.frames.speedups import ratio_ci
+    from bench.reporting.stats.ratio import repeat_ratio_ci
 
     a, b = (100.0, 104.0, 98.0, 101.0), (90.0, 93.0, 91.0, 95.0)
     plain = ratio_ci(pd.Series({"repeat_rates": a}), pd.Series({"repeat_rates": b}))
@@ -226,9 +227,9 @@ def test_a_look_sees_only_the_repeats_before_it_so_a_resumed_race_decides_as_the
     """standings_of decides look by look from the records (bench.runner.racing asks it between rounds, a resumed
     run and the report ask it again): later rounds' records left in the folder change no earlier decision."""
     from bench.records import as_records
-    from bench.reporting.frame import points_frame
-    from bench.reporting.race import standings_of
-    from bench.reporting.race_report import replay
+    from bench.reporting.analysis.race import standings_of
+    from bench.reporting.analysis.race_replay import replay
+    from bench.reporting.frames.points import points_frame
 
     pts = points_frame(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
     for look in (2, 3):

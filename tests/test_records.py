@@ -74,7 +74,7 @@ def test_epoch_without_its_number_is_refused(tmp_path) -> None:
 
 
 def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorflow(tmp_path) -> None:
-    from bench.reporting.frame import points_frame
+    from bench.reporting.frames.points import points_frame
 
     jax = record(point_id="p-jax-cpu-b8-spe1-fp32-r0", backend="jax", initial_weights={"sha256": "ab"},
                  memory={"peak_rss_bytes": 3 * 2**20, "device_peak_bytes": None})

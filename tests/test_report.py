@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.reporting.build import build_report
 from bench.reporting.commands import hydra_style_args, report_main
-from bench.reporting.markdown import build_report
 
 DATA = Path(__file__).parent / "data"
 RECORDS = DATA / "records"
@@ -76,7 +76,7 @@ def test_tensorflow_only_reports_have_no_backend_column(report):
 
 def test_console_table_gets_a_backend_column_with_jax_records():
     from bench.records import load_records
-    from bench.reporting.console import summary_table
+    from bench.reporting.render.console import summary_table
 
     table = summary_table(load_records([RECORDS_BACKENDS], warn=False).records, baseline="tensorflow/cpu")
     header = table.splitlines()[0].split()
@@ -241,8 +241,8 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
     import copy
     import json
 
-    from bench.reporting.frame import summarize
-    from bench.reporting.tables import pipelines_section
+    from bench.reporting.frames.summary import summarize
+    from bench.reporting.render.markdown.tables import pipelines_section
 
     run = RECORDS / "hostA" / "20261121T101500Z-cnn-3f2a9c1"
     default = [json.loads((run / f"fashion_cnn-cpu-b64-spe1-fp32-r{i}.json").read_text()) for i in range(3)]
@@ -268,7 +268,7 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
     assert "(input-bound) (" in row[7] and "input-bound" not in row[8]
     assert row[7].endswith("s over 3 repeats)") and row[8].endswith("s over 3 repeats)")  # the spread shown
     assert row[9].startswith("4.00x [") and not row[9].startswith("~")  # 3 repeats a side: an interval
-    from bench.reporting.console import summary_table
+    from bench.reporting.render.console import summary_table
 
     console = summary_table(default + cached).splitlines()
     assert console[0].split()[:5] == ["workload", "strategy", "batch", "spe", "pipeline"]
@@ -282,7 +282,7 @@ def test_augmentation_layers_a_cpu_run_recorded_are_named_in_the_answer() -> Non
     RandomRotation under TensorFlow."""
     import random
 
-    from bench.reporting.answer import answer_section
+    from bench.reporting.render.markdown.answer import answer_section
     from bench.reporting.verdicts import analyze
     from tests.data.make_fixtures import CNN_DATA, ENV_A, make_record
 
@@ -298,6 +298,6 @@ def test_augmentation_layers_a_cpu_run_recorded_are_named_in_the_answer() -> Non
 
 def test_a_count_says_its_noun_in_the_right_number() -> None:
     """Issue 39: "pays back ... after 1 epochs"."""
-    from bench.reporting.format import counted
+    from bench.reporting.render.text import counted
 
     assert (counted(1, "epoch"), counted(5, "epoch"), counted(2.0, "seed")) == ("1 epoch", "5 epochs", "2 seeds")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.reporting.markdown import build_report
-from bench.reporting.report_data import ReportData, json_schema
+from bench.reporting.build import build_report
+from bench.reporting.render.report_json import ReportData, json_schema
 from tests.conftest import REPO
 
 DATA = Path(__file__).parent / "data"
@@ -22,7 +22,7 @@ def validate(document: dict) -> ReportData:
 
 
 def test_the_published_schema_is_the_models() -> None:
-    assert json.loads(SCHEMA.read_text()) == json_schema(), "regenerate: python -m bench.reporting.report_data"
+    assert json.loads(SCHEMA.read_text()) == json_schema(), "regenerate: python -m bench.reporting.render.report_json"
 
 
 @pytest.mark.parametrize("folder", ["records", "records_backends"])

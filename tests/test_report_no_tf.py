@@ -13,11 +13,13 @@ import sys, tempfile
 from pathlib import Path
 import importlib, pkgutil
 import bench, bench.records, bench.reporting
-for m in pkgutil.iter_modules(bench.reporting.__path__):
-    importlib.import_module(f"bench.reporting.{m.name}")
-from bench.reporting import commands, markdown
+names = [m.name for m in pkgutil.walk_packages(bench.reporting.__path__, "bench.reporting.")]  # subpackages too
+assert "bench.reporting.render.console" in names and "bench.reporting.frames.points" in names, names
+for name in names:
+    importlib.import_module(name)
+from bench.reporting import build, commands
 out = Path(tempfile.mkdtemp())
-markdown.build_report([Path(sys.argv[1])], out)
+build.build_report([Path(sys.argv[1])], out)
 commands.compare_main([sys.argv[1], sys.argv[1]])
 banned = ("tensorflow", "keras", "tf_keras", "jax", "torch")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in banned)

@@ -1,5 +1,5 @@
 """Accuracy compared across seeds (issue 33): the A/A rate of a false "differs", the power against a gap of one
-seed spread, and the verdict rules (bench.reporting.seeds; a real run pairing three seeds:
+seed spread, and the verdict rules (bench.reporting.analysis.seeds; a real run pairing three seeds:
 tests/test_e2e.py). Simulated with per-seed accuracies (pp) drawn as a
 component every strategy shares at a seed (correlation ``rho``: same weights, same data order) plus each run's own
 (dropout masks, reduction order), seed-to-seed SD 10 pp: catsdogs_cnn's spread at reduced size (0.66-0.92 over
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.reporting.seeds import DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM, interval, verdict
+from bench.reporting.stats.paired import DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM, interval, verdict
 
 SIGMA_PP = 10.0
 TRIALS = 4000

@@ -57,7 +57,7 @@ def test_one_data_set_at_two_paths_is_one_data_set(tmp_path: Path) -> None:
     paths. The spec as given (the path) stays in the record's ``source``, outside the identity."""
     import shutil
 
-    from bench.reporting.frame import points_frame
+    from bench.reporting.frames.points import points_frame
     from bench.runner.plan import Point
     from bench.runner.point_record import dataset_record
     from bench.workloads import get_workload
@@ -379,7 +379,7 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
         assert ds["shape"] == [28, 28, 1] and abs(ds["chance_accuracy"] - 12 / 42) < 1e-9
         assert r["input_examples_per_s"] > 0  # the input-only probe timed the decode pipeline
         assert r["epochs"][-1]["val_accuracy"] > 0.8  # far above the majority class (0.29)
-    from bench.reporting.learning import learning_verdict
+    from bench.reporting.frames.learning import learning_verdict
 
     assert [learning_verdict(upgrade(r)) for r in recs] == [""] * len(recs)  # the not-learning check passes them
     losses = [r["epochs"][0]["loss"] for r in recs]

@@ -1,4 +1,4 @@
-"""The spread across processes and the two-speeds claim (bench.reporting.spread): its false-claim rate on one
+"""The spread across processes and the two-speeds claim (bench.reporting.stats.spread): its false-claim rate on one
 population of processes, and how often it finds the two speeds measured (docs/statistics.md quotes these)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.reporting.spread import FALSE_CLAIM, MIN_PROCESSES, critical, spread_text, two_speeds
+from bench.reporting.stats.spread import FALSE_CLAIM, MIN_PROCESSES, critical, spread_text, two_speeds
 
 TRIALS = 2000
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.reporting import stats
+from bench.reporting.stats import ratio, sample
 
 # https://en.wikipedia.org/wiki/Quartile#Example_1 and #Example_2
 WIKI_1 = [6, 7, 15, 36, 39, 40, 41, 42, 43, 47, 49]
@@ -16,43 +16,43 @@ WIKI_2 = [7, 15, 36, 39, 40, 41]
 
 def test_quartiles_wikipedia_example_1_type7():
     # Type 7 (linear interpolation, R/Excel QUARTILE.INC default) gives Wikipedia's "method 2" values here.
-    assert stats.median_iqr(WIKI_1) == (40.0, 25.5, 42.5)
-    assert stats.iqr(WIKI_1) == 17.0
+    assert sample.median_iqr(WIKI_1) == (40.0, 25.5, 42.5)
+    assert sample.iqr(WIKI_1) == 17.0
 
 
 def test_quartiles_wikipedia_example_2_type7():
-    med, q1, q3 = stats.median_iqr(WIKI_2)
+    med, q1, q3 = sample.median_iqr(WIKI_2)
     assert (med, q1, q3) == (37.5, 20.25, 39.75)
-    assert stats.iqr(WIKI_2) == pytest.approx(19.5)
+    assert sample.iqr(WIKI_2) == pytest.approx(19.5)
 
 
 def test_quartile_excel_quartile_inc_doc_example():
     # Microsoft's QUARTILE.INC documentation: QUARTILE.INC({1,2,4,7,8,9,10,12}, 1) = 3.5
-    assert stats.median_iqr([1, 2, 4, 7, 8, 9, 10, 12])[1] == 3.5
+    assert sample.median_iqr([1, 2, 4, 7, 8, 9, 10, 12])[1] == 3.5
 
 
 def test_quartiles_ignore_order_and_missing_values():
     shuffled = [43, None, 6, 49, 15, float("nan"), 36, 7, 39, 47, 40, 41, 42]
-    assert stats.median_iqr(shuffled) == (40.0, 25.5, 42.5)
-    assert all(math.isnan(v) for v in stats.median_iqr([]))
+    assert sample.median_iqr(shuffled) == (40.0, 25.5, 42.5)
+    assert all(math.isnan(v) for v in sample.median_iqr([]))
 
 
 def test_coefficient_of_variation_textbook():
     # Wikipedia "Standard deviation" example: mean 5, sample variance 32/7.
     data = [2, 4, 4, 4, 5, 5, 7, 9]
-    assert stats.coefficient_of_variation(data) == pytest.approx(math.sqrt(32 / 7) / 5)
-    assert math.isnan(stats.coefficient_of_variation([3.0]))
+    assert sample.coefficient_of_variation(data) == pytest.approx(math.sqrt(32 / 7) / 5)
+    assert math.isnan(sample.coefficient_of_variation([3.0]))
 
 
 def test_summarize_sample():
-    s = stats.summarize_sample(WIKI_1)
+    s = sample.summarize_sample(WIKI_1)
     assert (s.n, s.median, s.q1, s.q3, s.iqr) == (11, 40.0, 25.5, 42.5, 17.0)
 
 
 def test_repeat_ratio_is_a_ratio_of_geometric_means_with_a_welch_interval():
     a = [2.0, 2.1, 1.9, 2.05, 1.95]
     b = [1.0, 1.02, 0.98, 1.01, 0.99]
-    ci = stats.repeat_ratio_ci(a, b)
+    ci = ratio.repeat_ratio_ci(a, b)
     la, lb = np.log(a), np.log(b)
     assert ci.ratio == pytest.approx(math.exp(la.mean() - lb.mean()))
     # Welch's t interval on the logs, cross-checked against scipy's own implementation
@@ -60,12 +60,12 @@ def test_repeat_ratio_is_a_ratio_of_geometric_means_with_a_welch_interval():
 
     ref = sps.ttest_ind(la, lb, equal_var=False).confidence_interval(0.95)
     assert (ci.low, ci.high) == pytest.approx((math.exp(ref.low), math.exp(ref.high)))
-    assert ci == stats.repeat_ratio_ci(a, b)  # deterministic
+    assert ci == ratio.repeat_ratio_ci(a, b)  # deterministic
     assert ci.significant and ci.format() == f"{ci.ratio:.2f}x [{ci.low:.2f}, {ci.high:.2f}]"
 
 
 def test_interval_contains_one_is_marked_not_significant():
-    ci = stats.repeat_ratio_ci([3.0, 3.1, 2.9, 3.05], [3.02, 2.95, 3.08, 2.99])
+    ci = ratio.repeat_ratio_ci([3.0, 3.1, 2.9, 3.05], [3.02, 2.95, 3.08, 2.99])
     assert ci.low < 1.0 < ci.high and not ci.significant
     assert ci.format().startswith("~") and "[" in ci.format()
 
@@ -76,17 +76,17 @@ def test_interval_contains_one_is_marked_not_significant():
     ([1.0, 1.1, 1.0], [2.0], "0.52x (n=3 vs 1)"),
 ])
 def test_fewer_than_three_repeats_per_side_make_no_claim(num, den, text):
-    ci = stats.repeat_ratio_ci(num, den)
+    ci = ratio.repeat_ratio_ci(num, den)
     assert math.isnan(ci.low) and math.isnan(ci.high)
     assert not ci.significant and ci.format() == text  # no ~, no interval: nothing is claimed
 
 
 def test_no_data_gives_na():
-    assert stats.repeat_ratio_ci([], [2.0]).format() == "n/a"
+    assert ratio.repeat_ratio_ci([], [2.0]).format() == "n/a"
 
 
 def test_no_spread_gives_point_interval():
-    ci = stats.repeat_ratio_ci([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
+    ci = ratio.repeat_ratio_ci([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
     assert (ci.ratio, ci.low, ci.high, ci.significant) == (2.0, 2.0, 2.0, True)
 
 
@@ -104,7 +104,7 @@ A_A_TRIALS = 4000
 
 def test_a_a_comparisons_are_marked_significant_at_most_5_percent_of_the_time():
     rng = np.random.default_rng(2026)
-    hits = sum(stats.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.0), _simulated_repeat_medians(rng, 2.0))
+    hits = sum(ratio.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.0), _simulated_repeat_medians(rng, 2.0))
                .significant for _ in range(A_A_TRIALS))
     rate = hits / A_A_TRIALS
     sampling_error = math.sqrt(0.05 * 0.95 / A_A_TRIALS)  # binomial standard error at the nominal 5 %
@@ -114,7 +114,7 @@ def test_a_a_comparisons_are_marked_significant_at_most_5_percent_of_the_time():
 
 def test_a_true_20_percent_difference_is_found():
     rng = np.random.default_rng(11)
-    found = [stats.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.4), _simulated_repeat_medians(rng, 2.0))
+    found = [ratio.repeat_ratio_ci(_simulated_repeat_medians(rng, 2.4), _simulated_repeat_medians(rng, 2.0))
              for _ in range(1000)]
     power = sum(ci.significant and ci.ratio > 1 for ci in found) / len(found)
     assert power >= 0.9, f"a real 1.2x difference found in only {power:.0%} of trials"
@@ -127,14 +127,14 @@ def test_pooling_epochs_of_one_process_would_be_overconfident():
     rng = np.random.default_rng(3)
     for _ in range(200):
         a, b = _simulated_repeat_medians(rng, 2.0, repeats=1, epochs=3), _simulated_repeat_medians(rng, 2.0, 1, 3)
-        assert not stats.repeat_ratio_ci(a, b).significant
+        assert not ratio.repeat_ratio_ci(a, b).significant
 
 
 @pytest.mark.parametrize("low,high,expected", [(1.1, 1.3, True), (0.7, 0.9, True), (0.9, 1.1, False),
                                                (1.0, 1.2, False), (-math.inf, math.inf, False),
                                                (math.nan, 2.0, False)])
 def test_is_significant(low, high, expected):
-    assert stats.is_significant(low, high) is expected
+    assert ratio.is_significant(low, high) is expected
 
 
 def test_finite_median_is_numpys_median_of_the_finite_values():
@@ -146,5 +146,5 @@ def test_finite_median_is_numpys_median_of_the_finite_values():
         n = int(rng.integers(0, 9))
         v = np.where(rng.random(n) < 0.5, rng.lognormal(0, 3, size=n), rng.choice(pool, size=n))
         finite = v[np.isfinite(v)]
-        got = stats.finite_median(v.tolist())
+        got = sample.finite_median(v.tolist())
         assert (math.isnan(got) and not finite.size) or got == float(np.median(finite))

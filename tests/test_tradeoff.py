@@ -1,5 +1,6 @@
 """Without a target, the answer never names a configuration as best while another is clearly more accurate (issue 39):
-the throughput/accuracy trade-off (bench.reporting.tradeoff), its wording in the answer and report.json, and the A/A
+the throughput/accuracy trade-off (bench.reporting.analysis.tradeoff), its wording in the answer and report.json, and
+the A/A
 rate of its "clearly more accurate" claim, simulated."""
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.reporting.answer import answer_section, best_section
-from bench.reporting.frame import CONFIG_KEY
-from bench.reporting.report_data import report_data
-from bench.reporting.seeds import DIFFERS
-from bench.reporting.tradeoff import tradeoff
+from bench.reporting.analysis.tradeoff import tradeoff
+from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.render.markdown.answer import answer_section, best_section
+from bench.reporting.render.report_json import report_data
+from bench.reporting.stats.paired import DIFFERS
 from bench.reporting.verdicts import analyze
 
 
@@ -118,7 +119,7 @@ def test_a_gap_of_two_seed_spreads_is_found_most_of_the_time() -> None:
 
 
 def test_the_front_keeps_only_configurations_clearly_more_accurate_than_every_faster_one() -> None:
-    from bench.reporting.tradeoff import front
+    from bench.reporting.analysis.tradeoff import front
 
     summary, _ = _frames(np.array([[0.70], [0.71], [0.75], [0.74], [0.80]]), [500.0, 400.0, 300.0, 200.0, 100.0])
     kept = front(summary, 2.0)

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from bench.records import as_records, load_records
-from bench.reporting import untrusted
+from bench.reporting.analysis.cost import priced_summary
 from bench.reporting.commands import compare_main
-from bench.reporting.cost import priced_summary
-from bench.reporting.markdown import render_markdown
-from bench.reporting.prices import load_table
+from bench.reporting.load import untrusted
+from bench.reporting.load.prices import load_table
+from bench.reporting.render.markdown.document import render_markdown
 from bench.reporting.verdicts import analyze
 from tests.conftest import REPO
 

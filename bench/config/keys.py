@@ -20,7 +20,7 @@ PROGRESS = ("auto", "on", "off")
 INPUT_PIPELINES = ("default", "cached", "slow_decode", "autotune", "numpy")
 USER_PIPELINE = "user"  # the input pipeline of a workload with its own input_fn (never asked for: it has no other)
 REPEAT_SEEDS = ("same", "distinct")
-AUTO_REPEATS = "auto"  # repeats=auto: adaptive repeats (bench.reporting.race)
+AUTO_REPEATS = "auto"  # repeats=auto: adaptive repeats (bench.reporting.analysis.race)
 FIXED_STRATEGIES = ("cpu", "cpu_onedevice", "gpu", "gpu_onedevice", "gpus", "tpu", "default", "auto")
 # Names of TensorFlow's MultiWorkerMirroredStrategy: refused (a finding, not a hack). Keras 3 cannot train under it
 # (keras-team/keras#20585, open since 2024-12; tensorflow#72388): model.fit fails in _maybe_symbolic_build with
@@ -78,7 +78,7 @@ class SuiteConfig:
     backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
         "a list of Keras backends: tensorflow | jax | torch, e.g. [tensorflow,jax,torch] (torch: one device, spe 1)"))
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
-    # auto: adaptive repeats (bench.reporting.race), up to max_repeats, within budget_s
+    # auto: adaptive repeats (bench.reporting.analysis.race), up to max_repeats, within budget_s
     repeats: Any = field(default=1, metadata=_help(
         "an integer >= 1 (independent repetitions per point) | auto (repeats only where they can change the answer,"
         " up to max_repeats)"))

@@ -1,5 +1,5 @@
 """Vendor datasheet peaks of accelerators (dense FLOP/s), without any framework: the worker's MFU against the
-datasheet (:mod:`bench.measure.flops`) and the report's lower bounds (:mod:`bench.reporting.bounds`) read them.
+datasheet (:mod:`bench.measure.flops`) and the report's lower bounds (:mod:`bench.reporting.analysis.cost`) read them.
 
 A record names its accelerator the way its framework does, and the frameworks differ: TensorFlow's TPU name is
 ``TPU_ACCELERATOR_TYPE`` (``v5litepod-8``, ``v3-8``, ``v6e-1``), JAX's is the device kind (``TPU v5 lite`` for a

@@ -39,7 +39,7 @@ RECORDED_ENV_VARS: tuple[str, ...] = (
     "TORCHINDUCTOR_MAX_AUTOTUNE", "TORCH_COMPILE_DISABLE", "PYTORCH_CUDA_ALLOC_CONF", "TORCHINDUCTOR_FREEZING",
     # CPU threading
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-    # hosted notebooks (the report prices their records by the free tier: bench.reporting.prices)
+    # hosted notebooks (the report prices their records by the free tier: bench.reporting.load.prices)
     "COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE",
     # test-only fault injection (bench.runner.faults): makes a fault-injected record recognisable
     "BENCH_FAULT",

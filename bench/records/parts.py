@@ -89,7 +89,8 @@ class Check(Part):
 
 
 class RaceSettings(Part):
-    """A point of a ``repeats=auto`` run (:mod:`bench.reporting.race`): the most repeats a configuration could get
+    """A point of a ``repeats=auto`` run (:mod:`bench.reporting.analysis.race`): the most repeats a configuration
+    could get
     (``max_repeats``) and the run's time budget (``budget_s``, seconds of point time; 0: none). The race's decisions
     are replayed from the records and these two settings."""
 

@@ -1,13 +1,15 @@
-"""The report side: point records -> tidy frames -> verdicts -> markdown, console tables, figures, compare.
+"""The report side: point records -> frames -> analysis -> verdicts -> markdown, console tables, report.json, figures.
 
-Runs on any laptop: nothing here imports TensorFlow, Keras or JAX, nor the run side (``bench.runner``,
-``bench.engines``); records (:mod:`bench.records`) are its only input. ``tests/test_import_contract.py``
-fails on a violation.
+Runs on any laptop: nothing here imports TensorFlow, Keras, JAX or PyTorch, nor the run side (``bench.runner``,
+``bench.engines``); records (:mod:`bench.records`) are its only input. One folder per stage of the data flow, each
+importing only the stages below it (``tests/test_import_contract.py`` fails on a violation):
 
-Data flow: :mod:`~bench.reporting.frame` (records -> one row per point, then per configuration, with
-speedups from :mod:`~bench.reporting.speedups`) -> :mod:`~bench.reporting.verdicts` (learning, parity,
-best, winner, break-even) -> :mod:`~bench.reporting.markdown` (with :mod:`~bench.reporting.answer`,
-:mod:`~bench.reporting.tables`, :mod:`~bench.reporting.plots`: a package of figure modules) and
-:mod:`~bench.reporting.console`; :mod:`~bench.reporting.compare` sets two result folders side by side.
-Numbers are written by :mod:`~bench.reporting.format` only.
+- :mod:`~bench.reporting.stats` (0): numbers in, numbers out (NumPy, SciPy);
+- :mod:`~bench.reporting.load` (1): records made inert, the price table: the only modules that read input;
+- :mod:`~bench.reporting.frames` (2): records -> per-point, per-epoch and per-configuration frames (keys, labels,
+  speedups, targets, learning, peaks);
+- :mod:`~bench.reporting.analysis` (3): judgements as data (accuracy, seeds, trade-off, race, cost, compare);
+- :mod:`~bench.reporting.verdicts` (4): the one :class:`~bench.reporting.verdicts.Analysis` every output is built from;
+- :mod:`~bench.reporting.render` (5): text, console tables, report.json, markdown, figures (computes no statistic);
+- :mod:`~bench.reporting.build` (6): the report's pipeline; :mod:`~bench.reporting.commands` (7): the command lines.
 """

@@ -15,14 +15,15 @@ from typing import Any
 
 import pandas as pd
 
-from bench.reporting import untrusted
-from bench.reporting.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, render, report_side
-from bench.reporting.frame import points_frame
-from bench.reporting.markdown import ReportError, build_report
-from bench.reporting.prices import PriceError, load_table, parse_overrides
-from bench.reporting.report_data import ReportData
-from bench.reporting.seeds import PARITY_MARGIN_PP
-from bench.reporting.speedups import DEFAULT_BASELINE
+from bench.reporting.analysis.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, report_side
+from bench.reporting.build import ReportError, build_report
+from bench.reporting.frames.points import points_frame
+from bench.reporting.frames.speedups import DEFAULT_BASELINE
+from bench.reporting.load import untrusted
+from bench.reporting.load.prices import PriceError, load_table, parse_overrides
+from bench.reporting.render.console import compare_table as render
+from bench.reporting.render.report_json import ReportData
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
 
 class CliError(Exception):

@@ -1,7 +1,8 @@
-"""Verdicts on a summary: who learns, accuracy parity, best per strategy, winner, break-even, wrapper
-costs; and :func:`analyze`, which derives all of them from records. Never imports TensorFlow.
+"""Verdicts on a summary and the one :class:`Analysis` every output is built from: who learns, accuracy parity, best
+per strategy, winner, the baseline's best, the fastest to the target, break-even, wrapper costs, absent
+strategies; :func:`analyze` derives all of them from records. Never imports TensorFlow.
 
-Only configurations that learn (:func:`bench.reporting.accuracy.add_learning`: not flagged *not learning*, and
+Only configurations that learn (:func:`bench.reporting.analysis.accuracy.add_learning`: not flagged *not learning*, and
 reached their target, or, without one, not significantly worse than their baseline in a paired test) are ranked.
 """
 
@@ -15,15 +16,18 @@ import numpy as np
 import pandas as pd
 
 from bench.records import RecordLike, as_records
-from bench.reporting import stats
-from bench.reporting.accuracy import accuracy_parity, add_learning
-from bench.reporting.format import config_name
-from bench.reporting.frame import CONFIG_KEY, points_frame, shows_backends, summarize
-from bench.reporting.race_report import Spent, replay
-from bench.reporting.seeds import PARITY_MARGIN_PP, SeedIndex
-from bench.reporting.speedups import DEFAULT_BASELINE, MATCH_KEY
-from bench.reporting.tidy import epochs_frame
-from bench.reporting.tradeoff import Tradeoff, tradeoff
+from bench.reporting.analysis.accuracy import accuracy_parity, add_learning
+from bench.reporting.analysis.race_replay import Spent, replay
+from bench.reporting.analysis.seeds import SeedIndex
+from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
+from bench.reporting.frames.epochs import epochs_frame
+from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, rows_of
+from bench.reporting.frames.labels import config_name, shows_backends
+from bench.reporting.frames.points import points_frame
+from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
+from bench.reporting.frames.summary import summarize
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
+from bench.reporting.stats.sample import geometric_mean
 
 
 def _learners(summary: pd.DataFrame) -> pd.DataFrame:
@@ -112,9 +116,8 @@ def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
                                                          strict=True))
             if ratios:
                 rows.append({"workload": workload, "dataset": dataset, "wrapper": wrapper, "plain": plain,
-                             "n_configs": len(ratios), "ratios": ratios, "cost": stats.geometric_mean(ratios)})
+                             "n_configs": len(ratios), "ratios": ratios, "cost": geometric_mean(ratios)})
     return pd.DataFrame(rows, columns=cols)
-
 
 
 @dataclass
@@ -131,14 +134,14 @@ class Analysis:
     baseline: str
     parity_margin_pp: float
     epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
-    # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.tradeoff)
+    # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.analysis.tradeoff)
     tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
     seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
-    race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.race_report)
+    race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.analysis.race_replay)
 
     @property
     def show_backend(self) -> bool:
-        """Whether tables show a ``backend`` column (:func:`bench.reporting.frame.shows_backends`)."""
+        """Whether tables show a ``backend`` column (:func:`bench.reporting.frames.labels.shows_backends`)."""
         return shows_backends(self.points)
 
 
@@ -152,8 +155,8 @@ def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
 def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
                    parity_margin_pp: float = PARITY_MARGIN_PP,
                    summarized: Callable[[pd.DataFrame], None] | None = None) -> Analysis:
-    """:func:`analyze` from the frames of the records (:func:`bench.reporting.frame.points_frame`,
-    :func:`bench.reporting.tidy.epochs_frame`), for a caller that already has them (the report draws its
+    """:func:`analyze` from the frames of the records (:func:`bench.reporting.frames.points.points_frame`,
+    :func:`bench.reporting.frames.epochs.epochs_frame`), for a caller that already has them (the report draws its
     per-epoch figures from them while this runs); ``summarized`` is given the summary with its speedups as soon as
     it exists, before the accuracy verdicts (the report starts the figures drawn from it)."""
     summary = summarize(points, baseline)
@@ -174,3 +177,35 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
                     {key: t for key, t in found.items() if t is not None}, index,
                     replay(points, baseline, parity_margin_pp))
+
+
+def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:
+    w = rows_of(a.winners, workload, dataset)
+    return None if w.empty else w.iloc[0]
+
+
+def fastest_to_target(summary: pd.DataFrame) -> pd.Series | None:
+    """The learning configuration with the shortest median time to its target (None without targets)."""
+    reached = summary[summary["learns"] & summary["reached_target"]]
+    if reached.empty:
+        return None
+    return reached.sort_values(["time_to_target_s", "strategy"], kind="mergesort").iloc[0]
+
+
+def best_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
+    """The baseline's fastest learning configuration (on the winner's host when there is one)."""
+    base = baseline_rows(summary, a.baseline)
+    base = base[base["learns"]]
+    local = base[base["host"] == win["host"]]
+    base = local if not local.empty else base
+    return None if base.empty else base.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0]
+
+
+def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
+    """Strategies every point of which was skipped (absent hardware): one row each, with the point count
+    and the reason."""
+    rows = []
+    for strategy, g in summary.groupby("strategy", sort=True):
+        if set(g["status"]) == {"skipped"}:
+            rows.append({"strategy": strategy, "n_points": int(g["n_points"].sum()), "reason": g.iloc[0]["error"]})
+    return pd.DataFrame(rows, columns=["strategy", "n_points", "reason"])

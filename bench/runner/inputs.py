@@ -40,7 +40,7 @@ def check_inputs(cfg: SuiteConfig, batches_fit_data: bool = True) -> SuiteConfig
             raise ConfigError(f"epochs={cfg.epochs}: {shown(w)} trains in two stages (frozen backbone, then "
                               f"fine-tuning, half the epochs each): must be >= {MIN_STAGED_EPOCHS}")
     if cfg.prices:  # the report's price file: read now, so a typo stops the run before it starts
-        from bench.reporting.prices import PriceError, load_table
+        from bench.reporting.load.prices import PriceError, load_table
 
         try:
             load_table(extra=Path(cfg.prices))

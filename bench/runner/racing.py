@@ -1,5 +1,6 @@
 """``repeats=auto`` on the run side: rounds of repeats, each round's points planned from the race's standings
-after the last (:mod:`bench.reporting.race`, decided from the run folder's records alone, so a resumed run decides
+after the last (:mod:`bench.reporting.analysis.race`, decided from the run folder's records alone, so a resumed run
+decides
 the same). Imports no framework.
 
 Round ``k`` runs repeat ``k`` (seed + k under ``repeat_seeds=distinct``) of every configuration still running, in
@@ -23,8 +24,9 @@ def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str],
     records of repeats 0 .. look - 1 in ``run_dir`` (decided look by look: a resumed race decides as the run did,
     whatever later rounds left there), how many configurations that is, and how many have an ok repeat."""
     from bench.records import as_records
-    from bench.reporting.frame import CONFIG_KEY, points_frame
-    from bench.reporting.race import standings_of
+    from bench.reporting.analysis.race import standings_of
+    from bench.reporting.frames.keys import CONFIG_KEY
+    from bench.reporting.frames.points import points_frame
 
     points = points_frame(as_records(load_records([run_dir], warn=False).records))
     if points.empty:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bench.config import SuiteConfig, is_raced, shard_of
 from bench.records import load_records
-from bench.reporting.console import summary_table
+from bench.reporting.render.console import summary_table
 from bench.runner.inputs import clamp_warnings
 from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
@@ -37,8 +37,8 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
               f"({', '.join(missing[:5])}{more}); resuming the run runs them")
     print(f"\nrecords: {run_dir}")
     if cfg.report and records:
-        from bench.reporting.markdown import build_report
-        from bench.reporting.prices import load_table
+        from bench.reporting.build import build_report
+        from bench.reporting.load.prices import load_table
 
         try:
             path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,

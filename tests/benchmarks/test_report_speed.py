@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from bench.records import write_record
-from bench.reporting.markdown import build_report
+from bench.reporting.build import build_report
 
 _spec = importlib.util.spec_from_file_location(
     "make_fixtures", Path(__file__).resolve().parents[1] / "data" / "make_fixtures.py")

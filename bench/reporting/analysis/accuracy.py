@@ -1,0 +1,150 @@
+"""Does a configuration train as well? Judged against a target, or across seeds; never against the best of many.
+
+The unit is the **training run** (one per seed; :mod:`bench.reporting.analysis.seeds`):
+
+* **Target** (MLPerf/DAWNBench style, :mod:`bench.reporting.frames.targets`): a configuration that declares one is
+  ranked only when at least half its seeds reach it.
+* **No target** (a user's workload that declares none, a built-in on other data or sizes): a configuration is
+  called worse than the baseline only when, paired by seed, the interval of the mean accuracy difference lies
+  below 0 (Bonferroni over the workload's comparisons) and the mean is below ``-parity_margin_pp``. The
+  baseline is the baseline strategy's configuration at the same workload, data, global batch,
+  steps_per_execution and precision, or where none ran there, its configuration nearest in batch and spe
+  (:func:`nearest_reference`: picked by settings, never by accuracy).
+  Fewer than 3 seeds a side: no claim, and the configuration is not held back on accuracy.
+* **Parity** (strategies and backends at identical batches): the same comparison for every strategy against the
+  baseline and every backend against TensorFlow on the same strategy name, with a verdict (*differs*,
+  *equivalent* within ``parity_margin_pp``, *inconclusive*, *no claim*) and the same-seed agreement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting.analysis.seeds import SeedIndex, compare_seeds
+from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY
+from bench.reporting.frames.labels import config_label, config_name, split_label
+from bench.reporting.frames.speedups import Candidates, baseline_rows, pick_baseline
+from bench.reporting.stats.paired import DIFFERS, PARITY_MARGIN_PP
+
+
+def _config(row: pd.Series) -> dict[str, Any]:
+    return {k: row[k] for k in CONFIG_KEY}
+
+
+def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
+                 margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
+    """Add the accuracy judgement to a :func:`bench.reporting.frames.summary.summarize` frame (module docstring).
+
+    Columns: ``accuracy_test`` (``target``, ``seeds`` or ""), ``accuracy_ref`` (the baseline compared with),
+    ``accuracy_seeds`` (seeds paired), ``accuracy_diff_pp`` (mean per-seed difference) with ``accuracy_low_pp`` /
+    ``accuracy_high_pp`` (its interval), ``accuracy_p`` (adjusted), ``accuracy_verdict``, ``accuracy_agreement``
+    (same-seed agreement), ``accuracy_flag`` (text; "" = fine), ``learns`` (ok, not *not learning*, reached its
+    target or not worse than its baseline, has a throughput): only those are ranked.
+    """
+    summary = summary.copy()
+    cands = Candidates(baseline_rows(summary, baseline))
+    refs: dict[Any, pd.Series] = {}
+    for i, row in summary.iterrows():
+        if row["status"] != "ok" or math.isfinite(row["target_accuracy"]):
+            continue
+        base = pick_baseline(row, cands)
+        if base is None:  # no baseline at this batch and spe: one reference chosen without looking at accuracy
+            base = nearest_reference(row, cands.frame)
+        if base is not None and (base["strategy"] != row["strategy"] or config_name(base) != config_name(row)):
+            refs[i] = base
+    per_workload = pd.Series([tuple(summary.loc[i, ["workload", "dataset"]]) for i in refs]).value_counts()
+    index = index or SeedIndex(points, CONFIG_KEY)
+    cols: dict[str, list[Any]] = {k: [] for k in ("accuracy_test", "accuracy_ref", "accuracy_seeds",
+                                                   "accuracy_diff_pp", "accuracy_low_pp", "accuracy_high_pp",
+                                                   "accuracy_p", "accuracy_verdict", "accuracy_agreement")}
+    for i, row in summary.iterrows():
+        vals: list[Any] = ["", "", 0, math.nan, math.nan, math.nan, math.nan, "", math.nan]
+        if row["status"] == "ok" and math.isfinite(row["target_accuracy"]):
+            vals[0] = "target"
+        elif i in refs:
+            base = refs[i]
+            m = int(per_workload[(row["workload"], row["dataset"])])
+            c = compare_seeds(index, _config(row), _config(base), m, margin_pp)
+            ref = base["strategy"] if config_name(base) == config_name(row) else config_label(base)
+            vals = ["seeds", ref, c.seeds, c.mean_pp, c.low_pp, c.high_pp, c.p, c.verdict, c.agreement]
+        for k, v in zip(cols, vals, strict=True):
+            cols[k].append(v)
+    for k, v in cols.items():
+        summary[k] = v
+    summary["accuracy_flag"] = [_flag(r, margin_pp) for r in summary.to_dict("records")]
+    summary["learns"] = ((summary["status"] == "ok") & (summary["not_learning"] == "")
+                         & (summary["accuracy_flag"] == "") & np.isfinite(summary["examples_per_s"]))
+    return summary
+
+
+def nearest_reference(row: pd.Series, cands: pd.DataFrame) -> pd.Series | None:
+    """The baseline strategy's configuration of the same workload, dataset and precision closest to ``row`` in global
+    batch (ratio; the smaller on a tie), then in spe: one reference per configuration, picked by its settings alone
+    (never by accuracy), so a paired test against it stays valid where no baseline ran at ``row``'s own batch."""
+    same = cands[(cands["workload"] == row["workload"]) & (cands["dataset"] == row["dataset"])
+                 & (cands["precision"] == row["precision"])]
+    if same.empty:
+        return None
+    order = same.assign(
+        _gap=[abs(math.log(float(b) / float(row["global_batch_size"]))) for b in same["global_batch_size"]],
+        _spe=[abs(math.log(float(x) / float(row["steps_per_execution"]))) for x in same["steps_per_execution"]])
+    return order.sort_values(["_gap", "global_batch_size", "_spe", "strategy"], kind="mergesort").iloc[0]
+
+
+def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
+    """Why a configuration's accuracy keeps it from being ranked ("" when it does not): its target missed, or,
+    paired by seed, significantly below its reference (the interval excludes 0) by more than the margin on
+    average (a consistent 0.3 pp loss is a real difference, not one that should cost the ranking)."""
+    if r["accuracy_test"] == "target" and not r["reached_target"]:
+        return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} seeds"
+    if r["accuracy_test"] == "seeds" and r["accuracy_verdict"] == DIFFERS and r["accuracy_diff_pp"] < -margin_pp:
+        return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
+                f"{r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds)")
+    return ""
+
+
+PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "seeds", "val_accuracy", "baseline_val_accuracy",
+                  "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "per_seed", "flag"]
+
+
+def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
+                    margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
+    """Accuracy of every strategy against its baseline, and of every non-TensorFlow backend against TensorFlow on
+    the same strategy name, at equal workload, dataset, global batch, spe and precision, paired by seed (module
+    docstring): one row per comparison (``kind``: ``strategy`` or ``backend``), the interval Bonferroni-corrected
+    over the workload's comparisons; ``flag`` = the verdict is *differs*."""
+    conf = summary[summary["status"] == "ok"] if not summary.empty else summary
+    if conf.empty:
+        return pd.DataFrame(columns=PARITY_COLUMNS)
+    pairs = []
+    for _, g in conf.groupby(MATCH_KEY, sort=True, dropna=False):
+        strategies = sorted(set(g["strategy"]))
+        cands = Candidates(baseline_rows(g.reset_index(drop=True), baseline))
+        by_name = {r["strategy"]: r for _, r in g.iterrows()}
+        for s in strategies:
+            row = by_name[s]
+            base = pick_baseline(row, cands)
+            if base is not None and base["strategy"] != s:  # the same strategy name on another backend: a backend gap
+                same_name = split_label(base["strategy"])[1] == split_label(s)[1]
+                pairs.append(("backend" if same_name else "strategy", row, base))
+            backend, name = split_label(s)
+            if backend != "tensorflow" and name in by_name and name != (base["strategy"] if base is not None
+                                                                         else None):
+                pairs.append(("backend", row, by_name[name]))
+    counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
+    index = index or SeedIndex(points, CONFIG_KEY)
+    rows = []
+    for kind, row, ref in pairs:
+        c = compare_seeds(index, _config(row), _config(ref), int(counts[(row["workload"], row["dataset"])]),
+                          margin_pp)
+        rows.append({**{k: row[k] for k in MATCH_KEY}, "strategy": row["strategy"], "kind": kind,
+                     "baseline": ref["strategy"], "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],
+                     "baseline_val_accuracy": ref["final_val_accuracy"], "diff_pp": c.mean_pp, "low_pp": c.low_pp,
+                     "high_pp": c.high_pp, "p": c.p, "verdict": c.verdict, "agreement": c.agreement,
+                     "per_seed": tuple(sorted(c.diffs.items())), "flag": c.verdict == DIFFERS})
+    return pd.DataFrame(rows, columns=PARITY_COLUMNS)

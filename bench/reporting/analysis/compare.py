@@ -1,0 +1,100 @@
+"""Compare two result folders, or reports (their report.json), point by point (``python -m bench compare A B
+[--fail-above 1.10]``).
+
+Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
+Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
+for each match the table gives the medians of A and B, the time ratio B/A (geometric means of the
+repeats) and, with >= 3 repeats per side, its 95% interval (:func:`bench.reporting.stats.ratio.repeat_ratio_ci`, the
+report's rule) and a verdict: ``faster`` / ``slower`` when the interval excludes 1, else ``~ not
+significant``; with fewer repeats, ``no claim (n < 3)``. The exit code gates CI: 1 when any
+*significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Points with fewer than 3
+repeats a side can never fail the gate (a warning says so). Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from bench.reporting.stats.ratio import repeat_ratio_ci
+from bench.reporting.stats.sample import MIN_REPEATS, median_iqr
+
+METRICS = {"epoch_s": "steady_epoch_s", "train_s": "steady_train_s"}
+DEFAULT_FAIL_ABOVE = 1.10
+KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_execution", "precision"]
+
+
+def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
+    """Per key: one value per ok repeat (median of its steady ``metric``, seconds), plus status/error when none is
+    ok."""
+    column = METRICS[metric]
+    if points.empty:
+        return pd.DataFrame(columns=[*KEY, "samples", "status", "error"])
+    points = points.assign(strategy_key=points["strategy"])  # the report's label: report.json's key too
+    rows = []
+    for key, g in points.groupby(KEY, sort=True, dropna=False):
+        ok = g[g["status"] == "ok"]
+        samples = tuple(v for v in (median_iqr(t)[0] for t in ok[column]) if math.isfinite(v))
+        bad = g[g["status"] != "ok"]
+        rows.append({**dict(zip(KEY, key, strict=True)), "samples": samples,
+                     "status": "ok" if len(ok) else bad.iloc[0]["status"],
+                     "error": "" if bad.empty else bad.iloc[0]["error"]})
+    return pd.DataFrame(rows)
+
+
+def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str = "train_s",
+                   fail_above: float = DEFAULT_FAIL_ABOVE) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return ``(matched, unmatched)``.
+
+    ``matched`` has one row per key present and ok on both sides: ``a_median_s``, ``b_median_s``,
+    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict``, ``fails`` (significant and
+    ratio > fail_above). ``unmatched`` lists keys found on one side only or not ok on a side, with a note.
+    """
+    return compare_sides(records_side(a_points, metric), records_side(b_points, metric), fail_above)
+
+
+def report_side(report: dict[str, Any], metric: str = "train_s") -> pd.DataFrame:
+    """A side of the comparison from a ``report.json`` (:mod:`bench.reporting.render.report_json`): per configuration
+    its
+    per-repeat ``metric`` samples (the median of each repeat's steady epochs, seconds), as :func:`records_side` gives
+    them from records; the strategy is the report's label (``jax/cpu_x2``, ``cpu@host``)."""
+    rows = [{"workload": c["workload"], "dataset": c["dataset"], "strategy_key": c["strategy"],
+             "global_batch_size": c["global_batch_size"], "steps_per_execution": c["steps_per_execution"],
+             "precision": c["precision"], "samples": tuple(c[metric]["samples"]),
+             "status": "ok" if c[metric]["samples"] else c["status"],
+             "error": "" if c[metric]["samples"] else "; ".join(c["flags"]) or c["status"]}
+            for c in report["configurations"]]
+    return pd.DataFrame(rows, columns=[*KEY, "samples", "status", "error"])
+
+
+def compare_sides(a: pd.DataFrame, b: pd.DataFrame, fail_above: float = DEFAULT_FAIL_ABOVE
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`compare_frames` on two sides already reduced to per-repeat samples (from records or a report.json)."""
+    merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True).sort_values(KEY)
+    matched: list[dict[str, Any]] = []
+    unmatched: list[dict[str, Any]] = []
+    for _, r in merged.iterrows():
+        base = {k: r[k] for k in KEY}
+        if r["_merge"] != "both":
+            unmatched.append({**base, "note": "only in A" if r["_merge"] == "left_only" else "only in B"})
+            continue
+        notes = [f"{side}: {r[f'status_{s}']} ({r[f'error_{s}']})" for side, s in (("A", "a"), ("B", "b"))
+                 if r[f"status_{s}"] != "ok"]
+        if len(notes) == 2 and (r["status_a"], r["error_a"]) == (r["status_b"], r["error_b"]):
+            notes = [f"A and B: {r['status_a']} ({r['error_a']})"]
+        if notes:
+            unmatched.append({**base, "note": "; ".join(notes)})
+            continue
+        ci = repeat_ratio_ci(r["samples_b"], r["samples_a"])
+        if not ci.has_interval:
+            verdict = f"no claim (n < {MIN_REPEATS})"
+        else:
+            verdict = "~ not significant" if not ci.significant else ("slower" if ci.ratio > 1 else "faster")
+        fails = bool(ci.significant and ci.ratio > fail_above)
+        matched.append({**base, "a_median_s": median_iqr(r["samples_a"])[0],
+                        "b_median_s": median_iqr(r["samples_b"])[0], "ratio": ci.ratio, "low": ci.low,
+                        "high": ci.high, "n_a": ci.n_den, "n_b": ci.n_num, "significant": ci.significant,
+                        "verdict": f"{verdict} (> {fail_above:g}x)" if fails else verdict, "fails": fails})
+    return pd.DataFrame(matched), pd.DataFrame(unmatched)

@@ -1,0 +1,152 @@
+"""What a configuration costs (DAWNBench style): per steady epoch, per million training examples, and to the
+workload's target accuracy, from the measured times and the device's hourly price (:mod:`bench.reporting.load.prices`).
+Never imports TensorFlow.
+
+Also: which price entry a record's device matches (:func:`match_price`, :func:`units`, :func:`platform_of`; the
+table itself is :mod:`bench.reporting.load.prices`) and the lower bound on other accelerators: a training epoch's
+FLOPs over a chip's datasheet peak (:func:`lower_bound_s`; a bound, not a prediction).
+
+Cost = seconds x USD per hour / 3600. The seconds are the report's own: the median steady epoch (training and
+validation, what an epoch keeps the machine busy), training examples/s for the cost per million examples, and
+time to target (training seconds, warm-up included, until the first epoch at or above the target). Each
+configuration is priced by the device that ran it; where there is no price the cost is a dash, never a guess.
+The Pareto front holds the configurations no other one beats on both time and cost.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from bench.measure.datasheets import chip_of
+from bench.reporting.load.prices import Price, Priced
+from bench.reporting.stats.sample import as_float
+
+
+def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.DataFrame:
+    """``summary`` (one row per configuration) with its price and costs: ``priced_as``, ``price_key``,
+    ``usd_per_hour`` (all the configuration's units), ``usd_per_epoch``, ``usd_per_million_examples``,
+    ``usd_to_target`` (USD; NaN without a price, a measurement or a reached target)."""
+    out = summary.copy()
+    priced = [match_price(table, r["device_kind"], r.get("accelerator"), r["num_replicas"], r.get("cpu_count"),
+                          platform_of(r.get("env_var_names") or (), table))
+              for _, r in summary.iterrows()]
+    out["priced_as"] = [p.label for p in priced]
+    out["price_key"] = [p.key for p in priced]
+    out["usd_per_hour"] = [p.usd_per_hour for p in priced]
+    per_s = out["usd_per_hour"] / 3600.0
+    ok = out["status"] == "ok"
+    out["usd_per_epoch"] = (out["epoch_s_median"] * per_s).where(ok, math.nan)
+    out["usd_per_million_examples"] = (per_s / out["examples_per_s"] * 1e6).where(ok, math.nan)
+    # to target only where the configuration reaches it (at least half its seeds): the median over the seeds that
+    # did would otherwise price a configuration that usually misses as if it arrived
+    reached = out["reached_target"].astype(bool) if "reached_target" in out else ok
+    out["usd_to_target"] = (out["time_to_target_s"] * per_s).where(ok & reached, math.nan)
+    return out
+
+
+def pareto_front(time_s: list[float], cost: list[float]) -> list[bool]:
+    """Which (time, cost) pairs no other pair beats on both (<= on both, < on one); NaNs are never on it."""
+    pts = list(zip(time_s, cost, strict=True))
+    out = []
+    for t, c in pts:
+        if not (math.isfinite(t) and math.isfinite(c)):
+            out.append(False)
+            continue
+        out.append(not any(math.isfinite(t2) and math.isfinite(c2) and t2 <= t and c2 <= c and (t2 < t or c2 < c)
+                           for t2, c2 in pts))
+    return out
+
+
+def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
+    """The configurations to plot and which axes: time and cost to target when any configuration reached it
+    with a price, else steady s/epoch and USD/epoch. Adds ``on_front``."""
+    to_target = g[g["usd_to_target"].map(math.isfinite) & g["time_to_target_s"].map(math.isfinite)]
+    if not to_target.empty:
+        t, c = "time_to_target_s", "usd_to_target"
+        pts = to_target
+    else:
+        t, c = "epoch_s_median", "usd_per_epoch"
+        pts = g[g["usd_per_epoch"].map(math.isfinite) & g["epoch_s_median"].map(math.isfinite)]
+    pts = pts.copy()
+    pts["on_front"] = pareto_front(list(pts[t]), list(pts[c]))
+    return pts, t, c
+
+
+def single_price(g: pd.DataFrame) -> float | None:
+    """The one hourly price (USD/h) all of ``g``'s priced ok configurations ran at, None when there are several (or
+    none): with one price, cost is time rescaled and a cost figure would repeat the time figure."""
+    ok = g[(g["status"] == "ok") & g["usd_per_hour"].map(math.isfinite)] if len(g) else g
+    prices = set(ok["usd_per_hour"]) if len(ok) else set()
+    return float(next(iter(prices))) if len(prices) == 1 else None
+
+
+def _has_token(word: str, text: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", text.lower()) is not None
+
+
+def units(kind: str, accelerator: str, num_replicas: float, cpu_count: float) -> float:
+    """How many of an entry's units a configuration pays for: TPU chips (replicas are cores: two per chip on
+    v2/v3), GPUs (one per replica), or the machine's vCPUs for a CPU point (the whole machine is rented)."""
+    if kind == "cpu":
+        return cpu_count
+    if kind == "tpu":
+        chip = chip_of("tpu", accelerator)
+        return num_replicas / (chip.devices_per_chip if chip is not None else 1)
+    return num_replicas
+
+
+def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator: str | None,
+                num_replicas: Any, cpu_count: Any, platform: str = "") -> Priced:
+    """The price of one configuration's device (see the module docstring)."""
+    kind = device_kind if isinstance(device_kind, str) else ""  # NaN: a skipped point never saw its device
+    acc = accelerator if isinstance(accelerator, str) else ""
+    n_rep = as_float(num_replicas)
+    n_rep = n_rep if math.isfinite(n_rep) else 1.0  # a record without it ran one replica
+    vcpus = as_float(cpu_count)
+    if platform:
+        tier = table.get(platform)
+        if tier is not None and tier.usd_per_hour is not None:
+            return Priced(f"{platform} free tier" if tier.usd_per_hour == 0 else platform, tier.usd_per_hour,
+                          tier.key)
+    entry = next((p for p in table.values() if p.kind == kind and (kind == "cpu" or any(
+        _has_token(m, acc) for m in p.match))), None)
+    what = acc or kind or "device unknown"
+    if entry is None:
+        return Priced(f"no price ({what})", math.nan, None)
+    if entry.usd_per_hour is None:
+        return Priced(f"no price ({entry.key})", math.nan, entry.key)  # why: the Prices used table
+    n = units(kind, acc, n_rep, vcpus)
+    if not (n > 0):
+        return Priced(f"no price ({what}: unknown count)", math.nan, entry.key)
+    count = f"{n:g} {entry.unit}" + ("s" if n != 1 and entry.unit in ("chip", "GPU") else "")
+    return Priced(f"{entry.key} x {count}" if kind != "cpu" else f"{count} ({entry.key})",
+                  entry.usd_per_hour * n, entry.key)
+
+
+def platform_of(env_var_names: Iterable[str], table: Mapping[str, Price]) -> str:
+    """The free tier a record was made on (its environment has the tier's variable), "" for none."""
+    names = set(env_var_names)
+    return next((p.key for p in table.values() if p.kind == "free" and p.env_var and p.env_var in names), "")
+
+
+# (column, device kind, model in the datasheet table, price key in suites/prices/cloud.yaml): one chip or GPU each
+BOUND_DEVICES = (("TPU v4 chip", "tpu", "v4", "tpu-v4"), ("TPU v5e chip", "tpu", "v5e", "tpu-v5e"),
+                 ("TPU v6e chip", "tpu", "v6e", "tpu-v6e"), ("T4", "gpu", "T4", "gpu-t4"),
+                 ("L4", "gpu", "L4", "gpu-l4"), ("A100", "gpu", "A100", "gpu-a100"),
+                 ("H100", "gpu", "H100", "gpu-h100"))
+
+
+def epoch_flops(row: pd.Series) -> float:
+    """Training FLOPs of one epoch of a configuration: FLOPs per example x examples trained per epoch."""
+    examples = row["steps_per_epoch"] * row["global_batch_size"]
+    return float(row["flops_per_example"] * examples)
+
+
+def lower_bound_s(flops: float, peak: float | None) -> float:
+    """Seconds ``flops`` take at ``peak`` FLOP/s (NaN without a peak or a count)."""
+    return flops / peak if peak and math.isfinite(flops) and flops > 0 else math.nan

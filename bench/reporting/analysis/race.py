@@ -1,0 +1,254 @@
+"""Adaptive repeats (``repeats=auto``): after each round of repeats, which configurations get another one.
+
+A race in the sense of F-race and successive halving, for measurement rather than tuning. Every configuration
+runs one repeat (round 0); after each round, from the records so far, a configuration gets the next repeat only
+while it can still change the answer of its workload (the fastest configuration that learns, and that one's
+speedup over its baseline). Nothing is told apart before the run has measured its own spread (two repeats of
+something); then a configuration stops when it is
+
+* **out** -- its throughput is below the leader's (the configuration with the highest mean log throughput among
+  those still eligible) by more than the noise allows: ``mean_L - mean_c > crit * sigma * sqrt(1/n_L + 1/n_c)`` on
+  log examples/s per repeat; except, in a workload without a target, a slower configuration more accurate than the
+  leader by more than the parity margin (median over seeds), which keeps running: with no target saying which
+  accuracy counts, the trade-off is the answer (:mod:`bench.reporting.analysis.tradeoff`);
+* **misses the target** in more than half of at least :data:`MIN_REPEATS` seeds, or is *not learning* over at least
+  that many seeds, or has no ok repeat (failed, skipped): it cannot be the answer;
+* **separated** -- the leader, once every other configuration is out, the report would rank it as it stands
+  (:data:`MIN_REPEATS` seeds, or fewer that already reached its target; without a target, as its own baseline) and
+  its speedup over its baseline is settled: the report's own interval for it (Welch on log throughput per repeat,
+  at ``1 - ALPHA / max_repeats``) excludes 1;
+* **max** -- ``max_repeats`` repeats; **budget** -- the run's point time reached ``budget_s``.
+
+A stop is final: the race is decided look by look (look k sees repeats 0 .. k-1), a configuration stopped at one
+look keeps its stop and is no longer a leader, so every running configuration has repeats 0 .. k-1 and runs
+repeat k next (no gaps; seed + k under every strategy). Every running configuration keeps its baseline
+configuration running, so comparisons stay paired by seed.
+
+**Honest under optional stopping.** ``sigma`` is the pooled within-configuration standard deviation of log
+throughput (one value per repeat: the process is the unit) over every configuration of the run with two or more
+repeats, with Student's t on its degrees of freedom; with fewer than :data:`MIN_DF` of them it is at least
+:data:`SIGMA_PRIOR` (the process-to-process spread once measured on the project's box, 16 %); with none, nothing
+stops. Each comparison is tested at ``ALPHA / (2 (max_repeats - 2) m)`` one-sided (two-sided in effect: the leader
+is whichever is ahead; Bonferroni over the ``max_repeats - 2`` looks that can stop a configuration, after repeats 2
+.. max_repeats - 1; Holm's step-down over the ``m`` configurations compared with the leader of a workload: the most
+distant at ``m``, the next at ``m - 1``, ...), so the chance that any look wrongly stops a configuration is at most
+``ALPHA``; the report draws a raced run's speedup intervals at ``1 - ALPHA / max_repeats``.
+``tests/test_race.py`` measures the A/A false-claim rate (also at a spread above the prior) and the agreement with
+full sweeps by simulation and by replaying a recorded ``repeats=5`` sweep (docs/statistics.md).
+
+Decisions are a function of the records alone (each carries ``race``: ``max_repeats`` and ``budget_s``): the run
+decides from them between rounds, a resumed run decides the same look by look, and the report replays them to say
+why each configuration stopped. Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.speedups import DEFAULT_BASELINE, Candidates, baseline_rows, pick_baseline
+from bench.reporting.frames.summary import summarize
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
+from bench.reporting.stats.ratio import repeat_ratio_ci
+from bench.reporting.stats.sample import ALPHA, MIN_REPEATS
+
+SIGMA_PRIOR = 0.16  # log-throughput SD between processes assumed until the run measures its own (16 % CV here)
+MIN_DF = 4  # pooled degrees of freedom below which SIGMA_PRIOR is a floor
+RUNNING = "running"
+LEADER = "leader"  # the reason a running leader gives
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where one configuration stands after a round: ``state`` (``running``, ``out``, ``misses target``, ``not
+    learning``, ``no ok repeat``, ``separated``, ``max``, ``budget``), the repeats it has and the reason in words."""
+
+    config: tuple[Any, ...]  # its CONFIG_KEY values
+    repeats: int
+    state: str
+    reason: str
+
+    @property
+    def running(self) -> bool:
+        return self.state == RUNNING
+
+
+def pooled_sigma(rates: list[tuple[float, ...]]) -> tuple[float, int]:
+    """(pooled SD of log throughput within configurations, its degrees of freedom) over ``rates`` (each a
+    configuration's examples/s per repeat); the SD is at least :data:`SIGMA_PRIOR` below :data:`MIN_DF` degrees
+    of freedom."""
+    ss, df = 0.0, 0
+    for r in rates:
+        logs = np.log([v for v in r if v > 0 and math.isfinite(v)])
+        if len(logs) >= 2:
+            ss += float(np.sum((logs - logs.mean()) ** 2))
+            df += len(logs) - 1
+    sigma = math.sqrt(ss / df) if df else 0.0
+    return (sigma if df >= MIN_DF else max(sigma, SIGMA_PRIOR)), df
+
+
+def t_critical(alpha: float, df: int) -> float:
+    """One-sided critical value at level ``alpha``: Student's t on ``df`` degrees of freedom (infinite without any:
+    nothing is told apart before the run has measured its own spread)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(1 - alpha, df)) if df >= 1 else math.inf
+
+
+def _log_mean(rates: tuple[float, ...]) -> float:
+    logs = [math.log(v) for v in rates if v > 0 and math.isfinite(v)]
+    return sum(logs) / len(logs) if logs else -math.inf
+
+
+def _key(row: pd.Series) -> tuple[Any, ...]:
+    return tuple(row[k] for k in CONFIG_KEY)
+
+
+def _cannot_answer(row: pd.Series) -> tuple[str, str] | None:
+    """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
+    n = int(row["n_points"])
+    if row["status"] != "ok":
+        return "no ok repeat", f"no ok repeat after {n} ({row['status']})"
+    seeds = int(row.get("n_seeds") or 0)
+    if seeds >= MIN_REPEATS and row["not_learning"]:
+        return "not learning", f"not learning after {n}"
+    target = row.get("target_accuracy", math.nan)
+    if seeds >= MIN_REPEATS and math.isfinite(target) and 2 * int(row["n_reached"]) < seeds:
+        return "misses target", f"misses the target in {seeds - int(row['n_reached'])}/{seeds} seeds"
+    return None
+
+
+class Race:
+    """The race over one run's summary (:func:`bench.reporting.frames.summary.summarize` of its points so far)."""
+
+    def __init__(self, summary: pd.DataFrame, max_repeats: int, baseline: str = DEFAULT_BASELINE,
+                 alpha: float = ALPHA, margin_pp: float = PARITY_MARGIN_PP) -> None:
+        self.summary, self.max_repeats, self.alpha, self.margin_pp = summary, max_repeats, alpha, margin_pp
+        self.sigma, self.df = pooled_sigma([tuple(r) for r in summary["repeat_rates"]]) if len(summary) else (
+            SIGMA_PRIOR, 0)
+        self.candidates = Candidates(baseline_rows(summary, baseline)) if len(summary) else None
+
+    def z(self, leader: pd.Series, other: pd.Series) -> float:
+        """How many standard errors ``other``'s mean log throughput lies below ``leader``'s."""
+        n_l, n_o = len(leader["repeat_rates"]), len(other["repeat_rates"])
+        gap = _log_mean(leader["repeat_rates"]) - _log_mean(other["repeat_rates"])
+        return gap / (self.sigma * math.sqrt(1 / n_l + 1 / n_o)) if self.sigma > 0 else math.inf * gap
+
+    def level(self, comparisons: int) -> float:
+        """The one-sided level one comparison is tested at: half of ``alpha`` (the leader is whichever is ahead, so
+        the gap's sign is chosen by the data: the test is two-sided in effect), over the looks that can stop a
+        configuration (after repeats 2 .. max_repeats - 1: none before the run has measured its spread, and none is
+        needed after the last) and over ``comparisons`` (Holm's step-down: the i-th most distant of m
+        configurations at ``alpha / (2 * looks * (m - i))``)."""
+        return self.alpha / (2 * max(1, self.max_repeats - 2) * max(1, comparisons))
+
+    def standings(self, spent_s: float = 0.0, budget_s: float = 0.0,
+                  stopped: dict[tuple[Any, ...], Standing] | None = None) -> dict[tuple[Any, ...], Standing]:
+        """Every configuration's standing; ``spent_s``: the run's point time so far (s), ``budget_s``: its budget
+        (0: none); ``stopped``: the configurations an earlier look stopped (a stop is final: they keep it and are
+        no longer compared as a leader)."""
+        stopped = stopped or {}
+        found: dict[tuple[Any, ...], Standing] = {}
+        for _, g in self.summary.groupby(["workload", "dataset"], sort=True):
+            found.update(self._workload(g, set(stopped)))
+        rows = {_key(r): r for _, r in self.summary.iterrows()}
+        found.update({key: st for key, st in stopped.items() if key in rows})
+        keep: set[tuple[Any, ...]] = set()
+        for key, st in found.items():  # each running configuration's baseline runs with it: seeds stay paired
+            if st.running and self.candidates is not None:
+                base = pick_baseline(rows[key], self.candidates)
+                if base is not None and _key(base) != key:
+                    keep.add(_key(base))
+        for key in keep:
+            st = found[key]
+            if not st.running and key not in stopped and st.state != "no ok repeat":
+                found[key] = Standing(key, st.repeats, RUNNING, f"baseline of a running configuration ({st.reason})")
+        for key, st in found.items():
+            if st.running and st.repeats >= self.max_repeats:
+                found[key] = Standing(key, st.repeats, "max", f"max_repeats={self.max_repeats} reached")
+            elif st.running and budget_s and spent_s >= budget_s:
+                found[key] = Standing(key, st.repeats, "budget", f"budget_s={budget_s:g} spent ({spent_s:.0f} s)")
+        return found
+
+    def _workload(self, g: pd.DataFrame, stopped: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], Standing]:
+        out: dict[tuple[Any, ...], Standing] = {}
+        eligible = []
+        for _, row in g.iterrows():
+            stop = _cannot_answer(row)
+            n = int(row["n_points"])
+            if _key(row) in stopped:
+                continue
+            if stop is not None:
+                out[_key(row)] = Standing(_key(row), n, *stop)
+            else:
+                eligible.append(row)
+        if not eligible:
+            return out
+        leader = max(eligible, key=lambda r: (_log_mean(r["repeat_rates"]), str(r["strategy"])))
+        no_target = not any(math.isfinite(float(r["target_accuracy"])) for r in eligible)
+        others = sorted((r for r in eligible if r is not leader), key=lambda r: -self.z(leader, r))
+        still, holding = [leader], False
+        for i, row in enumerate(others):  # Holm: the most distant first; once one holds, the rest hold too
+            n = int(row["n_points"])
+            holding = holding or not self.z(leader, row) > t_critical(self.level(len(others) - i), self.df)
+            if holding:
+                out[_key(row)] = Standing(_key(row), n, RUNNING, "within the noise of the leader")
+                still.append(row)
+            elif no_target and row["final_val_accuracy"] > leader["final_val_accuracy"] + self.margin_pp / 100:
+                # slower but more accurate, and no target says which accuracy counts: the trade-off is the answer
+                out[_key(row)] = Standing(_key(row), n, RUNNING, "slower but more accurate than the leader")
+                still.append(row)
+            else:
+                out[_key(row)] = Standing(_key(row), n, "out", f"out after {n}: interval below the leader's")
+        n_l = int(leader["n_points"])
+        if len(still) == 1 and self._judged(leader, no_target) and self._speedup_settled(leader):
+            out[_key(leader)] = Standing(_key(leader), n_l, "separated", f"separated after {n_l}")
+        else:
+            out[_key(leader)] = Standing(_key(leader), n_l, RUNNING, LEADER)
+        return out
+
+    def _judged(self, leader: pd.Series, no_target: bool) -> bool:
+        """Whether the report will rank the leader as it stands: :data:`MIN_REPEATS` seeds, or fewer where it already
+        learns by the report's rule (its target reached in at least half its seeds; without a target, as its own
+        baseline, since otherwise its accuracy is judged against its baseline over seeds)."""
+        if int(leader["n_points"]) >= MIN_REPEATS:
+            return True
+        if leader["not_learning"]:
+            return False
+        if not no_target:
+            return 2 * int(leader["n_reached"]) >= int(leader["n_seeds"])
+        base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
+        return base is None or _key(base) == _key(leader)
+
+    def _speedup_settled(self, leader: pd.Series) -> bool:
+        """The leader's speedup over its baseline is settled: it is its own baseline, it has none, or both have
+        :data:`MIN_REPEATS` repeats and the adjusted interval of the ratio excludes 1."""
+        base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
+        if base is None or _key(base) == _key(leader):
+            return True
+        # the report's own interval (Welch on the pair, at the raced level): settled is what the report will claim
+        return repeat_ratio_ci(leader["repeat_rates"], base["repeat_rates"], 1 - self.alpha / self.max_repeats
+                               ).significant
+
+
+def standings_of(points: pd.DataFrame, max_repeats: int, baseline: str = DEFAULT_BASELINE,
+                 budget_s: float = 0.0, margin_pp: float = PARITY_MARGIN_PP,
+                 looks: int | None = None) -> dict[tuple[Any, ...], Standing]:
+    """The race's standings after look ``looks`` (default: after every repeat recorded), decided look by look as the
+    run decided them: look k sees the repeats before k (``repeat < k``), and a configuration stopped at a look stays
+    stopped. ``points``: a :func:`bench.reporting.frames.points.points_frame`."""
+    last = int(points["repeat"].max()) + 1 if len(points) else 0
+    stopped: dict[tuple[Any, ...], Standing] = {}
+    found: dict[tuple[Any, ...], Standing] = {}
+    for k in range(1, min(last, looks or last) + 1):
+        seen = points[points["repeat"] < k]
+        spent = float(np.nansum(seen["point_wall_s"]))
+        found = Race(summarize(seen, baseline), max_repeats, baseline, margin_pp=margin_pp).standings(
+            spent, budget_s, stopped)
+        stopped.update({key: st for key, st in found.items() if not st.running and key not in stopped})
+    return found

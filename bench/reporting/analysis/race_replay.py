@@ -1,0 +1,58 @@
+"""How a ``repeats=auto`` run spent its repeats, replayed from its records (:mod:`bench.reporting.analysis.race`): per
+configuration the repeats it got and why it stopped, the machine time used against what ``max_repeats`` for every
+configuration would have taken, and whether each workload's answer is settled. Its section is
+:func:`bench.reporting.render.markdown.runs.race_section`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bench.reporting.analysis.race import standings_of
+from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.speedups import DEFAULT_BASELINE
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
+
+
+@dataclass(frozen=True)
+class Spent:
+    """A raced run's repeats: ``table`` (CONFIG_KEY, ``repeats``, ``state``, ``reason``), ``used_s`` (point time
+    of every record, s), ``full_s`` (each configuration's mean point time x ``max_repeats``, s) and per (workload,
+    dataset) whether the leader separated (``settled``)."""
+
+    table: pd.DataFrame
+    used_s: float
+    full_s: float
+    max_repeats: int
+    settled: dict[tuple[str, str], bool]
+
+
+def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: float = PARITY_MARGIN_PP) -> Spent | None:
+    """The race of the raced points of ``points`` (a points frame), decided again from the records (None when no
+    record is of a ``repeats=auto`` run). A configuration's reason is its standing after its last repeat."""
+    if points.empty or "race_looks" not in points or not (points["race_looks"] > 1).any():
+        return None
+    raced = points[points["race_looks"] > 1]
+    most, budget = int(raced["race_looks"].max()), float(raced["race_budget_s"].max())
+    counts = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["repeat"].max() + 1
+    final = standings_of(raced, most, baseline, budget, margin_pp)  # look by look, as the run decided
+    rows = []
+    settled: dict[tuple[str, str], bool] = {}
+    for key, n in counts.items():
+        st = final.get(tuple(key))
+        state, reason = (st.state, st.reason) if st is not None else ("lost", "no record after its last repeat")
+        if st is not None and st.running:
+            state, reason = "unfinished", "the run ended before its next repeat (resume continues the race)"
+        rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "repeats": int(n), "state": state,
+                     "reason": reason})
+        if state == "separated":
+            settled[(key[0], key[1])] = True
+    table = pd.DataFrame(rows)
+    for wd in set(zip(table["workload"], table["dataset"], strict=True)):
+        settled.setdefault(wd, False)
+    per_config = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["point_wall_s"].mean()
+    used = float(np.nansum(raced["point_wall_s"]))
+    return Spent(table, used, float(np.nansum(per_config.to_numpy() * most)), most, settled)

@@ -1,0 +1,134 @@
+"""Accuracy with the training run as the unit: two configurations compared across seeds, paired by seed (the
+interval and verdict are :mod:`bench.reporting.stats.paired`).
+
+A repeat is a training run: repeat r trains from seed + r (initial weights, dropout, data order, augmentation), the
+same seed under every strategy and backend at that repeat. Seed to seed one configuration's final validation
+accuracy moves by far more than two strategies differ (``catsdogs_cnn`` at reduced size: 0.66-0.92 over five seeds
+of ``cpu``), so a test on the examples of one pair of trained models (McNemar) says whether those two *models*
+differ, not whether the strategies do. Here:
+
+* per seed present on both sides, the difference of final validation accuracies in percentage points
+  (``d_i = 100 (a_i - b_i)``; repeats sharing a seed count once, at their median);
+* a t interval for the mean difference, at the family-wise level ``1 - ALPHA`` over the ``m`` comparisons of a
+  workload (Bonferroni: each at ``1 - ALPHA / m``), and the matching adjusted p of the paired t-test;
+* a verdict: **differs** when the interval excludes 0; **equivalent** (within ± ``margin_pp``) when it lies inside
+  the margin; otherwise **inconclusive**; with fewer than :data:`MIN_SEEDS` seeds: **no claim**.
+
+``tests/test_seed_parity.py`` simulates the A/A rate of "differs" and the power against a gap of one seed spread.
+Same-seed **agreement** (the share of validation examples two models from the same seed both got right or both
+got wrong) is kept beside it for what it shows: whether two strategies compute the same model from the same start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.predictions import Predictions, paired
+from bench.reporting.stats.paired import interval, verdict
+
+
+@dataclass(frozen=True)
+class SeedComparison:
+    """One configuration against another, paired by seed: the per-seed differences (pp, by seed), their mean and
+    interval (pp), the adjusted p, the verdict and the median same-seed agreement (fraction; NaN without
+    predictions)."""
+
+    diffs: dict[int, float]
+    mean_pp: float
+    low_pp: float
+    high_pp: float
+    p: float
+    verdict: str
+    agreement: float
+
+    @property
+    def seeds(self) -> int:
+        return len(self.diffs)
+
+
+class SeedIndex:
+    """A frame's rows by configuration, split once (a points frame: its ok points, by repeat): each configuration's
+    values and predictions per seed are then read from its own few rows (a report compares every configuration
+    with a reference); report.json reads its parity rows the same way (``only_ok=False``). Per-seed values,
+    predictions and comparisons are kept once computed: the answer, the parity table and the trade-off ask for the
+    same pairs (one index serves a whole analysis: :func:`bench.reporting.verdicts.analyze_frames`)."""
+
+    def __init__(self, points: pd.DataFrame, keys: list[str], only_ok: bool = True) -> None:
+        ok = points[points["status"] == "ok"] if only_ok and len(points) else points
+        self.keys = keys
+        order = ["repeat"] if "repeat" in ok else []
+        self.groups = {key: g.sort_values(order) if order else g
+                       for key, g in ok.groupby(keys, sort=False, dropna=False)} if len(ok) else {}
+        self._values: dict[tuple[Any, ...], pd.Series] = {}
+        self._predictions: dict[tuple[Any, ...], dict[int, Predictions]] = {}
+        self._compared: dict[tuple[Any, ...], SeedComparison] = {}
+
+    def key(self, config: dict[str, object]) -> tuple[Any, ...]:
+        return tuple(config[k] for k in self.keys)
+
+    def rows(self, config: dict[str, object]) -> pd.DataFrame:
+        """The ok points of one configuration (``config``: column -> value over ``keys``), by repeat."""
+        found = self.groups.get(self.key(config))
+        return found if found is not None else pd.DataFrame(columns=["seed", "repeat"])
+
+    def values(self, config: dict[str, object], column: str = "final_val_accuracy") -> pd.Series:
+        """:func:`seed_values` of one configuration's rows (kept)."""
+        key = (*self.key(config), column)
+        if key not in self._values:
+            self._values[key] = seed_values(self.rows(config), column)
+        return self._values[key]
+
+    def predictions(self, config: dict[str, object]) -> dict[int, Predictions]:
+        """Seed -> the first stored predictions of that seed among one configuration's points (lowest repeat
+        first; kept)."""
+        key = self.key(config)
+        if key not in self._predictions:
+            rows, found = self.rows(config), {}
+            if "predictions" in rows:
+                for seed, p in zip(rows["seed"], rows["predictions"], strict=True):
+                    if isinstance(p, Predictions) and seed not in found:
+                        found[seed] = p
+            self._predictions[key] = found
+        return self._predictions[key]
+
+
+def seed_values(rows: pd.DataFrame, column: str = "final_val_accuracy") -> pd.Series:
+    """``column`` per seed of one configuration's ok points, median over repeats that share a seed."""
+    if not len(rows):
+        return pd.Series(dtype=float)
+    if rows["seed"].is_unique:  # one repeat per seed (the usual case): no grouping needed
+        return rows[["seed", column]].set_index("seed")[column].sort_index().astype(float).dropna()
+    return rows[["seed", column]].groupby("seed", sort=True)[column].median().dropna()
+
+
+def agreement(a: dict[int, Predictions], b: dict[int, Predictions], seeds: list[int]) -> float:
+    """Median over ``seeds`` of the share of validation examples the two configurations' models from that seed
+    (their stored predictions by seed, :meth:`SeedIndex.predictions`) both got right or both got wrong (NaN
+    without stored predictions)."""
+    found = []
+    for seed in seeds:
+        if seed in a and seed in b:
+            both = paired(a[seed], b[seed])
+            if both is not None:
+                found.append(float(np.mean(both[0] == both[1])))
+    return float(np.median(found)) if found else math.nan
+
+
+def compare_seeds(index: SeedIndex, a: dict[str, object], b: dict[str, object], comparisons: int,
+                  margin_pp: float) -> SeedComparison:
+    """Configuration ``a`` against ``b`` (each: column -> value over the index's keys), paired by seed (kept in
+    the index: the same pair is asked for by several sections)."""
+    key = (index.key(a), index.key(b), max(1, comparisons), margin_pp)
+    if key not in index._compared:
+        va, vb = index.values(a), index.values(b)
+        common = sorted(set(va.index) & set(vb.index))
+        diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
+        mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
+        index._compared[key] = SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
+                                              agreement(index.predictions(a), index.predictions(b), common))
+    return index._compared[key]

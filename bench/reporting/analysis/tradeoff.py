@@ -1,0 +1,81 @@
+"""Without a target, throughput against accuracy: is the fastest configuration that learns also as accurate as any?
+Never imports TensorFlow.
+
+A workload that declares no target has no single accuracy that counts as trained, so "fastest" alone would trade
+accuracy for speed without saying so (a larger batch takes fewer, bigger steps and may end far lower). Here, per
+workload and data set, over its configurations that learn (:func:`bench.reporting.analysis.accuracy.add_learning`):
+
+* the **front**: fastest first, each further configuration kept only when its final validation accuracy (median over
+  seeds) is above every faster one's by more than the parity margin, so each member is slower and clearly more
+  accurate than the one before it (a configuration within the margin of a faster one is dominated by it);
+* **settled** when the front is the fastest alone (no configuration that learns ends more than the margin above it),
+  or when, paired by seed, the most accurate member is *equivalent* to the fastest (interval within ± the margin);
+* otherwise the answer names no single best: it shows the front and how to declare a target. The most accurate
+  member is compared with the fastest paired by seed (:func:`bench.reporting.analysis.seeds.compare_seeds`),
+  Bonferroni over
+  every configuration that learns but the fastest (the one compared is picked by its accuracy from all of them, so
+  the correction covers each it could have been); "more accurate" is claimed only on *differs*, and
+  ``tests/test_tradeoff.py`` simulates that claim's A/A rate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from bench.reporting.analysis.seeds import SeedComparison, SeedIndex, compare_seeds
+from bench.reporting.frames.keys import CONFIG_KEY, rows_of
+from bench.reporting.stats.paired import EQUIVALENT
+
+
+@dataclass(frozen=True)
+class Tradeoff:
+    """One workload's throughput/accuracy trade-off (module docstring): the ``front`` (summary rows, fastest first),
+    the comparison of its most accurate member with the fastest (``gap``, None when the front is the fastest
+    alone) and whether the fastest is the answer (``settled``)."""
+
+    front: pd.DataFrame
+    gap: SeedComparison | None
+    settled: bool
+
+    @property
+    def fastest(self) -> pd.Series:
+        return self.front.iloc[0]
+
+    @property
+    def most_accurate(self) -> pd.Series:
+        return self.front.iloc[-1]
+
+
+def front(learners: pd.DataFrame, margin_pp: float) -> pd.DataFrame:
+    """The configurations no faster one matches in accuracy within ``margin_pp`` (module docstring), fastest
+    first."""
+    ranked = learners.sort_values(["examples_per_s", "strategy"], ascending=[False, True], kind="mergesort")
+    kept: list[object] = []
+    best = -math.inf
+    for i, r in ranked.iterrows():
+        acc = float(r["final_val_accuracy"])
+        if not kept or (math.isfinite(acc) and 100 * (acc - best) > margin_pp):
+            kept.append(i)
+            best = max(best, acc) if math.isfinite(acc) else best
+    return ranked.loc[kept]
+
+
+def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, workload: str, dataset: str,
+             margin_pp: float, index: SeedIndex | None = None) -> Tradeoff | None:
+    """The trade-off of one workload without a target (None: it has a target, or fewer than two configurations
+    learn); ``index``: the analysis' seed index of ``points``, when it has one."""
+    rows = rows_of(summary, workload, dataset)
+    learners = rows[rows["learns"]] if len(rows) else rows
+    if len(learners) < 2 or learners["target_accuracy"].map(math.isfinite).any():
+        return None
+    found = front(learners, margin_pp)
+    if len(found) == 1:
+        return Tradeoff(found, None, True)
+    index = index or SeedIndex(rows_of(points, workload, dataset), CONFIG_KEY)
+    best, fast = found.iloc[-1], found.iloc[0]
+    gap = compare_seeds(index, {k: best[k] for k in CONFIG_KEY}, {k: fast[k] for k in CONFIG_KEY},
+                        len(learners) - 1, margin_pp)
+    return Tradeoff(found, gap, gap.verdict == EQUIVALENT)

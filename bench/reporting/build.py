@@ -1,0 +1,104 @@
+"""The report's pipeline: load the records -> frames -> the figure pool -> analyze -> prices -> report.json and
+report.md (:func:`build_report`). The notebook, the session and ``python -m bench report`` call it.
+
+The markdown is deterministic: the same records give byte-identical ``report.md`` (everything sorted,
+fixed number formats, no generation time, no absolute paths), so it can be golden-tested and diffed.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import pandas as pd
+
+from bench.reporting.analysis.cost import priced_summary
+from bench.reporting.frames.epochs import epochs_frame
+from bench.reporting.frames.keys import rows_of
+from bench.reporting.frames.points import points_frame
+from bench.reporting.frames.speedups import DEFAULT_BASELINE
+from bench.reporting.load import untrusted
+from bench.reporting.load.prices import Price, load_table
+from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
+from bench.reporting.render.markdown.document import render_markdown
+from bench.reporting.render.report_json import report_data, to_json
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
+from bench.reporting.verdicts import analyze_frames
+
+
+class ReportError(ValueError):
+    """Bad input for a report (no folder, a missing folder, no records at all)."""
+
+
+def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT_BASELINE,
+                 parity_margin_pp: float = PARITY_MARGIN_PP,
+                 prices: Mapping[str, Price] | None = None) -> Path:
+    """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``; ``prices`` is the
+    price table of the Cost sections (default: the shipped one, :func:`bench.reporting.load.prices.load_table`).
+
+    Raises ReportError (and writes nothing) when no folder is given, a folder is missing, or no record
+    loads. Returns the path of report.md.
+    """
+    with gc_paused():
+        return _build_report(record_dirs, out_dir, baseline, parity_margin_pp, prices)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused, then restored as it was: a report builds ~200,000 objects that
+    live until it is written (records, frames), and each full collection walked them all (1,000 records: three
+    collections, 0.35 s of 4 s in one process). What the report drops is collected after it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_margin_pp: float,
+                  prices: Mapping[str, Price] | None) -> Path:
+    dirs = [Path(d) for d in record_dirs]
+    if not dirs:
+        raise ReportError("no results folder given")
+    missing = [str(d) for d in dirs if not d.exists()]
+    if missing:
+        raise ReportError(f"results folder not found: {', '.join(missing)}")
+    drawer = Drawer(start=True)  # figures are drawn in other processes while this one analyses and writes; they
+    try:  # start now, while this process is small: forking it later cost more, its pages copied on every write
+        loaded = untrusted.load(dirs)  # every string of every record made inert and capped
+        if not loaded.records:
+            raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"
+                              f" ({len(loaded.skipped)} file(s) skipped as unreadable or foreign)")
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        epochs = epochs_frame(loaded.records)  # the per-epoch figures need only the frames: they start at once
+        for key in sorted(set(zip(epochs["workload"], epochs["dataset"], strict=True))):
+            drawer.submit(*epoch_tasks(key, rows_of(epochs, *key), out_dir))
+        points = points_frame(loaded.records)
+        keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
+        for key in keys:
+            drawer.submit(*accuracy_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
+
+        def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
+            for key in keys:
+                drawer.submit(*summary_tasks(key, rows_of(summary, *key), baseline, out_dir))
+
+        a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp, summarized=summarized)
+        table = prices if prices is not None else load_table()
+        priced = priced_summary(a.summary, table)
+        for key in keys:
+            drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
+        (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+        text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
+        drawn = drawer.collect()
+        if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
+            text = render_markdown(a, loaded, dirs, drawn, priced, table)
+    finally:
+        drawer.close()
+    path = out_dir / "report.md"
+    path.write_text(text, encoding="utf-8")
+    return path

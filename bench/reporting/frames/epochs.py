@@ -1,0 +1,68 @@
+"""The per-epoch frame: one row per point and epoch, the columns of :data:`EPOCH_COLUMNS` (each with its unit; also
+in ``docs/reports.md``), in the per-point frame's labels: for plotting (``seaborn.lineplot(data=epochs,
+x="epoch", y="val_accuracy", hue="strategy")``) and for ``bench.run``'s user. Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from bench.records import RecordLike, as_records
+from bench.reporting.frames.labels import content_names, dataset_label, one_name_per_content, strategy_labels
+from bench.reporting.stats.sample import as_float
+
+EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("run_id", "text", "the run folder's name"),
+    ("point_id", "text", "the point (joins the per-point frame)"),
+    ("workload", "text", "the workload's name"),
+    ("dataset", "text", "the data set (as in the per-point frame)"),
+    ("strategy", "text", "the strategy as the report labels it"),
+    ("backend", "text", "tensorflow, jax or torch"),
+    ("global_batch_size", "examples", "examples per training step"),
+    ("steps_per_execution", "steps", "steps per host call that ran"),
+    ("precision", "text", "float32, mixed_float16 or mixed_bfloat16"),
+    ("repeat", "index", "the repeat"),
+    ("status", "text", "the point's status"),
+    ("epoch", "index", "1, 2, …"),
+    ("stage", "text", "a transfer-learning point's stage ('' otherwise)"),
+    ("steady", "bool", "a steady epoch (not a warm-up: not epoch 1, not a stage's first)"),
+    ("steps", "steps", "training steps run in the epoch (from the optimizer)"),
+    ("examples", "examples", "training examples in the epoch"),
+    ("epoch_s", "s", "the epoch, training and validation"),
+    ("train_s", "s", "training alone"),
+    ("val_s", "s", "validation alone"),
+    ("examples_per_s", "examples/s", "examples / train_s"),
+    ("loss", "loss", "mean training loss"),
+    ("accuracy", "fraction", "training accuracy"),
+    ("val_loss", "loss", "validation loss"),
+    ("val_accuracy", "fraction", "validation accuracy"),
+)
+
+
+def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
+    """One row per point and epoch, the columns of :data:`EPOCH_COLUMNS`, in the per-point frame's labels."""
+    typed = as_records(records)
+    rows = []
+    for r, label in zip(typed, strategy_labels(typed), strict=True):
+        steady = {e.epoch for e in r.steady_epochs()}
+        for e in r.epochs:
+            train_s, examples = as_float(e.training_s()), as_float(e.examples)
+            rows.append({
+                "run_id": r.run_id, "point_id": r.point_id,
+                "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
+                "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
+                "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
+                "global_batch_size": int(r.global_batch_size or 0), "steps_per_execution": r.effective_spe(),
+                "precision": r.precision, "repeat": r.repeat, "status": r.status, "epoch": e.epoch,
+                "stage": e.stage or "", "steady": e.epoch in steady, "steps": as_float(e.steps),
+                "examples": examples, "epoch_s": as_float(e.epoch_s), "train_s": train_s, "val_s": as_float(e.val_s),
+                "examples_per_s": examples / train_s if train_s > 0 else math.nan, "loss": as_float(e.loss),
+                "accuracy": as_float(e.accuracy), "val_loss": as_float(e.val_loss),
+                "val_accuracy": as_float(e.val_accuracy)})
+    if not rows:
+        return pd.DataFrame(columns=[c for c, _, _ in EPOCH_COLUMNS])
+    names = content_names((r.dataset.sha256 or "", r.dataset.name or "?") for r in typed)  # as the points frame
+    return one_name_per_content(pd.DataFrame(rows), names)[[c for c, _, _ in EPOCH_COLUMNS]]

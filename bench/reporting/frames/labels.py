@@ -1,0 +1,162 @@
+"""How the report names things: a record's strategy label and host, its compiler mark, its data set (one name per
+content), and a configuration's display names. Labels are for display; rows are matched by
+:mod:`bench.reporting.frames.keys`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from bench.records import BACKENDS, Dataset, Record, RecordLike, as_records
+
+TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
+TORCH_COMPILE = "torch.compile"  # a PyTorch point compiled with jit_compile=True (bench.engines.torch.strategies)
+
+
+def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
+    """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
+
+    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
+    backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
+    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and the
+    compiler where it is not the backend's default (:func:`compiler_mark`: ``cpu (XLA)``, ``torch/cpu
+    (torch.compile)``, ``gpu (jit auto: XLA)``; TPUStrategy and JAX always compile with XLA: no mark). When one
+    resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
+    """
+    typed = as_records(records)
+
+    def scope(r: Record) -> tuple[str, str, str, str]:
+        return (r.workload, dataset_label(r.dataset), str(r.backend), str(r.strategy.name or r.strategy.requested))
+
+    hosts: dict[tuple[str, str, str, str], set[str]] = {}
+    for r in typed:
+        hosts.setdefault(scope(r), set()).add(host_of(r))
+    # a configuration's compiler as any of its repeats recorded it: a repeat that never compiled (failed early) is
+    # labelled by what its siblings ran, so one configuration keeps one label
+    ran: dict[str, str] = {}
+    for r in typed:
+        if r.compiler:
+            ran.setdefault(_configuration(r), r.compiler)
+    out = []
+    for r in typed:
+        backend, name = scope(r)[2:]
+        requested = r.strategy.requested or name
+        label = name if requested == name else f"{requested} ({name})"
+        label = label if backend == "tensorflow" else f"{backend}/{label}"
+        mark = compiler_mark(r, ran.get(_configuration(r)))  # jit_compile true or auto: named by what ran
+        label = f"{label} ({mark})" if mark else label
+        label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
+        out.append(f"{label}@{host_of(r)}" if len(hosts[scope(r)]) > 1 else label)
+    return out
+
+
+def _configuration(r: Record) -> str:
+    """A record's configuration in its run: its point id without the repeat."""
+    return f"{r.run_id}/{re.sub(r'-r[0-9]+$', '', r.point_id)}"
+
+
+def compiler_mark(r: Record, sibling: str | None = None) -> str:
+    """What a TensorFlow or PyTorch point's label says of its compiler ('' for the backend's default, and under JAX
+    or on a TPU): ``XLA`` or ``torch.compile`` when that compiled the train step, as asked or as the workload's own
+    compile settings said (read from the record's ``compiler``, else ``sibling``'s, another repeat of the same
+    configuration; what was asked if none got that far); ``jit auto: XLA`` / ``graph`` / ``eager`` where Keras
+    chose, and ``jit true: graph`` where Keras turned an asked compiler off (a layer that does not support it)."""
+    asked = (r.point or {}).get("jit_compile", False)
+    if r.backend == "jax" or r.strategy.device_kind == "tpu" or r.strategy.name == "tpu":
+        return ""
+    compiler = "torch.compile" if r.backend == "torch" else "XLA"
+    recorded = r.compiler or sibling
+    if not recorded:  # never compiled (skipped, failed early): what was asked; PyTorch's auto is always eager
+        return "" if asked is False else compiler if asked is True else (
+            "jit auto: eager" if r.backend == "torch" else "jit auto")
+    ran = compiler if recorded.startswith((TF_XLA, TORCH_COMPILE)) else "eager" if r.backend == "torch" else "graph"
+    if asked is False:
+        return compiler if ran == compiler else ""  # a workload that sets jit_compile itself: what it set
+    return ran if asked is True and ran == compiler else f"jit {'auto' if asked == 'auto' else 'true'}: {ran}"
+
+
+def host_of(record: Record) -> str:
+    """The host a record ran on (``unknown-host`` when the record does not say)."""
+    return str(record.env.get("hostname") or "unknown-host")
+
+
+def dataset_label(ds: Dataset, with_pipeline: bool = True) -> str:
+    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ. Real
+    data (a data source, a user's arrays) says how much of it was used: ``"keras:mnist (n_train=4096 of
+    60000)"``."""
+    name = ds.name or "?"
+    whole = ds.source_n_train
+    extra = [str(ds.scale)] if ds.scale and whole is None else []
+    if ds.n_train is not None:
+        extra.append(f"n_train={ds.n_train}" + (f" of {whole}" if whole is not None else ""))
+    if with_pipeline and ds.pipeline not in (None, "default"):
+        extra.append(f"pipeline={ds.pipeline}")  # a deliberately slow input pipeline is another dataset
+    return f"{name} ({', '.join(extra)})" if extra else str(name)
+
+
+def _looks_like_a_path(name: str) -> bool:
+    """``csv:/home/ana/train.csv``, ``folder:C:\\data``: a name as older records wrote it."""
+    arg = name.partition(":")[2]
+    return arg.startswith(("/", "\\", "~")) or (len(arg) > 2 and arg[1] == ":" and arg[2] in "/\\")
+
+
+def content_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(content hash, name) -> the one name of that content, for each name of a hash that has several (module
+    docstring); pairs without a hash are not renamed."""
+    names: dict[str, set[str]] = {}
+    for sha, name in pairs:
+        if sha:
+            names.setdefault(str(sha), set()).add(name)
+    rename: dict[tuple[str, str], str] = {}
+    for sha, found in names.items():
+        choices = sorted(found, key=lambda n: (_looks_like_a_path(n), n))
+        rename.update({(sha, n): choices[0] for n in choices[1:]})
+    return rename
+
+
+def one_name_per_content(frame: pd.DataFrame, rename: dict[tuple[str, str], str] | None = None) -> pd.DataFrame:
+    """``frame`` (with ``dataset_name`` and ``dataset_sha256`` columns) with the ``dataset``, ``data`` and
+    ``dataset_name`` of rows of one content hash under one name, so that they form one comparison; ``rename``
+    (:func:`content_names`) when the names come from more records than the frame's rows (the per-epoch frame has
+    none of a point that never trained, yet must name its data as the per-point frame does)."""
+    hashed = frame[frame["dataset_sha256"].astype(bool)]
+    if rename is None:
+        rename = content_names(zip(hashed["dataset_sha256"], hashed["dataset_name"], strict=True))
+    if not rename:
+        return frame
+    frame = frame.copy()
+    for i, row in hashed.iterrows():
+        new = rename.get((row["dataset_sha256"], row["dataset_name"]))
+        if new is None:
+            continue
+        old = row["dataset_name"]
+        for col in ("dataset", "data"):
+            if col in frame:
+                frame.at[i, col] = new + str(row[col])[len(old):]
+        frame.at[i, "dataset_name"] = new
+    return frame
+
+
+def split_label(label: str) -> tuple[str, str]:
+    """(backend, strategy label) of a display label: ``jax/cpu_x2`` -> (jax, cpu_x2); ``cpu`` -> (tensorflow, cpu)."""
+    head, sep, rest = label.partition("/")
+    return (head, rest) if sep and head in BACKENDS else ("tensorflow", label)
+
+
+def shows_backends(points: pd.DataFrame) -> bool:
+    """True when the records are not all TensorFlow's: tables then get a ``backend`` column next to strategy
+    (reports of TensorFlow-only records look as they did before the JAX backend)."""
+    return bool(not points.empty and "backend" in points and (points["backend"] != "tensorflow").any())
+
+
+def config_label(row: pd.Series) -> str:
+    """``"cpu_x2 at b256 spe8 float32"``: a configuration with its strategy."""
+    return f"{row['strategy']} at {config_name(row)}"
+
+
+def config_name(row: pd.Series) -> str:
+    """``"b256 spe8 float32"``: the parts of a configuration that vary within one strategy."""
+    return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"

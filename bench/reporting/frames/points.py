@@ -1,0 +1,229 @@
+"""The per-point frame: one row per record (one point, i.e. one repeat), its raw steady samples kept as tuples
+(:func:`points_frame`), and :func:`points_table`, the scalar frame ``bench.run`` gives a user
+(:data:`POINT_COLUMNS`, each with its unit; also in ``docs/reports.md``). Never imports TensorFlow.
+
+Definitions (the report repeats them):
+
+* steady state = epochs 2..n; the warm-up epoch (epoch 1) is never mixed into steady figures.
+* **One throughput measure** ranks configurations and gives speedups (``speedup``, against a baseline:
+  :mod:`bench.reporting.frames.speedups`): training examples/s of the steady epochs (``examples / train_s``,
+  validation excluded; ``epoch_s`` stands in when a record has no ``train_s``). Per repeat (one process) it
+  is the median over that repeat's steady epochs (``repeat_examples_per_s``); per configuration,
+  ``examples_per_s`` is the geometric mean over its ok repeats (``repeat_rates`` keeps them).
+* ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
+  validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
+* ``warmup_overhead_s``: median over repeats of epoch-1 ``epoch_s`` minus the pooled steady median.
+* **Learning** is judged twice (:mod:`bench.reporting.frames.learning`, :mod:`bench.reporting.verdicts`):
+  against chance and the loss curve (the ``not_learning`` reason), and against the best final val
+  accuracy any configuration of the same workload and dataset reached, within the accuracy tolerance.
+  Only configurations that learn by both (``learns``) are ranked (best per strategy, winner, break-even).
+* ``steps_per_execution`` is what ran (``effective_steps_per_execution`` where a record has it);
+  ``spe_requested`` the request(s) behind it. Configurations that ran the same are one configuration.
+* ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the run's
+  measured peak on that machine (:func:`bench.reporting.frames.runs.with_run_peaks`: the highest of its worker
+  processes' matmul probes), no figure when achieved exceeds it; ``mfu_datasheet_pct`` the same over the
+  vendor peak of the math mode that ran.
+* Targets and time to target: :mod:`bench.reporting.frames.targets`; accuracy verdicts:
+:mod:`bench.reporting.analysis.accuracy`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from bench.predictions import decode
+from bench.records import ErrorInfo, Record, RecordLike, as_records
+from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.labels import compiler_mark, dataset_label, host_of, one_name_per_content, strategy_labels
+from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
+from bench.reporting.frames.runs import with_run_peaks
+from bench.reporting.frames.targets import time_to_target
+from bench.reporting.stats.sample import as_float, finite_median, last_finite
+
+
+def _peak_for(peak: Any, precision: str) -> float:
+    """Look up a peak FLOP/s (dict keyed by dtype, or a plain number) for a Keras precision policy."""
+    if isinstance(peak, dict):
+        for key in (precision, precision.removeprefix("mixed_")):
+            if key in peak:
+                return as_float(peak[key])
+        return math.nan
+    return as_float(peak)
+
+
+def error_text(error: ErrorInfo | None) -> str:
+    """``"Type: message"`` on one line ("" when there is no error)."""
+    if error is None:
+        return ""
+    typ, msg = error.type or "", error.message or ""
+    text = f"{typ}: {msg}" if typ and msg else typ or msg
+    return " ".join(str(text).split())
+
+
+def _mib(value: Any) -> float:
+    return as_float(value) / 2**20 if value is not None else math.nan
+
+
+def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_DROP,
+                 chance_margin_pp: float = CHANCE_MARGIN_PP) -> pd.DataFrame:
+    """One row per record, raw steady samples as tuples (seconds, examples_per_s), sorted by point. Records
+    are read as the current typed model (:func:`bench.records.upgrade`: what an absent field means is settled
+    there)."""
+    typed = as_records(records)
+    rows = [_point_row(r, label, min_loss_drop, chance_margin_pp)
+            for r, label in zip(typed, strategy_labels(typed), strict=True)]
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame = with_run_peaks(one_name_per_content(frame))  # one data set at two paths is one data set
+    return frame.sort_values([*CONFIG_KEY, "repeat", "run_id", "point_id"], kind="mergesort",
+                             ignore_index=True)
+
+
+def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
+    """One row of :func:`points_frame` (timing, identity, learning)."""
+    s, ds = r.strategy, r.dataset
+    # A skipped point may not know its global batch (per-replica sizing on absent hardware).
+    gb = int(r.global_batch_size or (r.point or {}).get("batch_size") or 0)
+    steady = r.steady_epochs()
+    rates = []
+    for e in steady:
+        t, n = as_float(e.training_s()), as_float(e.examples)
+        rates.append(n / t if t > 0 else math.nan)
+    first = [e for e in r.epochs if e.epoch == 1]
+    target = as_float(r.target_accuracy)
+    ttt, ttt_epoch = time_to_target(r.epochs, target) if r.status == "ok" else (math.nan, None)
+    val_steps = as_float(r.validation_steps)
+    n_val = val_steps * gb if math.isfinite(val_steps) and val_steps > 0 and gb else as_float(ds.n_val)
+    scored = [e.val_examples for e in r.epochs if e.val_examples]  # recorded since every example is scored
+    n_val = float(scored[-1]) if scored else n_val
+    return {
+        "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": host_of(r),
+        "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
+        "dataset": dataset_label(ds), "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "",
+        "input_pipeline": ds.pipeline or "default",
+        "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
+        "strategy": label, "backend": r.backend, "keras": str(r.env.get("keras") or ""),
+        "compiler_mark": compiler_mark(r), "strategy_requested": s.requested,
+        "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
+        "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
+        "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
+        "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
+        # what ran (records keep the request: steps_per_execution before the plan resolved it)
+        "steps_per_execution": r.effective_spe(),
+        "spe_requested": r.requested_steps_per_execution or r.steps_per_execution,
+        "steps_per_epoch": r.steps_per_epoch, "precision": r.precision,
+        "repeat": r.repeat, "seed": r.seed, "status": r.status,
+        "error": error_text(r.error), "n_epochs": len(r.epochs),
+        "epoch1_s": as_float(first[0].epoch_s) if first else math.nan,
+        "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),
+        "steady_train_s": tuple(as_float(e.train_s) for e in steady),
+        "steady_examples_per_s": tuple(rates),
+        "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
+        "final_val_accuracy": last_finite(e.val_accuracy for e in r.epochs),
+        "target_accuracy": target, "time_to_target_s": ttt,
+        "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
+        "predictions": decode(r.val_predictions),
+        "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
+        **_process_columns(r, label),
+        "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
+        "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
+        "math_mode": r.math_mode or "", "flop_count": r.flop_count or "",
+        "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
+        "chance_accuracy": as_float(ds.chance_accuracy),
+        "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",
+        "input_examples_per_s": as_float(r.input_examples_per_s),
+        "flops_per_example": as_float(r.flops_per_example),
+        "peak_flops_per_s": _peak_for(r.peak_flops_per_s, r.precision),
+        "datasheet_peak_flops_per_s": _peak_for(r.datasheet_peak_flops_per_s, r.precision),
+        "peak_scope": r.peak_scope or "",
+        "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
+        "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
+    }
+
+
+def _race_columns(r: Record) -> dict[str, Any]:
+    """A ``repeats=auto`` point's race settings (bench.reporting.analysis.race): the looks its run took at the data (its
+    ``max_repeats``; 1 for a fixed number of repeats) and its budget (s; 0 = none)."""
+    return {"race_looks": r.race.max_repeats if r.race is not None else 1,
+            "race_budget_s": r.race.budget_s if r.race is not None else 0.0}
+
+
+def _process_columns(r: Record, label: str) -> dict[str, Any]:
+    """Which worker process ran the point. Records from before one process per repeat: one per strategy."""
+    p = r.process
+    worker = p.worker if p is not None else None
+    return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/{label}",
+            "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None)}
+
+
+def _later_stage_warmups(record: Record) -> float:
+    """Warm-up of a staged point's later stages (their first epoch traces the recompiled model), seconds; 0 for
+    a point trained in one stage."""
+    later = (record.stages or [])[1:]
+    return float(sum(as_float(st.warmup_overhead_s) for st in later
+                     if math.isfinite(as_float(st.warmup_overhead_s))))
+
+
+# (column, unit or kind, meaning)
+POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("run_id", "text", "the run folder's name"),
+    ("point_id", "text", "the point: workload, backend, strategy, batch, spe, precision, repeat"),
+    ("suite", "text", "the suite, or the workloads of a run given without one"),
+    ("host", "text", "the machine's host name"),
+    ("workload", "text", "the workload's name (its variant after a slash)"),
+    ("dataset", "text", "the data set: name (no path) and how much of it was used"),
+    ("input_pipeline", "text", "default, cached, slow_decode, autotune or numpy"),
+    ("strategy", "text", "the strategy as the report labels it (backend/ prefix under JAX)"),
+    ("backend", "text", "tensorflow, jax or torch"),
+    ("strategy_name", "text", "the strategy that ran (auto resolved)"),
+    ("device_kind", "text", "cpu, gpu or tpu"),
+    ("num_replicas", "count", "replicas the strategy trained on"),
+    ("global_batch_size", "examples", "examples per training step, all replicas"),
+    ("per_replica_batch_size", "examples", "examples per step on one replica"),
+    ("steps_per_execution", "steps", "steps per host call that ran (may be below the request)"),
+    ("spe_requested", "steps", "steps_per_execution as requested"),
+    ("steps_per_epoch", "steps", "training steps in one epoch"),
+    ("precision", "text", "float32, mixed_float16 or mixed_bfloat16"),
+    ("repeat", "index", "the repeat (each one its own process)"),
+    ("seed", "integer", "the point's random seed"),
+    ("status", "text", "ok, diverged, failed or skipped"),
+    ("error", "text", "why a point did not finish ('' when ok)"),
+    ("n_epochs", "count", "epochs recorded"),
+    ("epoch1_s", "s", "the first (warm-up) epoch, training and validation"),
+    ("steady_epoch_s", "s", "median of the steady epochs (2..n), training and validation"),
+    ("steady_train_s", "s", "median training time of the steady epochs (validation excluded)"),
+    ("n_steady_epochs", "count", "steady epochs behind the medians"),
+    ("repeat_examples_per_s", "examples/s", "median steady training throughput of the point"),
+    ("final_val_accuracy", "fraction", "validation accuracy after the last epoch"),
+    ("target_accuracy", "fraction", "the workload's target accuracy (NaN: none)"),
+    ("time_to_target_s", "s", "training time until the target was first reached (NaN: not reached)"),
+    ("epochs_to_target", "epochs", "epochs until the target was first reached (NaN: not reached)"),
+    ("chance_accuracy", "fraction", "accuracy of always predicting the commonest validation class"),
+    ("not_learning", "text", "why the point looks like it does not learn ('' when it does)"),
+    ("input_examples_per_s", "examples/s", "the input pipeline alone, no training"),
+    ("flops_per_example", "FLOP", "training FLOPs per example, counted by hand"),
+    ("peak_flops_per_s", "FLOP/s", "the point's process's measured peak at its precision"),
+    ("point_wall_s", "s", "the whole point: data, build, compile, fit, probes"),
+    ("fit_wall_s", "s", "wall clock around the fit"),
+    ("teardown_s", "s", "after the last epoch until fit returned"),
+    ("startup_s", "s", "the worker process's start (imports, strategy)"),
+    ("peak_rss_mib", "MiB", "the worker process's peak resident memory"),
+    ("device_peak_mib", "MiB", "the accelerator's peak memory (NaN on a CPU)"),
+)
+
+
+def points_table(records: Sequence[RecordLike]) -> pd.DataFrame:
+    """One row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians, seconds)."""
+    frame = points_frame(records)
+    if frame.empty:
+        return pd.DataFrame(columns=[c for c, _, _ in POINT_COLUMNS])
+    out = frame.copy()
+    out["n_steady_epochs"] = out["steady_epoch_s"].map(len)
+    for col in ("steady_epoch_s", "steady_train_s"):
+        out[col] = out[col].map(finite_median)
+    return out[[c for c, _, _ in POINT_COLUMNS]].reset_index(drop=True)

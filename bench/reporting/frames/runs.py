@@ -1,0 +1,63 @@
+"""What a run's machines and processes did outside the measured epochs: the peak used for MFU, and where the
+wall time went (process start-up, point set-up, ``fit``, its teardown). Never imports TensorFlow.
+
+**One peak per machine and run.** Every worker process probes the matmul peak once (a process's probe varies
+with thread placement: 222-436 GFLOP/s over five processes on one 2-core box; a ``cpu_x2`` worker's probe runs on
+one of two logical devices and reads about half). MFU divides by the run's peak on that machine, device kind,
+precision and device count: the **highest** probe of its processes (what the hardware has been seen to do),
+shown with the lowest, the median and the number of probes, so a reader sees the spread.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PEAK_KEY = ["run_id", "host", "device_kind", "precision", "peak_devices"]
+
+
+def _peak_devices(scope: Any) -> str:
+    """``2`` from a probe scope ``2 x /gpu:0`` (GPUs are counted: the probe on one, times their number)."""
+    head = str(scope or "").split(" x ", 1)[0]
+    return head if head.isdigit() else "1"
+
+
+def with_run_peaks(points: pd.DataFrame) -> pd.DataFrame:
+    """``points`` with ``run_peak_flops_per_s`` (the highest probe of the run's processes on that machine, device
+    kind, precision and device count), ``run_peak_low``/``run_peak_median`` and ``run_peak_n`` (distinct probes)."""
+    points = points.copy()
+    points["peak_devices"] = [_peak_devices(s) for s in points["peak_scope"]]
+    for col in ("run_peak_flops_per_s", "run_peak_low", "run_peak_median", "run_peak_n"):
+        points[col] = math.nan
+    for _, g in points.groupby(PEAK_KEY, sort=False, dropna=False):
+        per_process = g.groupby("process")["peak_flops_per_s"].first()
+        probes = [v for v in per_process if math.isfinite(v)]
+        if probes:
+            points.loc[g.index, "run_peak_flops_per_s"] = max(probes)
+            points.loc[g.index, "run_peak_low"] = min(probes)
+            points.loc[g.index, "run_peak_median"] = float(np.median(probes))
+            points.loc[g.index, "run_peak_n"] = len(probes)
+    return points
+
+
+def time_budget(points: pd.DataFrame) -> pd.DataFrame:
+    """Per run and host: worker processes, and seconds spent in process start-up (interpreter, imports, strategy,
+    peak probe), inside ``fit`` (the epochs), in ``fit``'s teardown (after its last epoch, inside ``fit_wall_s``),
+    and in each point's own work outside ``fit`` (data, model build, compile, predictions, input probe); ``total``
+    is their sum, the workers' wall time. NaN where records predate the fields."""
+    cols = ["run_id", "host", "processes", "startup_s", "fit_s", "teardown_s", "outside_fit_s", "total_s"]
+    rows = []
+    for (run, host), g in points.groupby(["run_id", "host"], sort=True):
+        if not np.isfinite(g["point_wall_s"]).any():
+            continue
+        startup = g.groupby("process")["startup_s"].first()
+        fit = float(np.nansum(g["fit_wall_s"]))
+        point_wall = float(np.nansum(g["point_wall_s"]))
+        start = float(np.nansum(startup)) if np.isfinite(startup).any() else math.nan
+        rows.append({"run_id": run, "host": host, "processes": int(g["process"].nunique()), "startup_s": start,
+                     "fit_s": fit, "teardown_s": float(np.nansum(g["teardown_s"])),
+                     "outside_fit_s": point_wall - fit, "total_s": point_wall + (start if math.isfinite(start) else 0)})
+    return pd.DataFrame(rows, columns=cols)

@@ -1,0 +1,95 @@
+"""Figures from the per-configuration frame (:func:`bench.reporting.frames.summary.summarize`) that set strategies
+against each other: the speedup heatmap and throughput by backend. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import matplotlib.patches
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+
+from bench.reporting.frames.labels import split_label
+from bench.reporting.render.figures import layout
+
+BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"}
+
+
+def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """The configurations the speedup heatmap draws (ok, with a speedup, not the baseline itself); None without."""
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"])
+                 & (summary["strategy"] != summary["baseline"])].copy()
+    return None if ok.empty else ok
+
+
+def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> Figure | None:
+    """Speedup in training throughput vs the baseline (x), global batch x spe, one panel per strategy.
+
+    Cells read ``1.85x``; ``~`` marks a speedup whose 95 % interval contains 1 (not significant); with
+    fewer than 3 repeats a side there is no interval and no mark (the title says ``n < 3: no claim``).
+    """
+    ok = speedup_data(summary)
+    if ok is None:
+        return None
+    ok["series"] = layout.series_labels(ok)
+    series = sorted(ok["series"].unique())
+    lo, hi = float(ok["speedup"].min()), float(ok["speedup"].max())
+    # Symmetric in ratio terms around 1 (x2 faster and x2 slower get equally strong colours).
+    norm = TwoSlopeNorm(vcenter=1.0, vmin=min(lo, 1 / max(hi, 1.05), 0.95),
+                        vmax=max(hi, 1 / min(lo, 0.95), 1.05))
+    claim = "" if np.isfinite(ok["speedup_low"]).all() else " (n < 3 repeats: no claim)"
+    fig, axes = layout.grid(len(series), f"{title}: speedup in training throughput vs {baseline}{claim}",
+                            sharey=False, extra_w=1.0)
+    for i, (ax, name) in enumerate(zip(axes, series, strict=True)):
+        d = ok[ok["series"] == name]
+        value = d.pivot_table(index="global_batch_size", columns="steps_per_execution", values="speedup")
+        marks = ["~" if np.isfinite(lo) and not sig else "" for lo, sig in zip(d["speedup_low"],
+                                                                                d["speedup_significant"], strict=True)]
+        text = d.assign(t=[f"{m}{v:.2f}x" for m, v in zip(marks, d["speedup"], strict=True)])
+        annot = text.pivot_table(index="global_batch_size", columns="steps_per_execution", values="t",
+                                 aggfunc="first").reindex_like(value).fillna("")
+        sns.heatmap(value, annot=annot.to_numpy(), fmt="", cmap="RdBu", norm=norm, ax=ax,
+                    cbar=i == len(series) - 1,
+                    cbar_kws={"label": f"speedup vs {baseline} (x, > 1 = faster)"}, linewidths=0.5,
+                    annot_kws={"fontsize": 10})
+        base = ", ".join(sorted(set(d["baseline"])))
+        ax.set(title=f"{name} (vs {base})", xlabel="steps_per_execution", ylabel="global batch size")
+        ax.tick_params(axis="y", rotation=0)
+    return fig
+
+
+def backend_data(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """The configurations the backends figure draws (ok, with a throughput); None unless two backends ran."""
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])].copy()
+    return None if ok.empty or ok["backend"].nunique() < 2 else ok
+
+
+def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
+    """Training throughput (examples/s) per strategy, one bar per backend, one panel per global batch size:
+    each bar is the strategy's best ok configuration at that batch (over spe, precision and compiler: ``cpu`` and
+    ``cpu (XLA)`` are one strategy here, its resolved name). None unless two backends ran."""
+    ok = backend_data(summary)
+    if ok is None:
+        return None
+    ok["strategy_only"] = (ok["strategy_name"] if "strategy_name" in ok
+                           else [split_label(str(v))[1] for v in ok["strategy"]])
+    best = (ok.groupby(["global_batch_size", "strategy_only", "backend"], sort=True)["examples_per_s"].max()
+            .reset_index())
+    batches = sorted(best["global_batch_size"].unique())
+    order = sorted(best["strategy_only"].unique())
+    backends = [b for b in BACKEND_COLOURS if b in set(best["backend"])]
+    fig, axes = layout.grid(len(batches), f"{title}: throughput by backend and strategy", extra_w=1.2)
+    for ax, gb in zip(axes, batches, strict=True):
+        d = best[best["global_batch_size"] == gb]
+        sns.barplot(d, x="strategy_only", y="examples_per_s", hue="backend", order=order, hue_order=backends,
+                    palette=BACKEND_COLOURS, ax=ax, legend=False)
+        for container in ax.containers:
+            ax.bar_label(container, fmt="{:,.0f}", fontsize=8, padding=2)
+        ax.set(title=f"global batch = {gb} (best spe, compiler)", xlabel="strategy", ylabel="training examples/s")
+    layout.y_scale(axes, best["examples_per_s"])
+    for ax in axes:
+        ax.margins(y=0.15)
+    handles = [matplotlib.patches.Patch(color=BACKEND_COLOURS[b], label=b) for b in backends]
+    fig.legend(handles=handles, title="backend", loc="outside right upper")
+    return fig

@@ -1,0 +1,133 @@
+"""Line figures from the per-epoch frame (:func:`bench.reporting.frames.epochs.epochs_frame`, what ``bench.epochs``
+gives a
+notebook): training time per epoch, training throughput and validation accuracy, one line per series with a
+band. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator
+
+from bench.reporting.render.figures import layout
+
+
+def _samples(epochs: pd.DataFrame, column: str) -> pd.DataFrame:
+    """One row per steady epoch of every ok point, ``value`` = that epoch's ``column``."""
+    ok = epochs[(epochs["status"] == "ok") & epochs["steady"].astype(bool)].copy()
+    if ok.empty:
+        return ok
+    ok["series"] = layout.series_labels(ok)
+    ok["value"] = pd.to_numeric(ok[column], errors="coerce")
+    return ok[np.isfinite(ok["value"])]
+
+
+DODGE = 0.05  # each series' x is moved by this many x units (log2 units on a log2 axis) times its offset
+
+
+def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dict[str, Any],
+                mk: dict[str, str], log2: bool = True) -> None:
+    """One line per series: the median of ``y`` at each ``x`` with a band from quantile ``low_q`` to
+    ``1 - low_q`` (0.25: the IQR; 0: the range). Series are dodged sideways a little (:data:`DODGE`), so two with
+    the same values (``cpu`` under ``cpu_x2`` from one seed) show as two lines side by side, not one. Aggregated
+    with numpy (type-7 quantiles, pandas' and seaborn's too) and drawn with matplotlib, which is several times
+    faster than seaborn's per-call estimator for the same picture."""
+    labels, at, values = d["series"].to_numpy(), d[x].to_numpy(dtype=float), d[y].to_numpy(dtype=float)
+    names = sorted(set(labels))
+    for i, name in enumerate(names):
+        mine = labels == name
+        xs = np.unique(at[mine])
+        low, mid, high = np.array([np.quantile(values[mine & (at == v)], [low_q, 0.5, 1 - low_q]) for v in xs]).T
+        shift = (i - (len(names) - 1) / 2) * DODGE
+        xs = xs * 2.0 ** shift if log2 else xs + shift
+        ax.plot(xs, mid, color=pal[name], marker=mk[name], label=name, linewidth=1.5, markersize=6)
+        if (low != high).any():
+            ax.fill_between(xs, low, high, color=pal[name], alpha=0.2, linewidth=0)
+
+
+def line_data(epochs: pd.DataFrame, column: str, x: str) -> pd.DataFrame | None:
+    """The steady epochs a line figure of ``column`` against ``x`` draws; None when there is no figure to draw (no
+    steady epoch, or one x value: a dot per panel is no line figure, the tables say it)."""
+    data = _samples(epochs, column)
+    return None if data.empty or data[x].nunique() < 2 else data
+
+
+def _median_lines(epochs: pd.DataFrame, column: str, x: str, panel: str, title: str, xlabel: str,
+                  ylabel: str, panel_title: str) -> Figure | None:
+    """Median (IQR band) of the steady epochs' ``column`` vs ``x`` (log2), one line per strategy and one
+    panel per value of ``panel``."""
+    data = line_data(epochs, column, x)
+    if data is None:
+        return None
+    panels = sorted(data[panel].unique())
+    fig, axes = layout.grid(len(panels), title)
+    pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
+    for ax, value in zip(axes, panels, strict=True):
+        _band_lines(ax, data[data[panel] == value], x, "value", 0.25, pal, mk)
+        ax.set(title=panel_title.format(value))
+    layout.log2_x(axes, sorted(data[x].unique()))
+    layout.outer_labels(axes, xlabel, ylabel)
+    layout.y_scale(axes, data["value"])
+    layout.legend(fig, axes)
+    return fig
+
+
+def epoch_time_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
+    """Steady training time per epoch (s, validation excluded; median with IQR band) vs global batch
+    (log2), one panel per spe."""
+    return _median_lines(epochs, "train_s", "global_batch_size", "steps_per_execution",
+                         f"{title}: steady training time per epoch vs global batch",
+                         "global batch size (examples, log2)", "training time per epoch (s)",
+                         "steps_per_execution = {}")
+
+
+def throughput_figure(epochs: pd.DataFrame, title: str) -> Figure | None:
+    """Training throughput (examples/s, median with IQR band) vs steps_per_execution, one panel per batch."""
+    return _median_lines(epochs, "examples_per_s", "steps_per_execution", "global_batch_size",
+                         f"{title}: training throughput vs steps_per_execution", "steps_per_execution (log2)",
+                         "training throughput (examples/s)", "global batch = {}")
+
+
+def val_accuracy_data(epochs: pd.DataFrame) -> pd.DataFrame | None:
+    """The epochs the validation-accuracy figure draws (ok and diverged points with a finite accuracy); None
+    without any."""
+    data = epochs[epochs["status"].isin(["ok", "diverged"])].copy()
+    data = data[np.isfinite(pd.to_numeric(data["val_accuracy"], errors="coerce"))]
+    return None if data.empty else data
+
+
+def val_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) -> Figure | None:
+    """Validation accuracy per epoch, one line per strategy (band = range over seeds and spe: each repeat is a
+    training run from its own seed), one panel per global batch (from ``epochs``); dashed line = chance accuracy,
+    dotted line = the workload's target accuracy (when it has one; both from ``points``).
+    Diverged points are drawn too."""
+    data = val_accuracy_data(epochs)
+    if data is None:
+        return None
+    data["series"] = layout.series_labels(data)
+    pts = points[points["status"].isin(["ok", "diverged"])]
+    batches = sorted(data["global_batch_size"].unique())
+    fig, axes = layout.grid(len(batches), f"{title}: validation accuracy per epoch")
+    pal, mk = layout.palette(data["series"].tolist()), layout.markers(data["series"].tolist())
+    chance = pts["chance_accuracy"].dropna()
+    target = pts["target_accuracy"].dropna() if "target_accuracy" in pts else pd.Series(dtype=float)
+    for ax, gb in zip(axes, batches, strict=True):
+        d = data[data["global_batch_size"] == gb]
+        _band_lines(ax, d, "epoch", "val_accuracy", 0.0, pal, mk, log2=False)
+        if len(chance):
+            ax.axhline(float(chance.iloc[0]), color="0.4", linestyle="--", linewidth=1, label="chance")
+        if len(target):
+            ax.axhline(float(target.iloc[0]), color="0.2", linestyle=":", linewidth=1.2, label="target")
+        ax.xaxis.set_major_locator(FixedLocator(sorted(d["epoch"].unique())))
+        # Span at least 0.2 and include chance, so a flat line at chance looks flat, not like learning.
+        top = max(float(data["val_accuracy"].max()), float(chance.max()) + 0.2 if len(chance) else 0.0,
+                  float(target.max()) if len(target) else 0.0)
+        bottom = min(float(data["val_accuracy"].min()), float(chance.min()) if len(chance) else 1.0)
+        ax.set_ylim(max(0.0, bottom - 0.02), min(1.0, top + 0.02))
+        ax.set(title=f"global batch = {gb}")
+    layout.outer_labels(axes, "epoch (1 = warm-up)", "validation accuracy")
+    layout.legend(fig, axes)
+    return fig

@@ -1,0 +1,224 @@
+"""The report's figures as tasks, drawn in worker processes beside the analysis. Never imports TensorFlow.
+
+A report's figures are most of its time (1,000 records: 8 figures, ~60 % of a report drawn in one process; see
+docs/development.md), and each figure depends only on its own frames. So :class:`Drawer` draws them in a pool of
+forked processes while the report's own process goes on with the analysis and the markdown: the per-epoch
+figures start as soon as the records are frames, before the summary exists; the summary's figures follow.
+
+Forking is used only where it is safe and pays: on Linux, from a process with a single thread (a Jupyter kernel
+runs several; there the figures are drawn in-process), with more than one CPU available.
+``BENCH_REPORT_PROCESSES`` sets the number of drawing processes (``1``: draw in the report's own process). The
+figures are byte-identical either way (each figure is drawn from its own frames by the same function).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.reporting.analysis.cost import frontier, single_price
+from bench.reporting.render.figures import files as plots
+from bench.reporting.render.figures.comparisons import backend_data, speedup_data
+from bench.reporting.render.figures.costs import cost_figure
+from bench.reporting.render.figures.curves import line_data, val_accuracy_data
+
+PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
+MAX_PROCESSES = 4
+
+
+@dataclass(frozen=True)
+class Task:
+    """One figure: ``draw(*args)`` returns a matplotlib Figure or None (no data); saved as PNG at ``path``.
+    ``draw`` is a module-level function, so a task can be sent to another process."""
+
+    key: tuple[str, str]  # (workload, dataset)
+    name: str  # the figure's name in the report: epoch_time, throughput, ...
+    path: Path
+    draw: Callable[..., Any]
+    args: tuple[Any, ...]
+    has_data: bool = True  # what the figure's own data function said: the report links it before it is drawn
+
+
+def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
+    """Draw and save ``task``; returns (key, name, path or None when the figure had no data)."""
+    return task.key, task.name, plots.save(task.draw(*task.args), task.path)
+
+
+def processes() -> int:
+    """How many drawing processes a report uses here (1: none, the report's own process draws)."""
+    chosen = os.environ.get(PROCESSES_ENV, "").strip()
+    if chosen:
+        try:
+            return max(1, int(chosen))
+        except ValueError:
+            raise ValueError(f"{PROCESSES_ENV}={chosen!r}; allowed: a whole number of processes, 1 or more") from None
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return 1  # fork is safe only in a single-threaded process (and the default only on Linux)
+    return min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
+
+
+class Drawer:
+    """Draws submitted tasks in a pool of forked processes (:func:`processes`), or in this process when
+    :meth:`collect` is called if the pool has one process. The pool is handed a task only when one of its
+    processes is free, so no backlog waits in its queue: :meth:`collect` draws here every task still waiting (this
+    process has finished its own work by then). A figure's error is raised by :meth:`collect`."""
+
+    def __init__(self, workers: int | None = None, start: bool = False) -> None:
+        self.workers = processes() if workers is None else workers
+        self.pool = (ProcessPoolExecutor(self.workers, mp_context=get_context("fork"), initializer=_worker_start)
+                     if self.workers > 1 else None)
+        if self.pool is not None and start:  # fork the processes now (the pool forks them all at its first task)
+            self.pool.submit(int)
+        self.tasks: list[Task] = []  # every task submitted, in order
+        self.futures: dict[int, Future[tuple[tuple[str, str], str, Path | None]]] = {}  # task index -> its drawing
+        self.waiting: deque[int] = deque()  # tasks not handed to the pool yet
+        self.busy = 0  # tasks in the pool's processes
+        self.lock = threading.RLock()  # the pool's done callbacks run on its own thread
+        self.collecting = False  # collect() draws what is left: nothing more goes to the pool
+
+    def submit(self, *tasks: Task) -> None:
+        with self.lock:
+            self.waiting.extend(range(len(self.tasks), len(self.tasks) + len(tasks)))
+            self.tasks += tasks
+        if self.pool is not None:
+            self._dispatch()
+
+    def _dispatch(self, _finished: Future[Any] | None = None) -> None:
+        """Hand waiting tasks to the pool while it has a free process (also each drawing's done callback)."""
+        assert self.pool is not None
+        with self.lock:
+            self.busy -= _finished is not None
+            while self.waiting and self.busy < self.workers and not self.collecting:
+                i = self.waiting.popleft()
+                try:
+                    self.futures[i] = self.pool.submit(run, self.tasks[i])
+                except RuntimeError:  # a broken or shut down pool: this process draws what is left
+                    self.waiting.appendleft(i)
+                    return
+                self.busy += 1
+                self.futures[i].add_done_callback(self._dispatch)
+
+    def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
+        """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
+        while they are drawn."""
+        return _by_key((t.key, t.name, t.path if t.has_data else None) for t in self.tasks)
+
+    def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
+        """Wait for every figure, drawing here those no process has taken; (workload, dataset) -> figure name ->
+        PNG path, for the figures with data, in the order they were submitted."""
+        mine = {}
+        try:
+            with collected_apart():
+                while (i := self._next_waiting()) is not None:
+                    mine[i] = run(self.tasks[i])
+                done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
+        finally:
+            self.close()
+        return _by_key(done)
+
+    def _next_waiting(self) -> int | None:
+        """A task no process has taken, for this one to draw; None when there is none left, and from then on the
+        pool is handed nothing more (every task is then drawn here or has its future)."""
+        with self.lock:
+            if self.waiting:
+                return self.waiting.popleft()
+            self.collecting = True
+            return None
+
+    def close(self) -> None:
+        """Stop the drawing processes (what they have not started is dropped); again does nothing."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+@contextmanager
+def collected_apart() -> Iterator[None]:
+    """Figures drawn in this process are reference cycles (figure, canvas, axes) that only the cyclic garbage
+    collector frees. Where a report has paused it (:func:`bench.reporting.build.gc_paused`), it runs here over
+    what is made from now on: the objects alive now are frozen out of it for the while (freezing and thawing move
+    whole generations, no walk), so each figure is freed without a walk over the report's records and frames."""
+    if gc.isenabled() or gc.get_freeze_count():  # collecting already, or somebody else's frozen objects: leave them
+        yield
+        return
+    gc.freeze()
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
+        gc.unfreeze()
+
+
+def _worker_start() -> None:
+    """A drawing process's start: what it inherited from the report's process (records, frames) is frozen out of the
+    cyclic garbage collector, which then sees only the process's own figures (a full collection over the inherited
+    objects took ~0.1 s each and copied their memory pages), and the collector runs (the report's process may
+    have paused it: :func:`bench.reporting.build.build_report`)."""
+    gc.freeze()
+    gc.enable()
+
+
+def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:
+    found: dict[tuple[str, str], dict[str, Path]] = {}
+    for key, name, path in done:
+        if path is not None:
+            found.setdefault(key, {})[name] = path
+    return found
+
+
+def _task(key: tuple[str, str], name: str, out_dir: Path, has_data: bool, draw: Callable[..., Any],
+          *args: Any) -> Task:
+    """Figure ``name`` of workload and dataset ``key``, at ``out_dir/<workload>-<dataset>-<name>.png``."""
+    return Task(key, name, Path(out_dir) / f"{plots.slug('-'.join(key))}-{name}.png", draw, args, has_data)
+
+
+def epoch_tasks(key: tuple[str, str], epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The per-epoch time figures of one workload and dataset (epoch time, throughput): they need only the epochs."""
+    title = f"{key[0]} on {key[1]}"
+    return [_task(key, "epoch_time", out_dir, line_data(epochs, "train_s", "global_batch_size") is not None,
+                  plots.epoch_time_figure, epochs, title),
+            _task(key, "throughput", out_dir, line_data(epochs, "examples_per_s", "steps_per_execution") is not None,
+                  plots.throughput_figure, epochs, title)]
+
+
+def accuracy_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The validation-accuracy figure of one workload and dataset (it needs the points too: chance, target)."""
+    return [_task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
+                  epochs, points, f"{key[0]} on {key[1]}")]
+
+
+def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:
+    """The figures of one workload's summary (:func:`bench.reporting.frames.summary.summarize`, speedups included): the
+    speedup heatmap and the backends figure. They start as soon as the summary exists, before the accuracy
+    verdicts."""
+    title = f"{key[0]} on {key[1]}"
+    return [_task(key, "speedup", out_dir, speedup_data(summary) is not None, plots.speedup_heatmap_figure,
+                  summary, title, baseline),
+            _task(key, "backends", out_dir, backend_data(summary) is not None, plots.backend_figure, summary, title)]
+
+
+def cost_tasks(key: tuple[str, str], priced: pd.DataFrame, out_dir: Path) -> list[Task]:
+    """The cost figure of one workload's priced rows (:func:`bench.reporting.analysis.cost.priced_summary`); none at a
+    single price (the Cost section says it in a sentence)."""
+    if single_price(priced) is not None:
+        return []
+    return [_task(key, "cost", out_dir, not frontier(priced)[0].empty, priced_cost_figure, priced,
+                  f"{key[0]} on {key[1]}")]
+
+
+def priced_cost_figure(priced: pd.DataFrame, title: str) -> Any:
+    """The cost figure of one workload's priced rows: :func:`bench.reporting.render.figures.costs.cost_figure` of their
+    front (:func:`bench.reporting.analysis.cost.frontier`)."""
+    return cost_figure(*frontier(priced), title)

@@ -1,0 +1,94 @@
+"""Accuracy as the report writes it: a configuration's accuracy over seeds, the answer's accuracy sentence and
+the parity section (strategies and backends paired by seed).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from bench.reporting.frames.labels import split_label
+from bench.reporting.render.text import DASH, markdown_table, number, with_backend
+from bench.reporting.stats.paired import NO_CLAIM
+from bench.reporting.stats.sample import as_float
+
+
+def accuracy_range(r: pd.Series) -> str:
+    """Final validation accuracy over seeds: ``0.820 [0.664-0.922] over 5 seeds``, or ``0.946 (1 seed)``."""
+    n = int(r.get("n_seeds") or 0)
+    if n <= 1 or not math.isfinite(as_float(r["val_acc_min"])):
+        return f"{r['final_val_accuracy']:.3f} ({n} seed{'s' if n != 1 else ''})"
+    return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}-{r['val_acc_max']:.3f}] over {n} seeds"
+
+
+NO_CLAIM_HOW = "repeats=3 or more with distinct seeds give one"
+
+
+def accuracy_sentence(r: pd.Series) -> str:
+    """How a configuration's accuracy was judged, in one sentence (the answer section)."""
+    acc = f"final val accuracy {accuracy_range(r)}"
+    n = int(r.get("n_seeds") or 0)
+    if r["accuracy_test"] == "target":
+        if not r["reached_target"]:
+            return f"**target {r['target_accuracy']:.2f} NOT reached** ({r['n_reached']}/{n} seeds); {acc}"
+        spread = (f" [{r['time_to_target_min_s']:.1f}, {r['time_to_target_max_s']:.1f}]"
+                  if r["n_reached"] > 1 else "")
+        claim = "" if n >= 3 else f"; {n} seed{'s' if n != 1 else ''}: no claim across training runs ({NO_CLAIM_HOW})"
+        return (f"**reached the target {r['target_accuracy']:.2f}** in {r['n_reached']}/{n} seeds, after "
+                f"{r['time_to_target_s']:.1f} s{spread} of training (median epoch {r['epochs_to_target']:.0f}, "
+                f"warm-up included){claim}; {acc}")
+    if r["accuracy_test"] == "seeds":
+        if r["accuracy_verdict"] == NO_CLAIM:
+            return (f"{acc}; against `{r['accuracy_ref']}` paired by seed: no claim with "
+                    f"{r['accuracy_seeds']} seed{'s' if r['accuracy_seeds'] != 1 else ''} ({NO_CLAIM_HOW})")
+        return (f"{acc}; against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
+                f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds: "
+                f"{r['accuracy_verdict']}")
+    if r.get("baseline") == r["strategy"]:
+        return f"{acc}; it is the baseline, and the workload has no target here to judge it by"
+    return f"{acc}; not judged (no target, and no baseline at this configuration)"
+
+
+def accuracy_cell(r: pd.Series) -> str:
+    """Final validation accuracy: the median over seeds with the seeds' range and count (``0.820 [0.664, 0.922]
+    n=5``), one seed's alone."""
+    n = int(r.get("n_seeds") or 0) if r["status"] == "ok" else 0
+    if n <= 1 or pd.isna(r["val_acc_min"]):
+        return number(r["final_val_accuracy"], ".3f")
+    return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}, {r['val_acc_max']:.3f}] n={n}"
+
+
+def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = False) -> list[str]:
+    """One row per comparison of :func:`bench.reporting.analysis.accuracy.accuracy_parity`: a strategy against its
+    baseline, or a backend against TensorFlow on the same strategy, paired by seed."""
+    lines = ["## Accuracy parity", "",
+             "Each strategy against the baseline, and each backend against TensorFlow on the same strategy, at "
+             "equal workload, dataset, global batch, spe and precision. The unit is the training run: repeat r "
+             "trains from seed + r under every strategy, so the runs pair by seed. diff = the mean over seeds of "
+             "the difference of final validation accuracies (pp), with a 95% interval (Student's t, "
+             "Bonferroni-corrected over the workload's comparisons); **differs** when it excludes 0, "
+             f"**equivalent** when it lies within ±{margin:g} pp (`parity_margin_pp`), **inconclusive** otherwise, "
+             "**no claim** with fewer than 3 seeds. Same-seed agreement = share of validation examples the two "
+             "models from one seed both got right or both got wrong (median over seeds): whether the strategies "
+             "compute the same model from the same start, not whether one trains better.", ""]
+    if parity.empty:
+        return [*lines, "No finished points to compare.", ""]
+    for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
+        rows = []
+        for _, r in g.iterrows():
+            claim = r["verdict"] != "no claim"
+            verdict = f"**{r['verdict']}**" if r["flag"] else r["verdict"]
+            rows.append({"global batch": r["global_batch_size"], "spe": r["steps_per_execution"],
+                         "precision": r["precision"], "strategy": r["strategy"],
+                         "vs": ("/".join(split_label(r["baseline"])) if show_backend else r["baseline"])
+                         + (" (other backend)" if r["kind"] == "backend" else ""),
+                         "seeds": r["seeds"], "val acc": number(r["val_accuracy"], ".3f"),
+                         "vs val acc": number(r["baseline_val_accuracy"], ".3f"),
+                         "diff pp": (f"{r['diff_pp']:+.1f} [{r['low_pp']:+.1f}, {r['high_pp']:+.1f}]" if claim
+                                     else number(r["diff_pp"], "+.1f")),
+                         "p (adj.)": number(r["p"], ".2g") if claim else DASH,
+                         "verdict": verdict,
+                         "same-seed agreement %": number(100 * r["agreement"], ".1f")})
+        lines += [f"### {workload} on {dataset}", "", markdown_table(with_backend(rows, show_backend)), ""]
+    return lines

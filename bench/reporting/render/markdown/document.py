@@ -1,0 +1,148 @@
+"""Markdown report (tables + PNG figures) from point records only. Never imports TensorFlow.
+
+The markdown is deterministic: the same records give byte-identical ``report.md`` (everything sorted,
+fixed number formats, no generation time, no absolute paths), so it can be golden-tested and diffed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from bench.records import LoadResult, Record
+from bench.reporting.analysis.cost import BOUND_DEVICES
+from bench.reporting.frames.keys import rows_of
+from bench.reporting.frames.labels import config_label
+from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
+from bench.reporting.load.prices import Price
+from bench.reporting.render.markdown.accuracy import parity_section
+from bench.reporting.render.markdown.answer import answer_section, best_section
+from bench.reporting.render.markdown.cost import bounds_section, cost_section, prices_used_section
+from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
+from bench.reporting.render.markdown.tables import (
+    break_even_section,
+    environment_table,
+    peaks_table,
+    pipelines_section,
+    problems_section,
+    results_table,
+    skipped_files_section,
+)
+from bench.reporting.verdicts import Analysis
+
+HOW_TO_READ = (
+    "How to read this: every figure comes from the point records alone. Epoch 1 is the **warm-up** epoch "
+    "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n. **examples/s** is the "
+    "one measure that ranks configurations and gives speedups: training examples per second of the steady "
+    "epochs (validation excluded), the median over a repeat's steady epochs, then the geometric mean over "
+    "repeats. **One repeat = one worker process** (the process is what varies between runs), and the repeats "
+    "of all strategies are interleaved. Training s/epoch is shown as median [IQR] over all steady "
+    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation), plus a later "
+    "training stage's own warm-up. **spe** is the steps_per_execution that ran. **Speedup** "
+    "is examples/s over the baseline's at equal workload, dataset, global batch, spe "
+    "and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
+    "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
+    "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat; a `repeats=auto` run's at "
+    "1 - 0.05/max_repeats), `1.11x [1.02, 1.23]`, "
+    "and a leading `~` when the interval contains 1 (not significant). For accuracy the unit is the **training "
+    "run**: repeat r trains from seed + r (weights, dropout, data order), the same seed under every strategy, "
+    "so accuracy is a median over seeds with their range. A configuration **learns** when it is "
+    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its accuracy holds: at least "
+    "half its seeds reach the workload's **target** validation accuracy (**s to target** = training "
+    "seconds, warm-up included, until the first epoch at or above it, median over those seeds), or, where there "
+    "is no target, paired by seed with the baseline at the same configuration, it is not significantly below "
+    "it by more than the parity margin on average (with fewer than 3 seeds: no claim); only those are ranked. "
+    "Without a target, the fastest configuration that learns is the answer only when no other ends more than "
+    "the parity margin above it (median over seeds); otherwise the answer shows the trade-off and names no "
+    "winner. "
+    "**GFLOP/s** = analytic training FLOPs "
+    "per example (forward + weight gradients + input gradients only where a gradient flows) x examples/s; "
+    "**MFU** = GFLOP/s over the run's peak on that machine in *Peaks used for MFU* (the highest matmul probe of "
+    "its worker processes; none shown when a model ran faster than the probe); the datasheet column uses the "
+    "vendor's peak for the math mode that ran (TF32 on a recent GPU). Failed, skipped and diverged points are "
+    "listed, never dropped."
+)
+
+
+def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
+    out = []
+    bound = summary[summary["input_bound"]]
+    if not bound.empty:
+        items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
+                 f"the input pipeline delivers alone, "
+                 f"{100 * r['examples_per_s'] / r['input_examples_per_s']:.0f}%)"
+                 for _, r in bound.iterrows()]
+        out.append(f"**Input-bound** (training reaches ≥ {100 * INPUT_BOUND_FRACTION:.0f}% of the input "
+                   "pipeline's own rate; fast accelerators starve on slow pipelines, so a faster pipeline, "
+                   f"not a faster device, would help): {'; '.join(items)}.")
+    learn = summary[summary["not_learning"] != ""]
+    if not learn.empty:
+        items = [f"{config_label(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
+        out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
+    held = summary[(summary["accuracy_flag"] != "") & (summary["not_learning"] == "")]
+    if not held.empty:
+        items = [f"{config_label(r)} ({r['accuracy_flag']})" for _, r in held.iterrows()]
+        out.append(f"**Accuracy not held** (not ranked): {'; '.join(items)}.")
+    ran = spe_notes(summary)
+    if ran:
+        out.append(f"**steps_per_execution that ran** differs from the request: {'; '.join(ran)}.")
+    jax_loop = jax_spe_note(summary)
+    if jax_loop:
+        out.append(jax_loop)
+    if not parity.empty and parity["flag"].any():
+        items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} {r['precision']} "
+                 f"({r['diff_pp']:+.1f} pp [{r['low_pp']:+.1f}, {r['high_pp']:+.1f}] vs {r['baseline']} over "
+                 f"{r['seeds']} seeds)" for _, r in parity[parity["flag"]].iterrows()]
+        out.append(f"**Accuracy differs** across seeds (paired by seed, the interval of the mean difference excludes "
+                   f"0): {'; '.join(items)}.")
+    return out
+
+
+def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
+                    figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
+                    table: Mapping[str, Price] | None = None) -> str:
+    """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
+    costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections."""
+    s = a.summary
+    hosts = sorted(set(a.points["host"]))
+    workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
+    bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
+    lines = ["# bench report", "",
+             f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
+             f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity margin "
+             f"±{a.parity_margin_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
+             "## The answer", ""]
+    for workload, dataset in workloads:
+        lines += answer_section(a, workload, dataset)
+    lines += race_section(a.race)  # repeats=auto: where its repeats went
+    lines += [HOW_TO_READ, ""]
+    lines += pipelines_section(s, a.show_backend)
+    lines += ["## Environment", "", environment_table(loaded.records), "",
+              "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
+    lines += time_section(a.points)
+    for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
+        par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
+        lines += [f"## {workload} on {dataset}", "", "### Results", "",
+                  results_table(g, a.baseline, a.show_backend), ""]
+        for sentence in _sentences(g, par):
+            lines += [sentence, ""]
+        lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
+        lines += break_even_section(be, a.show_backend)
+        bound = bounds_section(g, table)
+        bounded = bounded or bool(bound)
+        lines += bound
+        figs = dict(figures.get((workload, dataset), {}))
+        if priced is not None:
+            lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
+        if figs:
+            lines += ["### Figures", ""]
+            lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
+            lines.append("")
+    if priced is not None and table is not None:
+        lines += prices_used_section(priced, table, tuple(d[3] for d in BOUND_DEVICES) if bounded else ())
+    lines += parity_section(a.parity, a.parity_margin_pp, a.show_backend)
+    lines += problems_section(a.points)
+    lines += skipped_files_section(loaded, dirs)
+    return "\n".join(lines).rstrip("\n") + "\n"

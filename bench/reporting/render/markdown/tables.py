@@ -1,0 +1,237 @@
+"""The report's tables: results, environment, peaks, input pipelines, break-even, problems and skipped files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.records import LoadResult, RecordLike, as_records
+from bench.reporting.frames.keys import PIPELINE_KEY
+from bench.reporting.frames.speedups import ratio_ci
+from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
+from bench.reporting.load.untrusted import skipped_row
+from bench.reporting.render.markdown.accuracy import accuracy_cell
+from bench.reporting.render.text import DASH, markdown_table, number, seconds, shorten, speedup_cell, with_backend
+from bench.reporting.stats.sample import finite_median
+from bench.reporting.verdicts import absent_strategies
+
+
+def _flags(row: pd.Series) -> str:
+    flags = []
+    if row["status"] != "ok":
+        flags.append(shorten(f"{row['status']}: {row['error']}"))
+    elif row["n_ok"] < row["n_points"]:
+        flags.append(f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok")
+    if row["not_learning"]:
+        flags.append("not learning")
+    elif row.get("accuracy_flag", ""):
+        flags.append(row["accuracy_flag"])
+    if row["input_bound"]:
+        flags.append("input-bound")
+    if row.get("two_speeds", ""):  # across processes (bench.reporting.stats.spread): the range is part of the answer
+        flags.append(row["two_speeds"])
+    if row.get("parity_flag", False):
+        flags.append("parity")
+    if row.get("mfu_over_peak", False):
+        flags.append("above the probed peak (MFU not shown)")
+    return "; ".join(flags)
+
+
+def environment_table(records: Sequence[RecordLike]) -> str:
+    """One row per distinct machine environment, with the runs that used it.
+
+    A skipped point's record knows only the host (its worker never got the device), so it adds no row of
+    its own when another record of the same host and run describes the full environment.
+    """
+    typed = as_records(records)
+    full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped"}
+    # a JAX or PyTorch column only where that framework ran
+    extra = [(k, c) for k, c in (("jax", "JAX"), ("torch", "PyTorch")) if any(r.env.get(k) for r in typed)]
+    envs: dict[tuple[str, ...], set[str]] = {}
+    for r in typed:
+        e = r.env
+        if r.status == "skipped" and (str(e.get("hostname")), r.run_id) in full:
+            continue
+        commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
+        fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
+                  "tensorflow", *(k for k, _ in extra), "keras", "bench_version")
+        key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
+        envs.setdefault(key, set()).add(r.run_id)
+    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
+            *(c for _, c in extra), "Keras", "bench", "git commit", "runs"]
+    return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
+
+
+def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
+    """The peak FLOP/s behind every MFU figure: per run, host, device and precision, the highest matmul probe
+    of the run's worker processes (:func:`bench.reporting.frames.runs.with_run_peaks`) with the lowest, the median and
+    the number of probes, the math mode that ran, and the datasheet peak of that mode."""
+    ok = points[points["status"] == "ok"] if not points.empty else points
+    rows = []
+    for (run, host, kind, precision), g in ok.groupby(["run_id", "host", "device_kind", "precision"], sort=True):
+        peak, sheet = finite_median(g["run_peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
+        if not (math.isfinite(peak) or math.isfinite(sheet)):
+            continue
+        n = finite_median(g["run_peak_n"])
+        spread = (f"{number(finite_median(g['run_peak_low']) / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
+                  f"(median {number(finite_median(g['run_peak_median']) / 1e9, ',.1f')}, {int(n)} probes)"
+                  if math.isfinite(n) and n > 1 else "one probe")
+        modes = sorted({str(m) for m in g["math_mode"] if m})
+        rows.append({"run": run, "host": host, "device": kind, "precision": precision,
+                     "math mode": ", ".join(modes) or DASH, "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"),
+                     "probes: lowest-highest": spread,
+                     "datasheet peak GFLOP/s": number(sheet / 1e9, ",.0f")})
+    if not rows:
+        return "No point recorded a peak (MFU is not shown)."
+    return markdown_table(rows)
+
+
+def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = False) -> str:
+    """Strategy x global batch x spe table of one workload (every status, never dropped; a strategy whose
+    every point was skipped is one row). Memory columns (MiB) appear when the records have them."""
+    has_flops = summary["gflops_per_s"].notna().any()
+    has_rss = "peak_rss_mib" in summary and summary["peak_rss_mib"].notna().any()
+    has_device_mem = "device_peak_mib" in summary and summary["device_peak_mib"].notna().any()
+    has_sheet = summary["mfu_datasheet_pct"].notna().any()
+    has_target = bool(np.isfinite(summary["target_accuracy"]).any())
+    absent = absent_strategies(summary)
+    rows = []
+    for _, r in summary.iterrows():
+        if r["strategy"] in set(absent["strategy"]):
+            continue
+        ok = r["status"] == "ok"
+        known = isinstance(r["device_kind"], str) and pd.notna(r["num_replicas"]) and r["num_replicas"]
+        devices = f"{r['device_kind']} x{int(r['num_replicas'])}" if known else DASH
+        row = {
+            "strategy": r["strategy"], "devices": devices, "global batch": r["global_batch_size"],
+            "spe": r["steps_per_execution"], "precision": r["precision"],
+            "status": r["status"] if ok else f"**{r['status']}**",
+            "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
+            "examples/s": number(r["examples_per_s"], ",.0f"),
+            f"speedup vs {baseline}": speedup_cell(r),
+            "train s/epoch median [IQR]":
+                f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
+            "warm-up s": seconds(r["warmup_overhead_s"]),
+            "final val acc [seeds' range]": accuracy_cell(r),
+        }
+        if has_target:
+            targeted = ok and math.isfinite(r["target_accuracy"])
+            reached = f" ({r['n_reached']}/{r['n_seeds']} seeds)" if targeted and r["n_reached"] < r["n_seeds"] else ""
+            row["target"] = number(r["target_accuracy"], ".2f")
+            row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
+        if has_flops:
+            row["GFLOP/s"] = number(r["gflops_per_s"], ".1f")
+            row["MFU %"] = number(r["mfu_pct"], ".1f")
+        if has_sheet:
+            row["MFU % (datasheet)"] = number(r["mfu_datasheet_pct"], ".2f")
+        if has_rss:
+            row["peak RSS MiB"] = number(r["peak_rss_mib"], ",.0f")
+        if has_device_mem:
+            row["device peak MiB"] = number(r["device_peak_mib"], ",.0f")
+        row["flags"] = _flags(r)
+        rows.append(row)
+    for _, a in absent.iterrows():
+        rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
+                     "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
+                     "flags": shorten(f"absent: {a['reason']}", 120)})
+    return markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
+
+
+def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:
+    """Seed 001's lesson as a table: each configuration that ran under several input pipelines, its
+    examples/s under each, and each pipeline's throughput relative to ``default`` (decode every epoch) with
+    the repeats' interval; [] when no configuration ran under more than one pipeline."""
+    ok = summary[summary["status"] == "ok"]
+    groups = [g for _, g in ok.groupby(PIPELINE_KEY, sort=True) if g["input_pipeline"].nunique() > 1]
+    if not groups:
+        return []
+    names = sorted({p for g in groups for p in g["input_pipeline"]}, key=lambda p: (p != "default", p))
+    rows = []
+    for g in groups:
+        by = {r["input_pipeline"]: r for _, r in g.iterrows()}
+        first = g.iloc[0]
+        row: dict[str, Any] = {"workload": first["workload"], "data": first["data"], "strategy": first["strategy"],
+                               "global batch": first["global_batch_size"], "spe": first["steps_per_execution"],
+                               "precision": first["precision"]}
+        for p in names:
+            r = by.get(p)
+            bound = " (input-bound)" if r is not None and r["input_bound"] else ""
+            spread = f" ({r['process_spread']})" if r is not None and r.get("process_spread") else ""
+            row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}{spread}"
+        base = by.get("default")
+        for p in names[1:] if base is not None else []:
+            r = by.get(p)
+            ratio = ratio_ci(r, base) if r is not None and base is not None \
+                else None
+            row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
+        rows.append(row)
+    return ["## Input pipelines", "",
+            "The same configuration under each input pipeline: `default` is bench's fixed tf.data settings (images "
+            "read, decoded and resized every epoch); `cached` decodes once (epoch 1) and caches the decoded images "
+            "*before* augmentation, so augmentation still differs every epoch; `slow_decode` is the default without "
+            "parallel decoding; `autotune` the seeds' `tf.data.AUTOTUNE` settings with autotune on; `numpy` the "
+            "arrays straight into `fit`, which shuffles them itself. In brackets: the steady training seconds per "
+            "epoch across its repeats (a process each), lowest to highest, and two speeds where the repeats split "
+            "into two (docs/statistics.md). "
+            f"A pipeline is input-bound when training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate "
+            "it delivers alone: the device waits for data, and a faster device would not help (seed 001's lesson "
+            "on TPUs). Ratios are examples/s over the default pipeline's, with a 95% interval from 3 or more "
+            "repeats a side.", "",
+            markdown_table(pd.DataFrame(with_backend(rows, show_backend))), ""]
+
+
+def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str]:
+    if be.empty:
+        return []
+    rows = [{"strategy": r["strategy"],
+             "quickest to start (warm-up s / epoch s)":
+                 f"{r['quick']} ({seconds(r['quick_warmup_s'])} / {seconds(r['quick_epoch_s'])})",
+             "fastest (warm-up s / epoch s)":
+                 f"{r['fast']} ({seconds(r['fast_warmup_s'])} / {seconds(r['fast_epoch_s'])})",
+             "break-even epochs": "no trade-off" if r["quick"] == r["fast"] else
+             (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
+            for _, r in be.iterrows()]
+    return ["### Break-even epochs", "",
+            "Among the configurations that learn: training n epochs costs warm-up + n x steady epoch time. "
+            "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
+            "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
+            markdown_table(with_backend(rows, show_backend)), ""]
+
+
+def problems_section(points: pd.DataFrame) -> list[str]:
+    """Every point that is not ok; the points of a strategy that was skipped as a whole are one row."""
+    bad = points[points["status"] != "ok"] if not points.empty else points
+    lines = ["## Failed, skipped and diverged points", ""]
+    if bad.empty:
+        return [*lines, "None: every point finished.", ""]
+    rows = []
+    for (host, run, strategy), g in bad.groupby(["host", "run_id", "strategy"], sort=True):
+        every = points[(points["host"] == host) & (points["run_id"] == run) & (points["strategy"] == strategy)]
+        if set(every["status"]) == {"skipped"} and len(g) > 1:
+            rows.append({"host": host, "run": run, "point": f"all {len(g)} points of {strategy}",
+                         "status": "skipped", "reason": shorten(g.iloc[0]["error"] or "(no reason recorded)", 200)})
+            continue
+        rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
+                  "reason": shorten(r["error"] or "(no reason recorded)", 200)} for _, r in g.iterrows()]
+    return [*lines, markdown_table(rows), ""]
+
+
+def skipped_files_section(loaded: LoadResult[Any], dirs: Sequence[Path]) -> list[str]:
+    lines = ["## Files skipped by the loader", ""]
+    if not loaded.skipped:
+        return [*lines, "None.", ""]
+    rows = []
+    for path, reason in sorted(loaded.skipped):
+        p, name = Path(path), Path(path).name
+        for d in dirs:
+            if p == d or p.is_relative_to(d):
+                name = (Path(d.name) / p.relative_to(d)).as_posix() if p != d else d.name
+                break
+        rows.append(skipped_row(name, reason.removeprefix(f"{path}: ")))
+    return [*lines, markdown_table(rows), ""]

@@ -1,0 +1,292 @@
+"""The report's verdicts as data: ``report.json`` beside ``report.md`` (issue 33), so a CI job or a notebook reads
+"did the winner change, did parity break" without parsing markdown.
+
+One object per configuration (its settings, throughput over repeats, accuracy over seeds, target, parity and
+speedup) and one per workload (the answer: the fastest configuration that learns and its speedup over the
+baseline's best). Every number is a JSON number or ``null`` (never NaN); units are in the names. The model is
+typed with pydantic, as the record is, and its JSON Schema is published as ``docs/report.schema.json``
+(``python -m bench.reporting.render.report_json > docs/report.schema.json``; a test fails when it differs).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.reporting.analysis.seeds import SeedIndex
+from bench.reporting.frames.keys import CONFIG_KEY, rows_of
+from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.speedups import ratio_ci
+from bench.reporting.stats.paired import NO_CLAIM
+from bench.reporting.stats.ratio import RatioCI
+from bench.reporting.stats.sample import as_float, finite_median
+from bench.reporting.verdicts import Analysis
+
+REPORT_SCHEMA_VERSION = 1
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Spread(_Part):
+    """A quantity over repeats (throughput) or seeds: the figure reports rank by (``value``), its median, range and
+    count, and the samples themselves."""
+
+    value: float | None = None
+    median: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    samples: list[float] = Field(default_factory=list)
+
+
+class Accuracy(_Part):
+    """Final validation accuracy (fraction) over seeds: median, range, and the number of seeds (training runs)."""
+
+    median: float | None = None
+    min: float | None = None
+    max: float | None = None
+    seeds: int = 0
+
+
+class Target(_Part):
+    """The workload's target validation accuracy, how many seeds reached it, and the training seconds to it (median
+    and range over those seeds; warm-up epoch included)."""
+
+    value: float
+    reached: bool
+    reached_seeds: int
+    seeds: int
+    seconds_median: float | None = None
+    seconds_min: float | None = None
+    seconds_max: float | None = None
+
+
+class Interval(_Part):
+    """A mean with its interval (percentage points or a ratio)."""
+
+    mean: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+class Parity(_Part):
+    """This configuration's accuracy against ``vs`` (the baseline strategy, or TensorFlow's of the same name:
+    ``kind`` backend), paired by seed: the verdict, the mean per-seed difference in pp with its interval
+    (Bonferroni over the workload's comparisons), seeds paired, the adjusted p and the same-seed agreement."""
+
+    vs: str
+    kind: str
+    verdict: str  # differs | equivalent | inconclusive | no claim
+    diff_pp: Interval
+    seeds: int
+    test: str = "paired t across seeds, Bonferroni over the workload's comparisons"
+    p: float | None = None
+    same_seed_agreement: float | None = None
+
+
+class Speedup(_Part):
+    """Throughput over ``vs``'s at the same settings: the ratio of geometric means over repeats, its 95 % interval
+    (Welch's t on logs; null under 3 repeats a side), repeats a side, and whether it is a claim."""
+
+    vs: str
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    n_vs: int = 0
+    significant: bool = False
+
+
+class Configuration(_Part):
+    """One configuration of the report."""
+
+    workload: str
+    dataset: str
+    backend: str
+    strategy: str
+    global_batch_size: int
+    steps_per_execution: int  # what ran
+    precision: str
+    status: str
+    learns: bool
+    flags: list[str] = Field(default_factory=list)
+    examples_per_s: Spread
+    train_s: Spread  # steady training seconds per epoch: one sample per ok repeat (its median), what compare reads
+    epoch_s: Spread  # the same with validation
+    val_accuracy: Accuracy
+    target: Target | None = None
+    parity: list[Parity] = Field(default_factory=list)
+    speedup: Speedup | None = None
+
+
+class Answer(_Part):
+    """One workload's answer: the fastest configuration that learns (null: none learns) and its throughput over the
+    baseline's fastest configuration that learns. Without a target, ``single_answer`` is false when that
+    configuration is not the most accurate (``tradeoff``: the configurations each slower and more accurate than the
+    one before by more than the margin, fastest first; see bench.reporting.analysis.tradeoff)."""
+
+    workload: str
+    dataset: str
+    fastest_that_learns: str | None = None  # e.g. "cpu_x2 at b128 spe8 float32"
+    fastest: dict[str, Any] | None = None  # its settings: strategy, backend, global_batch_size, ...
+    examples_per_s: float | None = None
+    vs_baseline: Speedup | None = None
+    single_answer: bool = True
+    tradeoff: list[str] = Field(default_factory=list)
+
+
+class RaceStop(_Part):
+    """One configuration of a ``repeats=auto`` run: the repeats it got and why it stopped
+    (bench.reporting.analysis.race)."""
+
+    workload: str
+    dataset: str
+    strategy: str
+    global_batch_size: int
+    steps_per_execution: int
+    precision: str
+    repeats: int
+    state: str  # out | separated | max | budget | misses target | not learning | no ok repeat | unfinished | lost
+    reason: str
+
+
+class RaceSpent(_Part):
+    """How a ``repeats=auto`` run spent its repeats: point seconds used against ``max_repeats`` everywhere, the
+    workloads whose answer is settled, and each configuration's stop."""
+
+    max_repeats: int
+    used_s: float | None
+    full_s: float | None
+    settled: list[str]  # "<workload> on <dataset>" of the workloads whose leader separated
+    configurations: list[RaceStop]
+
+
+class ReportData(_Part):
+    """``report.json``."""
+
+    report_schema_version: int = REPORT_SCHEMA_VERSION
+    baseline: str
+    parity_margin_pp: float
+    configurations: list[Configuration]
+    workloads: list[Answer]
+    race: RaceSpent | None = None  # a repeats=auto run
+
+
+def _num(x: Any) -> float | None:
+    v = as_float(x)
+    return v if math.isfinite(v) else None
+
+
+def _claimed(row: pd.Series, key: str) -> float | None:
+    """An interval bound or p of a parity row, null when the verdict makes no claim (fewer than 3 seeds)."""
+    return None if row["verdict"] == NO_CLAIM else _num(row[key])
+
+
+def _speedup(vs: str, ci: RatioCI) -> Speedup:
+    return Speedup(vs=vs, ratio=_num(ci.ratio), low=_num(ci.low), high=_num(ci.high), n=ci.n_num, n_vs=ci.n_den,
+                   significant=bool(ci.has_interval and ci.significant))
+
+
+def _per_repeat(rows: pd.DataFrame, column: str) -> Spread:
+    """One sample per ok repeat of a configuration (its ok points ``rows``): the median of its steady ``column``
+    (seconds)."""
+    values = [v for v in (finite_median(t) for t in rows[column]) if math.isfinite(v)] if len(rows) else []
+    med = finite_median(values)
+    return Spread(value=_num(med), median=_num(med), low=min(values) if values else None,
+                  high=max(values) if values else None, n=len(values), samples=values)
+
+
+def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Configuration:
+    """One configuration's object from its summary row ``r``, its parity rows ``mine`` and its ok points ``rows``."""
+    rates = [float(v) for v in r["repeat_rates"]]
+    target = None
+    if r["status"] == "ok" and math.isfinite(as_float(r["target_accuracy"])):
+        target = Target(value=float(r["target_accuracy"]), reached=bool(r["reached_target"]),
+                        reached_seeds=int(r["n_reached"]), seeds=int(r["n_seeds"]),
+                        seconds_median=_num(r["time_to_target_s"]), seconds_min=_num(r["time_to_target_min_s"]),
+                        seconds_max=_num(r["time_to_target_max_s"]))
+    speedup = None
+    if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
+        speedup = _speedup(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
+                                                             int(r["n_repeats"]), int(r["speedup_n_base"])))
+    flags = [f for f in (r["not_learning"], r["accuracy_flag"], r.get("two_speeds", "")) if f] + (
+        ["parity"] if r["parity_flag"] else [])
+    return Configuration(
+        workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
+        global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
+        precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
+        examples_per_s=Spread(value=_num(r["examples_per_s"]), median=_num(finite_median(rates)),
+                              low=min(rates) if rates else None, high=max(rates) if rates else None,
+                              n=len(rates), samples=rates),
+        train_s=_per_repeat(rows, "steady_train_s"), epoch_s=_per_repeat(rows, "steady_epoch_s"),
+        val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
+                              max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
+        target=target, speedup=speedup,
+        parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
+                       diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
+                                        high=_claimed(p, "high_pp")),
+                       p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for _, p in mine.iterrows()])
+
+
+def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
+    from bench.reporting.frames.labels import config_label
+    from bench.reporting.verdicts import best_baseline, winner
+
+    win = winner(a, workload, dataset)
+    if win is None:
+        return Answer(workload=workload, dataset=dataset)
+    base = best_baseline(a, rows_of(a.summary, workload, dataset), win)
+    vs = None
+    if base is not None:
+        vs = _speedup(config_label(base), ratio_ci(win, base))
+    backend, _ = split_label(win["strategy"])
+    t = a.tradeoffs.get((workload, dataset))
+    front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]
+    return Answer(single_answer=not front, tradeoff=front,
+                  workload=workload, dataset=dataset, fastest_that_learns=config_label(win),
+                  fastest={"strategy": win["strategy"], "backend": backend,
+                           "global_batch_size": int(win["global_batch_size"]),
+                           "steps_per_execution": int(win["steps_per_execution"]), "precision": win["precision"]},
+                  examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs)
+
+
+def report_data(a: Analysis) -> ReportData:
+    """The verdicts of an analysis as data (module docstring)."""
+    points = a.seeds if a.seeds is not None else SeedIndex(a.points, CONFIG_KEY)
+    parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
+    configs = [_configuration(r, parity.rows(r), points.rows(r)) for _, r in a.summary.iterrows()]
+    keys = sorted({(c.workload, c.dataset) for c in configs})
+    return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
+                      workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))
+
+
+def _race(a: Analysis) -> RaceSpent | None:
+    """report.json's ``race`` (None for a run with a fixed number of repeats)."""
+    spent = a.race
+    if spent is None:
+        return None
+    stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in spent.table.to_dict("records")]
+    return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
+                     settled=sorted(f"{w} on {d}" for (w, d), done in spent.settled.items() if done),
+                     configurations=stops)
+
+
+def to_json(data: ReportData) -> str:
+    """``report.json``'s text."""
+    return json.dumps(data.model_dump(mode="json"), indent=1, allow_nan=False) + "\n"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``report.json`` (published as ``docs/report.schema.json``)."""
+    return ReportData.model_json_schema()
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(json_schema(), indent=1) + "\n")

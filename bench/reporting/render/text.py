@@ -1,0 +1,97 @@
+"""How every number and cell is written: numbers, seconds, dollars, ratios with their intervals, speedups, dashes,
+markdown cells and the backend column. Used by the markdown report, the console table and ``compare``. Never
+imports TensorFlow.
+
+Configuration names are labels (:mod:`bench.reporting.frames.labels`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.speedups import speedup_ci
+
+DASH = "—"  # an absent figure (a failed point has no throughput)
+
+
+def cell(text: Any) -> str:
+    """One markdown table cell: single line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def markdown_table(rows: list[dict[str, Any]] | pd.DataFrame) -> str:
+    """A markdown (pipe) table of ``rows``, every cell through :func:`cell`, numbers left as written."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    frame = frame.map(cell)
+    return str(frame.to_markdown(index=False, disable_numparse=True))
+
+
+def shorten(text: str, limit: int = 90) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis (long error messages in table cells)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def counted(n: float, noun: str) -> str:
+    """``1 epoch``, ``5 epochs``: a count with its noun in the right number."""
+    return f"{n:g} {noun}{'' if n == 1 else 's'}"
+
+
+def seconds(v: float) -> str:
+    """Seconds with about three significant digits (``0.123``, ``2.46``, ``32.3``, ``130``)."""
+    if not math.isfinite(v):
+        return DASH
+    for limit, digits in ((100, 0), (10, 1), (1, 2)):
+        if abs(v) >= limit:
+            return f"{v:.{digits}f}"
+    return f"{v:.3f}"
+
+
+def usd(v: float) -> str:
+    """``$0.000103`` / ``$0.0845`` / ``$4.06`` / ``$123``: US dollars to three significant digits, never in
+    exponent notation (a dash without a figure)."""
+    if not math.isfinite(v):
+        return DASH
+    if v == 0:
+        return "$0"
+    if v >= 100:
+        return f"${v:,.0f}"
+    return f"${v:.{max(2, 2 - math.floor(math.log10(v)))}f}"
+
+
+def number(v: float | None, fmt: str, dash: str = DASH) -> str:
+    """``v`` in the format ``fmt`` (e.g. ``",.0f"``), or ``dash`` when it is not a finite number (the
+    console table passes ``"-"``)."""
+    return format(v, fmt) if isinstance(v, int | float) and math.isfinite(v) else dash
+
+
+def speedup_cell(row: pd.Series) -> str:
+    """``1.85x [1.70, 2.01]``, ``~`` when not significant, ``baseline`` for the baseline itself."""
+    if row["status"] != "ok":
+        return DASH
+    if not row["baseline"]:
+        return "n/a (no baseline)"
+    if row["baseline"] == row["strategy"]:
+        return "baseline"
+    return speedup_ci(row).format()
+
+
+def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
+    """Table rows with a ``backend`` column before ``strategy`` when ``show`` (the strategy label then loses
+    its ``jax/`` prefix); unchanged otherwise."""
+    if not show:
+        return rows
+    out = []
+    for row in rows:
+        backend, strategy = split_label(str(row["strategy"]))
+        new: dict[str, Any] = {}
+        for k, v in row.items():
+            if k == "strategy":
+                new["backend"] = backend
+                v = strategy
+            new[k] = v
+        out.append(new)
+    return out
