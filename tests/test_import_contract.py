@@ -180,6 +180,26 @@ def test_every_report_stage_imports_only_the_stages_below_it() -> None:
     assert len(faces) == 7 and all(graph[f] <= {"matplotlib"} for f in faces), {f: graph[f] for f in faces}
 
 
+def text_in_statistics(path: Path) -> list[str]:
+    """Places where a statistics module writes text: a function annotated to return ``str`` or an f-string outside
+    a ``raise`` (statistics return numbers; their sentences are bench.reporting.render's)."""
+    tree = ast.parse(path.read_text())
+    raised = {id(n) for r in ast.walk(tree) if isinstance(r, ast.Raise) for n in ast.walk(r)}
+    out = [f"{path.name}:{fn.lineno} {fn.name} returns str" for fn in ast.walk(tree)
+           if isinstance(fn, ast.FunctionDef) and fn.returns is not None and ast.unparse(fn.returns) == "str"]
+    return out + sorted({f"{path.name}:{n.lineno} f-string" for n in ast.walk(tree)
+                         if isinstance(n, ast.JoinedStr) and id(n) not in raised})
+
+
+def test_statistics_return_numbers(tmp_path: Path) -> None:
+    files = sorted((BENCH / "reporting" / "stats").rglob("*.py"))
+    assert len(files) >= 5 and [p for f in files for p in text_in_statistics(f)] == []
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(x: float) -> str:\n    return f'{x:.2f}x'\n"
+                   "def g(x: float) -> float:\n    if x < 0:\n        raise ValueError(f'{x}')\n    return x\n")
+    assert text_in_statistics(bad) == ["bad.py:1 f returns str", "bad.py:2 f-string"]  # the check can fail
+
+
 def test_the_stage_rules_catch_an_upward_import(tmp_path: Path) -> None:
     root = tmp_path / "bench"
     files = {"__init__.py": "", "reporting/__init__.py": "", "reporting/stats/__init__.py": "",

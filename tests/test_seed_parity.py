@@ -12,7 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from bench.reporting.stats.paired import DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM, interval, verdict
+from bench.reporting.analysis.seeds import DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM, verdict
+from bench.reporting.stats.paired import interval
 
 SIGMA_PP = 10.0
 TRIALS = 4000

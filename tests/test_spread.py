@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.reporting.stats.spread import FALSE_CLAIM, MIN_PROCESSES, critical, spread_text, two_speeds
+from bench.reporting.render.text import spread_text as text_of
+from bench.reporting.stats.spread import FALSE_CLAIM, MIN_PROCESSES, critical, two_speeds
+
+
+def spread_text(seconds: list[float]) -> str:
+    """The report's text of a spread: the range, with the two speeds the statistic finds in it."""
+    return text_of(seconds, two_speeds(seconds))
+
 
 TRIALS = 2000
 

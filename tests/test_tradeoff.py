@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bench.reporting.analysis.seeds import DIFFERS
 from bench.reporting.analysis.tradeoff import tradeoff
 from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.render.markdown.answer import answer_section, best_section
 from bench.reporting.render.report_json import report_data
-from bench.reporting.stats.paired import DIFFERS
 from bench.reporting.verdicts import analyze
 
 

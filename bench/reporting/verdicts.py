@@ -21,7 +21,7 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, rows_of
+from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_key, rows_of
 from bench.reporting.frames.labels import config_name, shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
@@ -73,7 +73,7 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     never, its epochs are not shorter). When one configuration is both there is no trade-off (1).
     """
     cols = ["workload", "dataset", "strategy", "quick", "quick_warmup_s", "quick_epoch_s", "fast",
-            "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs"]
+            "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs", "quick_key", "fast_key"]
     ok = _learners(summary)
     ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
     rows = []
@@ -91,7 +91,9 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
                      "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
                      "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
                      "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["epoch_s_median"],
-                     "break_even_epochs_exact": exact, "break_even_epochs": whole})
+                     "break_even_epochs_exact": exact, "break_even_epochs": whole,
+                     # matched by key (the answer's payback line), named by label
+                     "quick_key": config_key(quick), "fast_key": config_key(fast)})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -152,6 +154,18 @@ def analyze(records: Sequence[RecordLike], baseline: str = DEFAULT_BASELINE,
     return analyze_frames(points_frame(typed), epochs_frame(typed), baseline, parity_margin_pp)
 
 
+def judged_summary(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
+                   margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None,
+                   summarized: Callable[[pd.DataFrame], None] | None = None) -> pd.DataFrame:
+    """The per-configuration frame with its speedups (:func:`~bench.reporting.frames.summary.summarize`) and its
+    accuracy judgement (:func:`~bench.reporting.analysis.accuracy.add_learning`): what the report and the console
+    table rank, built one way for both. ``summarized`` is given the summary before the accuracy verdicts."""
+    summary = summarize(points, baseline)
+    if summarized is not None:
+        summarized(summary)
+    return summary if summary.empty else add_learning(summary, points, baseline, margin_pp, index)
+
+
 def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = DEFAULT_BASELINE,
                    parity_margin_pp: float = PARITY_MARGIN_PP,
                    summarized: Callable[[pd.DataFrame], None] | None = None) -> Analysis:
@@ -159,15 +173,12 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     :func:`bench.reporting.frames.epochs.epochs_frame`), for a caller that already has them (the report draws its
     per-epoch figures from them while this runs); ``summarized`` is given the summary with its speedups as soon as
     it exists, before the accuracy verdicts (the report starts the figures drawn from it)."""
-    summary = summarize(points, baseline)
-    if summarized is not None:
-        summarized(summary)
+    index = SeedIndex(points, CONFIG_KEY)  # one for every comparison by seed: each pair is computed once
+    summary = judged_summary(points, baseline, parity_margin_pp, index, summarized)
     if summary.empty:
         empty = pd.DataFrame()
         return Analysis(points, summary, empty, summary, summary, empty, empty, baseline, parity_margin_pp,
                         epochs)
-    index = SeedIndex(points, CONFIG_KEY)  # one for every comparison by seed: each pair is computed once
-    summary = add_learning(summary, points, baseline, parity_margin_pp, index)
     parity = accuracy_parity(points, summary, baseline, parity_margin_pp, index)
     flagged = set(zip(*(parity.loc[parity["flag"], k] for k in CONFIG_KEY), strict=True))
     summary["parity_flag"] = [key in flagged for key in zip(*(summary[k] for k in CONFIG_KEY), strict=True)]

@@ -25,15 +25,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.reporting.analysis.seeds import SeedIndex, compare_seeds
-from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY
-from bench.reporting.frames.labels import config_label, config_name, split_label
+from bench.reporting.analysis.seeds import DIFFERS, SeedIndex, compare_seeds
+from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_of, same_config, same_settings
+from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import Candidates, baseline_rows, pick_baseline
-from bench.reporting.stats.paired import DIFFERS, PARITY_MARGIN_PP
-
-
-def _config(row: pd.Series) -> dict[str, Any]:
-    return {k: row[k] for k in CONFIG_KEY}
+from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
 
 def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
@@ -55,7 +51,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
         base = pick_baseline(row, cands)
         if base is None:  # no baseline at this batch and spe: one reference chosen without looking at accuracy
             base = nearest_reference(row, cands.frame)
-        if base is not None and (base["strategy"] != row["strategy"] or config_name(base) != config_name(row)):
+        if base is not None and not same_config(base, row):
             refs[i] = base
     per_workload = pd.Series([tuple(summary.loc[i, ["workload", "dataset"]]) for i in refs]).value_counts()
     index = index or SeedIndex(points, CONFIG_KEY)
@@ -69,8 +65,8 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
         elif i in refs:
             base = refs[i]
             m = int(per_workload[(row["workload"], row["dataset"])])
-            c = compare_seeds(index, _config(row), _config(base), m, margin_pp)
-            ref = base["strategy"] if config_name(base) == config_name(row) else config_label(base)
+            c = compare_seeds(index, config_of(row), config_of(base), m, margin_pp)
+            ref = base["strategy"] if same_settings(base, row) else config_label(base)
             vals = ["seeds", ref, c.seeds, c.mean_pp, c.low_pp, c.high_pp, c.p, c.verdict, c.agreement]
         for k, v in zip(cols, vals, strict=True):
             cols[k].append(v)
@@ -140,7 +136,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     index = index or SeedIndex(points, CONFIG_KEY)
     rows = []
     for kind, row, ref in pairs:
-        c = compare_seeds(index, _config(row), _config(ref), int(counts[(row["workload"], row["dataset"])]),
+        c = compare_seeds(index, config_of(row), config_of(ref), int(counts[(row["workload"], row["dataset"])]),
                           margin_pp)
         rows.append({**{k: row[k] for k in MATCH_KEY}, "strategy": row["strategy"], "kind": kind,
                      "baseline": ref["strategy"], "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.keys import config_key
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, Candidates, baseline_rows, pick_baseline
 from bench.reporting.frames.summary import summarize
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -105,10 +105,6 @@ def _log_mean(rates: tuple[float, ...]) -> float:
     return sum(logs) / len(logs) if logs else -math.inf
 
 
-def _key(row: pd.Series) -> tuple[Any, ...]:
-    return tuple(row[k] for k in CONFIG_KEY)
-
-
 def _cannot_answer(row: pd.Series) -> tuple[str, str] | None:
     """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
     n = int(row["n_points"])
@@ -156,14 +152,14 @@ class Race:
         found: dict[tuple[Any, ...], Standing] = {}
         for _, g in self.summary.groupby(["workload", "dataset"], sort=True):
             found.update(self._workload(g, set(stopped)))
-        rows = {_key(r): r for _, r in self.summary.iterrows()}
+        rows = {config_key(r): r for _, r in self.summary.iterrows()}
         found.update({key: st for key, st in stopped.items() if key in rows})
         keep: set[tuple[Any, ...]] = set()
         for key, st in found.items():  # each running configuration's baseline runs with it: seeds stay paired
             if st.running and self.candidates is not None:
                 base = pick_baseline(rows[key], self.candidates)
-                if base is not None and _key(base) != key:
-                    keep.add(_key(base))
+                if base is not None and config_key(base) != key:
+                    keep.add(config_key(base))
         for key in keep:
             st = found[key]
             if not st.running and key not in stopped and st.state != "no ok repeat":
@@ -181,10 +177,10 @@ class Race:
         for _, row in g.iterrows():
             stop = _cannot_answer(row)
             n = int(row["n_points"])
-            if _key(row) in stopped:
+            if config_key(row) in stopped:
                 continue
             if stop is not None:
-                out[_key(row)] = Standing(_key(row), n, *stop)
+                out[config_key(row)] = Standing(config_key(row), n, *stop)
             else:
                 eligible.append(row)
         if not eligible:
@@ -197,19 +193,20 @@ class Race:
             n = int(row["n_points"])
             holding = holding or not self.z(leader, row) > t_critical(self.level(len(others) - i), self.df)
             if holding:
-                out[_key(row)] = Standing(_key(row), n, RUNNING, "within the noise of the leader")
+                out[config_key(row)] = Standing(config_key(row), n, RUNNING, "within the noise of the leader")
                 still.append(row)
             elif no_target and row["final_val_accuracy"] > leader["final_val_accuracy"] + self.margin_pp / 100:
                 # slower but more accurate, and no target says which accuracy counts: the trade-off is the answer
-                out[_key(row)] = Standing(_key(row), n, RUNNING, "slower but more accurate than the leader")
+                out[config_key(row)] = Standing(config_key(row), n, RUNNING, "slower but more accurate than the leader")
                 still.append(row)
             else:
-                out[_key(row)] = Standing(_key(row), n, "out", f"out after {n}: interval below the leader's")
+                key = config_key(row)
+                out[key] = Standing(key, n, "out", f"out after {n}: interval below the leader's")
         n_l = int(leader["n_points"])
         if len(still) == 1 and self._judged(leader, no_target) and self._speedup_settled(leader):
-            out[_key(leader)] = Standing(_key(leader), n_l, "separated", f"separated after {n_l}")
+            out[config_key(leader)] = Standing(config_key(leader), n_l, "separated", f"separated after {n_l}")
         else:
-            out[_key(leader)] = Standing(_key(leader), n_l, RUNNING, LEADER)
+            out[config_key(leader)] = Standing(config_key(leader), n_l, RUNNING, LEADER)
         return out
 
     def _judged(self, leader: pd.Series, no_target: bool) -> bool:
@@ -223,13 +220,13 @@ class Race:
         if not no_target:
             return 2 * int(leader["n_reached"]) >= int(leader["n_seeds"])
         base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
-        return base is None or _key(base) == _key(leader)
+        return base is None or config_key(base) == config_key(leader)
 
     def _speedup_settled(self, leader: pd.Series) -> bool:
         """The leader's speedup over its baseline is settled: it is its own baseline, it has none, or both have
         :data:`MIN_REPEATS` repeats and the adjusted interval of the ratio excludes 1."""
         base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
-        if base is None or _key(base) == _key(leader):
+        if base is None or config_key(base) == config_key(leader):
             return True
         # the report's own interval (Welch on the pair, at the raced level): settled is what the report will claim
         return repeat_ratio_ci(leader["repeat_rates"], base["repeat_rates"], 1 - self.alpha / self.max_repeats

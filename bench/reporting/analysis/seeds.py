@@ -12,7 +12,8 @@ differ, not whether the strategies do. Here:
 * a t interval for the mean difference, at the family-wise level ``1 - ALPHA`` over the ``m`` comparisons of a
   workload (Bonferroni: each at ``1 - ALPHA / m``), and the matching adjusted p of the paired t-test;
 * a verdict: **differs** when the interval excludes 0; **equivalent** (within ± ``margin_pp``) when it lies inside
-  the margin; otherwise **inconclusive**; with fewer than :data:`MIN_SEEDS` seeds: **no claim**.
+  the margin; otherwise **inconclusive**; with fewer than :data:`~bench.reporting.stats.sample.MIN_REPEATS` seeds:
+  **no claim**.
 
 ``tests/test_seed_parity.py`` simulates the A/A rate of "differs" and the power against a gap of one seed spread.
 Same-seed **agreement** (the share of validation examples two models from the same seed both got right or both
@@ -29,7 +30,21 @@ import numpy as np
 import pandas as pd
 
 from bench.predictions import Predictions, paired
-from bench.reporting.stats.paired import interval, verdict
+from bench.reporting.stats.paired import interval
+from bench.reporting.stats.sample import MIN_REPEATS
+
+DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no claim"
+
+
+def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:
+    """differs / equivalent / inconclusive / no claim (module docstring)."""
+    if seeds < MIN_REPEATS or not (math.isfinite(low) and math.isfinite(high)):
+        return NO_CLAIM
+    if low > 0 or high < 0:
+        return DIFFERS
+    if -margin_pp <= low and high <= margin_pp:
+        return EQUIVALENT
+    return INCONCLUSIVE
 
 
 @dataclass(frozen=True)

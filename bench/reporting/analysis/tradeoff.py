@@ -25,9 +25,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bench.reporting.analysis.seeds import SeedComparison, SeedIndex, compare_seeds
-from bench.reporting.frames.keys import CONFIG_KEY, rows_of
-from bench.reporting.stats.paired import EQUIVALENT
+from bench.reporting.analysis.seeds import EQUIVALENT, SeedComparison, SeedIndex, compare_seeds
+from bench.reporting.frames.keys import CONFIG_KEY, config_of, rows_of
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,6 @@ def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, workload: str, dataset
         return Tradeoff(found, None, True)
     index = index or SeedIndex(rows_of(points, workload, dataset), CONFIG_KEY)
     best, fast = found.iloc[-1], found.iloc[0]
-    gap = compare_seeds(index, {k: best[k] for k in CONFIG_KEY}, {k: fast[k] for k in CONFIG_KEY},
+    gap = compare_seeds(index, config_of(best), config_of(fast),
                         len(learners) - 1, margin_pp)
     return Tradeoff(found, gap, gap.verdict == EQUIVALENT)

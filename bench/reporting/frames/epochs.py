@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bench.records import RecordLike, as_records
-from bench.reporting.frames.labels import content_names, dataset_label, one_name_per_content, strategy_labels
+from bench.reporting.frames.labels import content_names, identity_columns, one_name_per_content, strategy_labels
 from bench.reporting.stats.sample import as_float
 
 EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -48,15 +48,11 @@ def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
     rows = []
     for r, label in zip(typed, strategy_labels(typed), strict=True):
         steady = {e.epoch for e in r.steady_epochs()}
+        ids = identity_columns(r, label)  # as the per-point frame's
         for e in r.epochs:
             train_s, examples = as_float(e.training_s()), as_float(e.examples)
             rows.append({
-                "run_id": r.run_id, "point_id": r.point_id,
-                "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
-                "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
-                "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
-                "global_batch_size": int(r.global_batch_size or 0), "steps_per_execution": r.effective_spe(),
-                "precision": r.precision, "repeat": r.repeat, "status": r.status, "epoch": e.epoch,
+                **ids, "epoch": e.epoch,
                 "stage": e.stage or "", "steady": e.epoch in steady, "steps": as_float(e.steps),
                 "examples": examples, "epoch_s": as_float(e.epoch_s), "train_s": train_s, "val_s": as_float(e.val_s),
                 "examples_per_s": examples / train_s if train_s > 0 else math.nan, "loss": as_float(e.loss),

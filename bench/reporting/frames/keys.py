@@ -5,6 +5,9 @@ strategies to be compared (:data:`MATCH_KEY`), one configuration across input pi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
 # A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
@@ -21,3 +24,25 @@ def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
 # What must be equal for two strategies to be compared (speedup, accuracy parity).
 MATCH_KEY = ["workload", "dataset", "global_batch_size", "steps_per_execution", "precision"]
 PIPELINE_KEY = ["workload", "data", "strategy", "global_batch_size", "steps_per_execution", "precision"]
+# What varies between the configurations of one strategy (a configuration's name without its strategy).
+SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
+
+
+def config_of(row: Mapping[str, Any] | pd.Series) -> dict[str, Any]:
+    """A row's configuration: column -> value over :data:`CONFIG_KEY`."""
+    return {k: row[k] for k in CONFIG_KEY}
+
+
+def config_key(row: Mapping[str, Any] | pd.Series) -> tuple[Any, ...]:
+    """A row's configuration as a tuple over :data:`CONFIG_KEY` (a dictionary key, a frame's group key)."""
+    return tuple(row[k] for k in CONFIG_KEY)
+
+
+def same_config(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
+    """Whether two rows are one configuration (by key, never by a display label)."""
+    return config_key(a) == config_key(b)
+
+
+def same_settings(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
+    """Whether two rows ran at the same global batch, steps_per_execution and precision (:data:`SETTINGS`)."""
+    return all(a[k] == b[k] for k in SETTINGS)

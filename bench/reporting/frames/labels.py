@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -160,3 +161,17 @@ def config_label(row: pd.Series) -> str:
 def config_name(row: pd.Series) -> str:
     """``"b256 spe8 float32"``: the parts of a configuration that vary within one strategy."""
     return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"
+
+
+def identity_columns(r: Record, label: str) -> dict[str, Any]:
+    """The columns that say which point a row belongs to, the same in the per-point and the per-epoch frame:
+    run, point, workload (its variant after a slash), data set (label, name, content hash), strategy ``label``
+    (:func:`strategy_labels`), backend, global batch (examples; a skipped point that never knew it: its planned
+    batch, else 0), steps_per_execution that ran, precision, repeat and status."""
+    return {"run_id": r.run_id, "point_id": r.point_id,
+            "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
+            "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
+            "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
+            "global_batch_size": int(r.global_batch_size or (r.point or {}).get("batch_size") or 0),
+            "steps_per_execution": r.effective_spe(), "precision": r.precision, "repeat": r.repeat,
+            "status": r.status}

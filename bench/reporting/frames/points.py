@@ -38,7 +38,14 @@ import pandas as pd
 from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.reporting.frames.keys import CONFIG_KEY
-from bench.reporting.frames.labels import compiler_mark, dataset_label, host_of, one_name_per_content, strategy_labels
+from bench.reporting.frames.labels import (
+    compiler_mark,
+    dataset_label,
+    host_of,
+    identity_columns,
+    one_name_per_content,
+    strategy_labels,
+)
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
@@ -87,8 +94,8 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
 def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
     """One row of :func:`points_frame` (timing, identity, learning)."""
     s, ds = r.strategy, r.dataset
-    # A skipped point may not know its global batch (per-replica sizing on absent hardware).
-    gb = int(r.global_batch_size or (r.point or {}).get("batch_size") or 0)
+    ids = identity_columns(r, label)
+    gb = ids["global_batch_size"]
     steady = r.steady_epochs()
     rates = []
     for e in steady:
@@ -102,22 +109,17 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
     scored = [e.val_examples for e in r.epochs if e.val_examples]  # recorded since every example is scored
     n_val = float(scored[-1]) if scored else n_val
     return {
-        "run_id": r.run_id, "point_id": r.point_id, "suite": r.suite, "host": host_of(r),
-        "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
-        "dataset": dataset_label(ds), "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "",
-        "input_pipeline": ds.pipeline or "default",
+        **ids, "suite": r.suite, "host": host_of(r), "input_pipeline": ds.pipeline or "default",
         "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
-        "strategy": label, "backend": r.backend, "keras": str(r.env.get("keras") or ""),
+        "keras": str(r.env.get("keras") or ""),
         "compiler_mark": compiler_mark(r), "strategy_requested": s.requested,
         "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
         "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
         "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
-        "num_replicas": s.num_replicas, "global_batch_size": gb, "per_replica_batch_size": r.per_replica_batch_size,
-        # what ran (records keep the request: steps_per_execution before the plan resolved it)
-        "steps_per_execution": r.effective_spe(),
+        "num_replicas": s.num_replicas, "per_replica_batch_size": r.per_replica_batch_size,
+        # what ran is steps_per_execution (records keep the request: steps_per_execution before the plan resolved it)
         "spe_requested": r.requested_steps_per_execution or r.steps_per_execution,
-        "steps_per_epoch": r.steps_per_epoch, "precision": r.precision,
-        "repeat": r.repeat, "seed": r.seed, "status": r.status,
+        "steps_per_epoch": r.steps_per_epoch, "seed": r.seed,
         "error": error_text(r.error), "n_epochs": len(r.epochs),
         "epoch1_s": as_float(first[0].epoch_s) if first else math.nan,
         "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),

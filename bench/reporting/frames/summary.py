@@ -18,7 +18,7 @@ from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, add_speedups
 from bench.reporting.frames.targets import target_columns
 from bench.reporting.stats.sample import as_float, finite_median, geometric_mean, summarize_sample
-from bench.reporting.stats.spread import spread_text, two_speeds
+from bench.reporting.stats.spread import two_speeds
 
 INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
 STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
@@ -54,8 +54,8 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,
-        "process_train_s": per_process, "process_spread": spread_text(per_process),
-        "two_speeds": found.text() if found else "",
+        "process_train_s": per_process,
+        "two_speeds": found,  # a TwoSpeeds, or None (bench.reporting.stats.spread; its text: render.text)
         "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         "n_val_eval": finite_median(ok["n_val_eval"]),
         "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),

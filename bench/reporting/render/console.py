@@ -12,13 +12,12 @@ import pandas as pd
 from tabulate import tabulate
 
 from bench.records import RecordLike
-from bench.reporting.analysis.accuracy import add_learning
 from bench.reporting.frames.labels import shows_backends, split_label
 from bench.reporting.frames.points import points_frame
-from bench.reporting.frames.summary import summarize
-from bench.reporting.render.text import number, seconds, speedup_cell
+from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import MIN_REPEATS
+from bench.reporting.verdicts import absent_strategies, judged_summary
 
 
 def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
@@ -32,19 +31,18 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
     was skipped (absent hardware) gets one line with the reason instead of a row per point.
     """
     points = points_frame(records)
-    summary = summarize(points, baseline=baseline)
+    summary = judged_summary(points, baseline)
     if summary.empty:
         return "no records"
-    summary = add_learning(summary, points, baseline)
     backends = shows_backends(summary)  # a backend column when not every record is TensorFlow's
     pipelines = set(summary["input_pipeline"]) != {"default"}  # a pipeline column when one is not the default
     targets = bool(np.isfinite(summary["target_accuracy"]).any())  # a time-to-target column
-    all_skipped = summary.groupby("strategy")["status"].agg(lambda s: set(s) == {"skipped"})
+    absent = absent_strategies(summary)  # a strategy every point of which was skipped: one line, not a row each
     lines = []
     rows = []
     order = ["workload", "strategy", "global_batch_size", "steps_per_execution", "input_pipeline"]
     for _, r in summary.sort_values(order, kind="mergesort").iterrows():
-        if all_skipped[r["strategy"]]:
+        if r["strategy"] in set(absent["strategy"]):
             continue
         ok = r["status"] == "ok"
         flags = [f for f, on in (("not learning", r["not_learning"]),
@@ -71,10 +69,8 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
                    *(["pipeline"] if pipelines else []), "examples/s",
                    "train s/epoch", "val acc", *(["s to target"] if targets else []), f"vs {baseline}", "status"]
         lines.append(tabulate(rows, headers=headers, disable_numparse=True))
-    for strategy in sorted(s for s, skipped in all_skipped.items() if skipped):
-        first = summary[summary["strategy"] == strategy].iloc[0]
-        n = int(summary.loc[summary["strategy"] == strategy, "n_points"].sum())
-        lines.append(f"skipped {strategy} ({n} points): {first['error']}")
+    for _, s in absent.iterrows():
+        lines.append(f"skipped {s['strategy']} ({s['n_points']} points): {s['reason']}")
     return "\n".join(lines)
 
 
@@ -89,7 +85,7 @@ def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -
     out = []
     if not matched.empty:
         rows = [[*_key_cells(r), seconds(r["a_median_s"]), seconds(r["b_median_s"]),
-                 RatioCI(r["ratio"], r["low"], r["high"], r["n_b"], r["n_a"]).format().lstrip("~"),
+                 ratio_text(RatioCI(r["ratio"], r["low"], r["high"], r["n_b"], r["n_a"])).lstrip("~"),
                  r["verdict"]]
                 for _, r in matched.iterrows()]
         out.append(tabulate(rows, headers=[*head, f"A {metric} median", f"B {metric} median",

@@ -18,14 +18,14 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from bench.reporting.analysis.seeds import SeedIndex
+from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.frames.keys import CONFIG_KEY, rows_of
-from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import ratio_ci
-from bench.reporting.stats.paired import NO_CLAIM
+from bench.reporting.render.text import two_speeds_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float, finite_median
-from bench.reporting.verdicts import Analysis
+from bench.reporting.verdicts import Analysis, best_baseline, winner
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -216,7 +216,7 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Conf
     if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
         speedup = _speedup(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
-    flags = [f for f in (r["not_learning"], r["accuracy_flag"], r.get("two_speeds", "")) if f] + (
+    flags = [f for f in (r["not_learning"], r["accuracy_flag"], two_speeds_text(r.get("two_speeds"))) if f] + (
         ["parity"] if r["parity_flag"] else [])
     return Configuration(
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
@@ -236,9 +236,6 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Conf
 
 
 def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
-    from bench.reporting.frames.labels import config_label
-    from bench.reporting.verdicts import best_baseline, winner
-
     win = winner(a, workload, dataset)
     if win is None:
         return Answer(workload=workload, dataset=dataset)

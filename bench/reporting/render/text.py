@@ -8,12 +8,15 @@ Configuration names are labels (:mod:`bench.reporting.frames.labels`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from bench.reporting.frames.labels import split_label
 from bench.reporting.frames.speedups import speedup_ci
+from bench.reporting.stats.ratio import RatioCI
+from bench.reporting.stats.spread import TwoSpeeds
 
 DASH = "—"  # an absent figure (a failed point has no throughput)
 
@@ -76,7 +79,7 @@ def speedup_cell(row: pd.Series) -> str:
         return "n/a (no baseline)"
     if row["baseline"] == row["strategy"]:
         return "baseline"
-    return speedup_ci(row).format()
+    return ratio_text(speedup_ci(row))
 
 
 def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
@@ -95,3 +98,34 @@ def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]
             new[k] = v
         out.append(new)
     return out
+
+
+def ratio_text(ci: RatioCI, digits: int = 2) -> str:
+    """``"1.11x [1.02, 1.23]"``; ``"~1.03x [0.95, 1.12]"`` when the interval contains 1; ``"1.11x (n=1)"`` (no
+    interval, no claim) with fewer than MIN_REPEATS repeats on a side; ``"n/a"`` without a ratio."""
+    if not math.isfinite(ci.ratio):
+        return "n/a"
+    core = f"{ci.ratio:.{digits}f}x"
+    if not ci.has_interval:
+        n = f"{ci.n_num}" if ci.n_num == ci.n_den else f"{ci.n_num} vs {ci.n_den}"
+        return f"{core} (n={n})"
+    core += f" [{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+    return core if ci.significant else f"~{core}"
+
+
+def two_speeds_text(found: TwoSpeeds | None) -> str:
+    """``two speeds: 6 repeats at 0.35 s, 5 at 0.61 s`` ('' when none was found)."""
+    if found is None:
+        return ""
+    return f"two speeds: {found.fast_n} repeats at {found.fast_s:.3g} s, {found.slow_n} at {found.slow_s:.3g} s"
+
+
+def spread_text(seconds: Sequence[float | None], found: TwoSpeeds | None = None) -> str:
+    """``0.33-0.63 s over 6 repeats`` (the range of the per-repeat figures: a process, or one set of cooperating
+    processes, each), with the two speeds ``found`` in them (:func:`bench.reporting.stats.spread.two_speeds`);
+    '' with fewer than two repeats."""
+    xs = sorted(s for s in seconds if s is not None and math.isfinite(s) and s > 0)
+    if len(xs) < 2:
+        return ""
+    text = f"{xs[0]:.3g}–{xs[-1]:.3g} s over {len(xs)} repeats"
+    return f"{text}; {two_speeds_text(found)}" if found else text

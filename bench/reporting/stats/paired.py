@@ -1,6 +1,6 @@
 """Paired-by-seed differences: the interval of a mean difference over seeds (Bonferroni over a workload's
-comparisons) and the verdict it gives (differs, equivalent within a margin, inconclusive, no claim).
-NumPy and SciPy only; the method is in :mod:`bench.reporting.analysis.seeds`.
+comparisons) and its adjusted p, with the default equivalence margin. NumPy and SciPy only; the verdict the
+interval gives and the method are in :mod:`bench.reporting.analysis.seeds`.
 """
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 
-from bench.reporting.stats.sample import ALPHA, MIN_REPEATS
+from bench.reporting.stats.sample import ALPHA
 
 PARITY_MARGIN_PP = 2.0  # default equivalence margin (pp): config key parity_margin_pp
-DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no claim"
 
 
 def interval(diffs: list[float], comparisons: int = 1, alpha: float = ALPHA) -> tuple[float, float, float, float]:
@@ -32,14 +31,3 @@ def interval(diffs: list[float], comparisons: int = 1, alpha: float = ALPHA) -> 
     half = float(sps.t.ppf(1 - alpha / comparisons / 2, n - 1)) * se
     p = float(2 * sps.t.sf(abs(mean) / se, n - 1))
     return mean, mean - half, mean + half, min(1.0, p * comparisons)
-
-
-def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:
-    """differs / equivalent / inconclusive / no claim (module docstring)."""
-    if seeds < MIN_REPEATS or not (math.isfinite(low) and math.isfinite(high)):
-        return NO_CLAIM
-    if low > 0 or high < 0:
-        return DIFFERS
-    if -margin_pp <= low and high <= margin_pp:
-        return EQUIVALENT
-    return INCONCLUSIVE

@@ -43,18 +43,6 @@ class RatioCI:
     def significant(self) -> bool:
         return self.has_interval and is_significant(self.low, self.high)
 
-    def format(self, digits: int = 2) -> str:
-        """``"1.11x [1.02, 1.23]"``; ``"~1.03x [0.95, 1.12]"`` when the interval contains 1; ``"1.11x (n=1)"``
-        (no interval, no claim) with fewer than MIN_REPEATS repeats on a side; ``"n/a"`` without a ratio."""
-        if not math.isfinite(self.ratio):
-            return "n/a"
-        core = f"{self.ratio:.{digits}f}x"
-        if not self.has_interval:
-            n = f"{self.n_num}" if self.n_num == self.n_den else f"{self.n_num} vs {self.n_den}"
-            return f"{core} (n={n})"
-        core += f" [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-        return core if self.significant else f"~{core}"
-
 
 def is_significant(low: float, high: float, null: float = 1.0) -> bool:
     """True when the finite interval ``[low, high]`` excludes ``null`` (1.0 for a ratio)."""

@@ -74,9 +74,6 @@ class Summary:
     iqr: float
     cv: float
 
-    def __str__(self) -> str:
-        return f"{self.median:.3g} [{self.iqr:.2g}]"
-
 
 def median_iqr(samples: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     """Return ``(median, q1, q3)`` with type-7 quartiles; NaNs for an empty sample."""

@@ -4,8 +4,9 @@ The unit is the **repeat** (its own worker process, or set of cooperating proces
 a point's figure is its median steady epoch; older records may hold several repeats of one process): inside
 one process epochs vary by a few percent, between processes by far more (docs/statistics.md), and a tf.data
 pipeline on ``tf.data.AUTOTUNE`` ran at one of two speeds per process on a 2-core machine (docs/findings.md).
-The report shows every configuration's range across processes beside its figure (:func:`spread_text`) — data,
-no claim — and claims **two speeds** only when :func:`two_speeds` says so.
+The report shows every configuration's range across processes beside its figure
+(:func:`bench.reporting.render.text.spread_text`) — data, no claim — and claims **two speeds** only when
+:func:`two_speeds` says so.
 
 The test (:func:`two_speeds`), on the logs of the per-process figures: split them at their largest gap, leaving
 at least :data:`MIN_SIDE` processes on each side; the statistic is the distance between the two sides' means over
@@ -42,11 +43,6 @@ class TwoSpeeds:
     fast_s: float
     slow_n: int
     slow_s: float
-
-    def text(self) -> str:
-        """``two speeds: 6 repeats at 0.35 s, 5 at 0.61 s``."""
-        return (f"two speeds: {self.fast_n} repeats at {self.fast_s:.3g} s, "
-                f"{self.slow_n} at {self.slow_s:.3g} s")
 
 
 def _statistic(logs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,14 +90,3 @@ def two_speeds(seconds: Sequence[float | None], level: float = FALSE_CLAIM) -> T
     if math.isfinite(t_value) and t_value < critical(n, level):
         return None
     return TwoSpeeds(fast_n=len(lo), fast_s=math.exp(lo.mean()), slow_n=len(hi), slow_s=math.exp(hi.mean()))
-
-
-def spread_text(seconds: Sequence[float | None]) -> str:
-    """``0.33-0.63 s over 6 repeats`` (the range of the per-repeat figures: a process, or one set of cooperating
-    processes, each), with the two speeds where :func:`two_speeds` finds them; '' with fewer than two repeats."""
-    xs = sorted(s for s in seconds if s is not None and math.isfinite(s) and s > 0)
-    if len(xs) < 2:
-        return ""
-    text = f"{xs[0]:.3g}–{xs[-1]:.3g} s over {len(xs)} repeats"
-    found = two_speeds(xs)
-    return f"{text}; {found.text()}" if found else text

@@ -1,15 +1,13 @@
-"""Seaborn figures for one workload (PNG, Agg backend, no pyplot state). Never imports TensorFlow.
+"""One figure to one PNG file, for notebooks and tests (the report draws through
+:mod:`bench.reporting.render.figures.drawer`): each ``plot_*`` saves a ``*_figure`` and returns the PNG path (or
+None when there is no data for it, e.g. only failed points). Never imports TensorFlow.
 
-Each figure has a ``*_figure`` function that returns the matplotlib ``Figure`` (or None when there is
-no data for it, e.g. only failed points) and a ``plot_*`` function that saves it and returns the PNG path
-(or None). Inputs are the frames of :mod:`bench.reporting.frames.points` filtered to one workload and dataset.
-Series are labelled with the strategy labels of the analysis (the names the user typed, ``@host`` only
-when two machines ran the same strategy), plus the precision when a workload ran more than one.
-
-Modules: :mod:`~bench.reporting.render.figures.curves` (per-point lines: epoch time, throughput, validation
-accuracy), :mod:`~bench.reporting.render.figures.comparisons` (per-configuration: speedup heatmap, backends),
-:mod:`~bench.reporting.render.figures.layout` (what every figure shares). This package's ``plot_*`` functions
-and the names it imports from them are the public interface.
+Inputs are the frames of :mod:`bench.reporting.frames` filtered to one workload and dataset. Series are labelled
+with the strategy labels of the analysis (the names the user typed, ``@host`` only when two machines ran the same
+strategy), plus the precision when a workload ran more than one. The figure modules:
+:mod:`~bench.reporting.render.figures.curves` (per-point lines: epoch time, throughput, validation accuracy),
+:mod:`~bench.reporting.render.figures.comparisons` (per-configuration: speedup heatmap, backends),
+:mod:`~bench.reporting.render.figures.layout` (what every figure shares).
 """
 
 from __future__ import annotations

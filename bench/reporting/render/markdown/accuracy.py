@@ -8,9 +8,9 @@ import math
 
 import pandas as pd
 
+from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.labels import split_label
 from bench.reporting.render.text import DASH, markdown_table, number, with_backend
-from bench.reporting.stats.paired import NO_CLAIM
 from bench.reporting.stats.sample import as_float
 
 

@@ -7,13 +7,22 @@ import math
 
 import pandas as pd
 
+from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import rows_of
+from bench.reporting.frames.keys import config_key, rows_of, same_config, same_settings
 from bench.reporting.frames.labels import config_label, config_name
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
-from bench.reporting.render.text import counted, markdown_table, number, seconds, shorten, speedup_cell, with_backend
-from bench.reporting.stats.paired import DIFFERS, NO_CLAIM
+from bench.reporting.render.text import (
+    counted,
+    markdown_table,
+    number,
+    ratio_text,
+    seconds,
+    shorten,
+    speedup_cell,
+    with_backend,
+)
 from bench.reporting.verdicts import Analysis, absent_strategies, best_baseline, fastest_to_target, winner
 
 
@@ -43,10 +52,10 @@ def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
     """The winner against the baseline's best learning configuration ``b``."""
     if b is None:
         return f"no `{a.baseline}` configuration that learns to compare with"
-    if b["strategy"] == win["strategy"] and config_name(b) == config_name(win):
+    if same_config(b, win):
         return f"it is the `{a.baseline}` baseline itself"
     ci = ratio_ci(win, b)
-    return (f"**{ci.format()}** the throughput of the best `{a.baseline}` configuration that learns "
+    return (f"**{ratio_text(ci)}** the throughput of the best `{a.baseline}` configuration that learns "
             f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
 
 
@@ -56,14 +65,14 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     best_base = best_baseline(a, summary, win)
     lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
              f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
-    same = speedup_ci(win).format() if win["baseline"] not in ("", win["strategy"]) else ""
-    if same and not (best_base is not None and config_name(best_base) == config_name(win)):
+    same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
+    if same and not (best_base is not None and same_settings(best_base, win)):
         lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
     others = rows_of(a.best, workload, dataset)
     others = others[others["strategy"] != win["strategy"]] if not others.empty else others
     if not others.empty:
         items = [f"`{r['strategy']}` {config_name(r)} "
-                 f"{ratio_ci(r, win).format()}"
+                 f"{ratio_text(ratio_ci(r, win))}"
                  for _, r in others.iterrows()]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
@@ -71,7 +80,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
     quickest = fastest_to_target(summary)
     win_time = win["time_to_target_s"]
-    if quickest is not None and config_label(quickest) != config_label(win) and not (
+    if quickest is not None and not same_config(quickest, win) and not (
             math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
         lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
                      f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
@@ -79,7 +88,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     be = rows_of(a.break_even, workload, dataset)
     be = be[be["strategy"] == win["strategy"]] if not be.empty else be
     payback = ""
-    if not be.empty and be.iloc[0]["quick"] != be.iloc[0]["fast"] and be.iloc[0]["fast"] == config_name(win):
+    if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
         n = be.iloc[0]["break_even_epochs"]
         payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
                    if math.isfinite(n) else "")
@@ -100,7 +109,7 @@ def _backend_line(best: pd.DataFrame) -> list[str]:
         if len(tops) < 2:
             continue
         top = tops.iloc[0]
-        rest = ", ".join(f"{r['backend']} {ratio_ci(r, top).format()}" for _, r in tops.iloc[1:].iterrows())
+        rest = ", ".join(f"{r['backend']} {ratio_text(ratio_ci(r, top))}" for _, r in tops.iloc[1:].iterrows())
         parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
                      f"examples/s), then {rest}")
     return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
@@ -121,9 +130,9 @@ def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> li
     """Both ends of the trade-off against the baseline's fastest configuration that learns."""
     fast, best = t.fastest, t.most_accurate
     base = best_baseline(a, summary, fast)
-    if base is None or config_label(base) in (config_label(fast), config_label(best)):
+    if base is None or same_config(base, fast) or same_config(base, best):
         return []
-    ratio = {name: ratio_ci(r, base).format()
+    ratio = {name: ratio_text(ratio_ci(r, base))
              for name, r in (("fastest", fast), ("most accurate", best))}
     return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
             f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "

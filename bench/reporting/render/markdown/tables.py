@@ -17,7 +17,18 @@ from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.untrusted import skipped_row
 from bench.reporting.render.markdown.accuracy import accuracy_cell
-from bench.reporting.render.text import DASH, markdown_table, number, seconds, shorten, speedup_cell, with_backend
+from bench.reporting.render.text import (
+    DASH,
+    markdown_table,
+    number,
+    ratio_text,
+    seconds,
+    shorten,
+    speedup_cell,
+    spread_text,
+    two_speeds_text,
+    with_backend,
+)
 from bench.reporting.stats.sample import finite_median
 from bench.reporting.verdicts import absent_strategies
 
@@ -34,8 +45,8 @@ def _flags(row: pd.Series) -> str:
         flags.append(row["accuracy_flag"])
     if row["input_bound"]:
         flags.append("input-bound")
-    if row.get("two_speeds", ""):  # across processes (bench.reporting.stats.spread): the range is part of the answer
-        flags.append(row["two_speeds"])
+    if row.get("two_speeds"):  # across processes (bench.reporting.stats.spread): the range is part of the answer
+        flags.append(two_speeds_text(row["two_speeds"]))
     if row.get("parity_flag", False):
         flags.append("parity")
     if row.get("mfu_over_peak", False):
@@ -162,14 +173,15 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
         for p in names:
             r = by.get(p)
             bound = " (input-bound)" if r is not None and r["input_bound"] else ""
-            spread = f" ({r['process_spread']})" if r is not None and r.get("process_spread") else ""
+            process_spread = spread_text(r["process_train_s"], r["two_speeds"]) if r is not None else ""
+            spread = f" ({process_spread})" if process_spread else ""
             row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}{spread}"
         base = by.get("default")
         for p in names[1:] if base is not None else []:
             r = by.get(p)
             ratio = ratio_ci(r, base) if r is not None and base is not None \
                 else None
-            row[f"{p} vs default"] = DASH if ratio is None else ratio.format()
+            row[f"{p} vs default"] = DASH if ratio is None else ratio_text(ratio)
         rows.append(row)
     return ["## Input pipelines", "",
             "The same configuration under each input pipeline: `default` is bench's fixed tf.data settings (images "
@@ -194,7 +206,7 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
                  f"{r['quick']} ({seconds(r['quick_warmup_s'])} / {seconds(r['quick_epoch_s'])})",
              "fastest (warm-up s / epoch s)":
                  f"{r['fast']} ({seconds(r['fast_warmup_s'])} / {seconds(r['fast_epoch_s'])})",
-             "break-even epochs": "no trade-off" if r["quick"] == r["fast"] else
+             "break-even epochs": "no trade-off" if r["quick_key"] == r["fast_key"] else
              (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
             for _, r in be.iterrows()]
     return ["### Break-even epochs", "",
