@@ -129,8 +129,8 @@ def _fails(*_args):
 
 def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_path):
     """The report's figure stage (bench.reporting.render.figures.drawer): forked drawing processes write
-    byte-identical PNGs,
-    report the same figures in the order submitted, skip figures without data, and raise a figure's error."""
+    byte-identical PNGs, report the same figures in the order submitted, skip figures without data, and raise a
+    figure's error."""
     from bench.reporting.analysis.cost import priced_summary
     from bench.reporting.load.prices import load_table
     from bench.reporting.render.figures import drawer as figures

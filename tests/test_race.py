@@ -1,6 +1,5 @@
 """Adaptive repeats (issue 36, bench.reporting.analysis.race): the A/A rate of a false claim, agreement with full
-sweeps of
-known truth, and a replay of a real ``repeats=5`` sweep of the cnn suite (tests/data/race_cnn_r5.json.gz); the
+sweeps of known truth, and a replay of a real ``repeats=5`` sweep of the cnn suite (tests/data/race_cnn_r5.json.gz); the
 figures are in docs/statistics.md. Simulated configurations are the race's input, a summary row each; repeats are
 drawn as log-normal throughputs with the process-to-process spread measured here (16 %)."""
 

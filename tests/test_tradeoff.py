@@ -1,7 +1,6 @@
 """Without a target, the answer never names a configuration as best while another is clearly more accurate (issue 39):
 the throughput/accuracy trade-off (bench.reporting.analysis.tradeoff), its wording in the answer and report.json, and
-the A/A
-rate of its "clearly more accurate" claim, simulated."""
+the A/A rate of its "clearly more accurate" claim, simulated."""
 
 from __future__ import annotations
 

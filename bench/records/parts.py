@@ -90,9 +90,8 @@ class Check(Part):
 
 class RaceSettings(Part):
     """A point of a ``repeats=auto`` run (:mod:`bench.reporting.analysis.race`): the most repeats a configuration
-    could get
-    (``max_repeats``) and the run's time budget (``budget_s``, seconds of point time; 0: none). The race's decisions
-    are replayed from the records and these two settings."""
+    could get (``max_repeats``) and the run's time budget (``budget_s``, seconds of point time; 0: none). The race's
+    decisions are replayed from the records and these two settings."""
 
     max_repeats: int = Field(ge=2, le=1000)
     budget_s: Seconds = 0.0

@@ -57,9 +57,8 @@ def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str =
 
 def report_side(report: dict[str, Any], metric: str = "train_s") -> pd.DataFrame:
     """A side of the comparison from a ``report.json`` (:mod:`bench.reporting.render.report_json`): per configuration
-    its
-    per-repeat ``metric`` samples (the median of each repeat's steady epochs, seconds), as :func:`records_side` gives
-    them from records; the strategy is the report's label (``jax/cpu_x2``, ``cpu@host``)."""
+    its per-repeat ``metric`` samples (the median of each repeat's steady epochs, seconds), as :func:`records_side`
+    gives them from records; the strategy is the report's label (``jax/cpu_x2``, ``cpu@host``)."""
     rows = [{"workload": c["workload"], "dataset": c["dataset"], "strategy_key": c["strategy"],
              "global_batch_size": c["global_batch_size"], "steps_per_execution": c["steps_per_execution"],
              "precision": c["precision"], "samples": tuple(c[metric]["samples"]),

@@ -12,9 +12,8 @@ workload and data set, over its configurations that learn (:func:`bench.reportin
   or when, paired by seed, the most accurate member is *equivalent* to the fastest (interval within ± the margin);
 * otherwise the answer names no single best: it shows the front and how to declare a target. The most accurate
   member is compared with the fastest paired by seed (:func:`bench.reporting.analysis.seeds.compare_seeds`),
-  Bonferroni over
-  every configuration that learns but the fastest (the one compared is picked by its accuracy from all of them, so
-  the correction covers each it could have been); "more accurate" is claimed only on *differs*, and
+  Bonferroni over every configuration that learns but the fastest (the one compared is picked by its accuracy from all
+  of them, so the correction covers each it could have been); "more accurate" is claimed only on *differs*, and
   ``tests/test_tradeoff.py`` simulates that claim's A/A rate.
 """
 

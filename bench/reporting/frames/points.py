@@ -24,7 +24,7 @@ Definitions (the report repeats them):
   processes' matmul probes), no figure when achieved exceeds it; ``mfu_datasheet_pct`` the same over the
   vendor peak of the math mode that ran.
 * Targets and time to target: :mod:`bench.reporting.frames.targets`; accuracy verdicts:
-:mod:`bench.reporting.analysis.accuracy`.
+  :mod:`bench.reporting.analysis.accuracy`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Line figures from the per-epoch frame (:func:`bench.reporting.frames.epochs.epochs_frame`, what ``bench.epochs``
-gives a
-notebook): training time per epoch, training throughput and validation accuracy, one line per series with a
+gives a notebook): training time per epoch, training throughput and validation accuracy, one line per series with a
 band. Never imports TensorFlow."""
 
 from __future__ import annotations
