@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.reporting.stats.sample import finite_median
+
 PEAK_KEY = ["run_id", "host", "device_kind", "precision", "peak_devices"]
 
 
@@ -41,6 +43,24 @@ def with_run_peaks(points: pd.DataFrame) -> pd.DataFrame:
             points.loc[g.index, "run_peak_median"] = float(np.median(probes))
             points.loc[g.index, "run_peak_n"] = len(probes)
     return points
+
+
+def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
+    """The peak FLOP/s behind every MFU figure, one row per run, host, device kind and precision of the ok points
+    that recorded a probe or a datasheet peak: ``peak`` (the run's highest probe, :func:`with_run_peaks`), ``low``,
+    ``median`` and ``n`` (its probes), ``datasheet_peak`` (FLOP/s of the math mode that ran) and ``math_modes``."""
+    cols = ["run_id", "host", "device_kind", "precision", "peak", "low", "median", "n", "datasheet_peak", "math_modes"]
+    ok = points[points["status"] == "ok"] if not points.empty else points
+    rows = []
+    for (run, host, kind, precision), g in ok.groupby(["run_id", "host", "device_kind", "precision"], sort=True):
+        peak, sheet = finite_median(g["run_peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
+        if not (math.isfinite(peak) or math.isfinite(sheet)):
+            continue
+        rows.append({"run_id": run, "host": host, "device_kind": kind, "precision": precision, "peak": peak,
+                     "low": finite_median(g["run_peak_low"]), "median": finite_median(g["run_peak_median"]),
+                     "n": finite_median(g["run_peak_n"]), "datasheet_peak": sheet,
+                     "math_modes": tuple(sorted({str(m) for m in g["math_mode"] if m}))})
+    return pd.DataFrame(rows, columns=cols)
 
 
 def time_budget(points: pd.DataFrame) -> pd.DataFrame:

@@ -28,6 +28,14 @@ FIRST_OF_GROUP = ("backend", "keras", "strategy_name", "compiler_mark", "input_p
                   "per_replica_batch_size")
 
 
+def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:
+    """Column ``name``: one finite value per ok repeat (a process), in the points' order; with ``name_median``,
+    ``name_low`` and ``name_high`` (NaN without any): the spreads report.json gives."""
+    kept = tuple(v for v in values if math.isfinite(v))
+    return {name: kept, f"{name}_median": finite_median(kept), f"{name}_low": min(kept) if kept else math.nan,
+            f"{name}_high": max(kept) if kept else math.nan}
+
+
 def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> dict[str, Any]:
     """One configuration's summary row from its points (column -> values, one per point)."""
     ok_at = [i for i, s in enumerate(g["status"]) if s == "ok"]
@@ -56,7 +64,9 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "train_s_median": train.median, "train_s_iqr": train.iqr,
         "process_train_s": per_process,
         "two_speeds": found,  # a TwoSpeeds, or None (bench.reporting.stats.spread; its text: render.text)
-        "repeat_rates": repeat_rates, "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
+        **_per_repeat("repeat_rates", repeat_rates), "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
+        **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
+        **_per_repeat("repeat_epoch_s", [finite_median(t) for t in ok["steady_epoch_s"]]),
         "n_val_eval": finite_median(ok["n_val_eval"]),
         "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),
         "spe_requested": tuple(sorted({int(v) for v in g["spe_requested"]})),  # the requests behind what ran

@@ -22,9 +22,9 @@ from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.frames.keys import CONFIG_KEY, rows_of
 from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import ratio_ci
-from bench.reporting.render.text import two_speeds_text
+from bench.reporting.render.text import two_speeds_text, workload_title
 from bench.reporting.stats.ratio import RatioCI
-from bench.reporting.stats.sample import as_float, finite_median
+from bench.reporting.stats.sample import as_float
 from bench.reporting.verdicts import Analysis, best_baseline, winner
 
 REPORT_SCHEMA_VERSION = 1
@@ -194,18 +194,18 @@ def _speedup(vs: str, ci: RatioCI) -> Speedup:
                    significant=bool(ci.has_interval and ci.significant))
 
 
-def _per_repeat(rows: pd.DataFrame, column: str) -> Spread:
-    """One sample per ok repeat of a configuration (its ok points ``rows``): the median of its steady ``column``
-    (seconds)."""
-    values = [v for v in (finite_median(t) for t in rows[column]) if math.isfinite(v)] if len(rows) else []
-    med = finite_median(values)
-    return Spread(value=_num(med), median=_num(med), low=min(values) if values else None,
-                  high=max(values) if values else None, n=len(values), samples=values)
+def _per_repeat(r: pd.Series, column: str, value_column: str | None = None) -> Spread:
+    """A summary row's per-repeat ``column`` (one figure per ok repeat, from
+    :func:`~bench.reporting.frames.summary.summarize`) as a Spread; its value is the row's ``value_column``, else the
+    median of the repeats."""
+    samples = [float(v) for v in r[column]]
+    median = _num(r[f"{column}_median"])
+    return Spread(value=_num(r[value_column]) if value_column else median, median=median,
+                  low=_num(r[f"{column}_low"]), high=_num(r[f"{column}_high"]), n=len(samples), samples=samples)
 
 
-def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Configuration:
-    """One configuration's object from its summary row ``r``, its parity rows ``mine`` and its ok points ``rows``."""
-    rates = [float(v) for v in r["repeat_rates"]]
+def _configuration(r: pd.Series, mine: pd.DataFrame) -> Configuration:
+    """One configuration's object from its summary row ``r`` and its parity rows ``mine``."""
     target = None
     if r["status"] == "ok" and math.isfinite(as_float(r["target_accuracy"])):
         target = Target(value=float(r["target_accuracy"]), reached=bool(r["reached_target"]),
@@ -222,10 +222,8 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, rows: pd.DataFrame) -> Conf
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
         global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
         precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
-        examples_per_s=Spread(value=_num(r["examples_per_s"]), median=_num(finite_median(rates)),
-                              low=min(rates) if rates else None, high=max(rates) if rates else None,
-                              n=len(rates), samples=rates),
-        train_s=_per_repeat(rows, "steady_train_s"), epoch_s=_per_repeat(rows, "steady_epoch_s"),
+        examples_per_s=_per_repeat(r, "repeat_rates", "examples_per_s"),
+        train_s=_per_repeat(r, "repeat_train_s"), epoch_s=_per_repeat(r, "repeat_epoch_s"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup,
@@ -256,9 +254,8 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
 
 def report_data(a: Analysis) -> ReportData:
     """The verdicts of an analysis as data (module docstring)."""
-    points = a.seeds if a.seeds is not None else SeedIndex(a.points, CONFIG_KEY)
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
-    configs = [_configuration(r, parity.rows(r), points.rows(r)) for _, r in a.summary.iterrows()]
+    configs = [_configuration(r, parity.rows(r)) for _, r in a.summary.iterrows()]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
                       workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))
@@ -271,7 +268,7 @@ def _race(a: Analysis) -> RaceSpent | None:
         return None
     stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in spent.table.to_dict("records")]
     return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
-                     settled=sorted(f"{w} on {d}" for (w, d), done in spent.settled.items() if done),
+                     settled=sorted(workload_title(w, d) for (w, d), done in spent.settled.items() if done),
                      configurations=stops)
 
 

@@ -21,6 +21,12 @@ from bench.reporting.stats.spread import TwoSpeeds
 DASH = "—"  # an absent figure (a failed point has no throughput)
 
 
+def workload_title(workload: str, dataset: str) -> str:
+    """``fashion_cnn on synthetic (reduced, n_train=4096)``: a workload and its data set, as every section, figure
+    and report.json names them."""
+    return f"{workload} on {dataset}"
+
+
 def cell(text: Any) -> str:
     """One markdown table cell: single line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")

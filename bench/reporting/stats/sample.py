@@ -114,3 +114,11 @@ def geometric_mean(values: Sequence[float] | np.ndarray) -> float:
     x = finite_array(values)
     x = x[x > 0]
     return float(np.exp(np.mean(np.log(x)))) if x.size else math.nan
+
+
+def quantile_bands(at: np.ndarray, values: np.ndarray, low_q: float) -> tuple[np.ndarray, ...]:
+    """Per distinct ``at`` (sorted): the ``low_q``, 0.5 and ``1 - low_q`` quantiles (type 7) of the ``values`` there,
+    as four arrays ``(at, low, median, high)`` (0.25: the IQR; 0: the range): a line figure's band."""
+    xs = np.unique(at)
+    low, mid, high = np.array([np.quantile(values[at == v], [low_q, 0.5, 1 - low_q]) for v in xs]).T
+    return xs, low, mid, high

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator
 
 from bench.reporting.render.figures import layout
+from bench.reporting.stats.sample import quantile_bands
 
 
 def _samples(epochs: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -31,15 +32,14 @@ def _band_lines(ax: Any, d: pd.DataFrame, x: str, y: str, low_q: float, pal: dic
                 mk: dict[str, str], log2: bool = True) -> None:
     """One line per series: the median of ``y`` at each ``x`` with a band from quantile ``low_q`` to
     ``1 - low_q`` (0.25: the IQR; 0: the range). Series are dodged sideways a little (:data:`DODGE`), so two with
-    the same values (``cpu`` under ``cpu_x2`` from one seed) show as two lines side by side, not one. Aggregated
-    with numpy (type-7 quantiles, pandas' and seaborn's too) and drawn with matplotlib, which is several times
-    faster than seaborn's per-call estimator for the same picture."""
+    the same values (``cpu`` under ``cpu_x2`` from one seed) show as two lines side by side, not one. Aggregated by
+    :func:`~bench.reporting.stats.sample.quantile_bands` and drawn with matplotlib, which is several times faster than
+    seaborn's per-call estimator for the same picture."""
     labels, at, values = d["series"].to_numpy(), d[x].to_numpy(dtype=float), d[y].to_numpy(dtype=float)
     names = sorted(set(labels))
     for i, name in enumerate(names):
         mine = labels == name
-        xs = np.unique(at[mine])
-        low, mid, high = np.array([np.quantile(values[mine & (at == v)], [low_q, 0.5, 1 - low_q]) for v in xs]).T
+        xs, low, mid, high = quantile_bands(at[mine], values[mine], low_q)
         shift = (i - (len(names) - 1) / 2) * DODGE
         xs = xs * 2.0 ** shift if log2 else xs + shift
         ax.plot(xs, mid, color=pal[name], marker=mk[name], label=name, linewidth=1.5, markersize=6)

@@ -33,6 +33,7 @@ from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures.comparisons import backend_data, speedup_data
 from bench.reporting.render.figures.costs import cost_figure
 from bench.reporting.render.figures.curves import line_data, val_accuracy_data
+from bench.reporting.render.text import workload_title
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
@@ -186,7 +187,7 @@ def _task(key: tuple[str, str], name: str, out_dir: Path, has_data: bool, draw: 
 
 def epoch_tasks(key: tuple[str, str], epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
     """The per-epoch time figures of one workload and dataset (epoch time, throughput): they need only the epochs."""
-    title = f"{key[0]} on {key[1]}"
+    title = workload_title(*key)
     return [_task(key, "epoch_time", out_dir, line_data(epochs, "train_s", "global_batch_size") is not None,
                   plots.epoch_time_figure, epochs, title),
             _task(key, "throughput", out_dir, line_data(epochs, "examples_per_s", "steps_per_execution") is not None,
@@ -196,14 +197,14 @@ def epoch_tasks(key: tuple[str, str], epochs: pd.DataFrame, out_dir: Path) -> li
 def accuracy_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
     """The validation-accuracy figure of one workload and dataset (it needs the points too: chance, target)."""
     return [_task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
-                  epochs, points, f"{key[0]} on {key[1]}")]
+                  epochs, points, workload_title(*key))]
 
 
 def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:
     """The figures of one workload's summary (:func:`bench.reporting.frames.summary.summarize`, speedups included): the
     speedup heatmap and the backends figure. They start as soon as the summary exists, before the accuracy
     verdicts."""
-    title = f"{key[0]} on {key[1]}"
+    title = workload_title(*key)
     return [_task(key, "speedup", out_dir, speedup_data(summary) is not None, plots.speedup_heatmap_figure,
                   summary, title, baseline),
             _task(key, "backends", out_dir, backend_data(summary) is not None, plots.backend_figure, summary, title)]
@@ -215,7 +216,7 @@ def cost_tasks(key: tuple[str, str], priced: pd.DataFrame, out_dir: Path) -> lis
     if single_price(priced) is not None:
         return []
     return [_task(key, "cost", out_dir, not frontier(priced)[0].empty, priced_cost_figure, priced,
-                  f"{key[0]} on {key[1]}")]
+                  workload_title(*key))]
 
 
 def priced_cost_figure(priced: pd.DataFrame, title: str) -> Any:

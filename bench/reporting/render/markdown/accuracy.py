@@ -10,7 +10,7 @@ import pandas as pd
 
 from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.labels import split_label
-from bench.reporting.render.text import DASH, markdown_table, number, with_backend
+from bench.reporting.render.text import DASH, markdown_table, number, with_backend, workload_title
 from bench.reporting.stats.sample import as_float
 
 
@@ -90,5 +90,5 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
                          "p (adj.)": number(r["p"], ".2g") if claim else DASH,
                          "verdict": verdict,
                          "same-seed agreement %": number(100 * r["agreement"], ".1f")})
-        lines += [f"### {workload} on {dataset}", "", markdown_table(with_backend(rows, show_backend)), ""]
+        lines += [f"### {workload_title(workload, dataset)}", "", markdown_table(with_backend(rows, show_backend)), ""]
     return lines

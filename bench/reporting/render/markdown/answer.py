@@ -22,6 +22,7 @@ from bench.reporting.render.text import (
     shorten,
     speedup_cell,
     with_backend,
+    workload_title,
 )
 from bench.reporting.verdicts import Analysis, absent_strategies, best_baseline, fastest_to_target, winner
 
@@ -172,7 +173,7 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     """A few lines a person reads first: the fastest configuration that learns and what to know about it (without a
     target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
     summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
-    lines = [f"### {workload} on {dataset}", ""]
+    lines = [f"### {workload_title(workload, dataset)}", ""]
     win = winner(a, workload, dataset)
     t = a.tradeoffs.get((workload, dataset))
     if win is None:

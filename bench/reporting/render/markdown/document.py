@@ -31,6 +31,7 @@ from bench.reporting.render.markdown.tables import (
     results_table,
     skipped_files_section,
 )
+from bench.reporting.render.text import workload_title
 from bench.reporting.verdicts import Analysis
 
 HOW_TO_READ = (
@@ -125,7 +126,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     lines += time_section(a.points)
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
-        lines += [f"## {workload} on {dataset}", "", "### Results", "",
+        lines += [f"## {workload_title(workload, dataset)}", "", "### Results", "",
                   results_table(g, a.baseline, a.show_backend), ""]
         for sentence in _sentences(g, par):
             lines += [sentence, ""]

@@ -11,7 +11,7 @@ import pandas as pd
 from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.runs import time_budget
-from bench.reporting.render.text import DASH, markdown_table, seconds
+from bench.reporting.render.text import DASH, markdown_table, seconds, workload_title
 from bench.reporting.stats.sample import as_float
 
 
@@ -58,7 +58,7 @@ def race_section(spent: Spent | None) -> list[str]:
              f"repeats={spent.max_repeats} everywhere{share}. Speedup intervals of this run are Bonferroni-adjusted "
              f"over its {spent.max_repeats} looks at the data (method: docs/statistics.md).", ""]
     for (workload, dataset), done in sorted(spent.settled.items()):
-        lines += [f"- {workload} on {dataset}: "
+        lines += [f"- {workload_title(workload, dataset)}: "
                   + ("**settled**: the fastest's throughput separated from every other configuration's and its "
                      "speedup over its baseline is settled."
                      if done else "**not settled** at the repeats given: the answer above is the best estimate, "

@@ -13,6 +13,7 @@ import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
 from bench.reporting.frames.keys import PIPELINE_KEY
+from bench.reporting.frames.runs import run_peaks
 from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.untrusted import skipped_row
@@ -29,7 +30,6 @@ from bench.reporting.render.text import (
     two_speeds_text,
     with_backend,
 )
-from bench.reporting.stats.sample import finite_median
 from bench.reporting.verdicts import absent_strategies
 
 
@@ -83,21 +83,16 @@ def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
     """The peak FLOP/s behind every MFU figure: per run, host, device and precision, the highest matmul probe
     of the run's worker processes (:func:`bench.reporting.frames.runs.with_run_peaks`) with the lowest, the median and
     the number of probes, the math mode that ran, and the datasheet peak of that mode."""
-    ok = points[points["status"] == "ok"] if not points.empty else points
     rows = []
-    for (run, host, kind, precision), g in ok.groupby(["run_id", "host", "device_kind", "precision"], sort=True):
-        peak, sheet = finite_median(g["run_peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
-        if not (math.isfinite(peak) or math.isfinite(sheet)):
-            continue
-        n = finite_median(g["run_peak_n"])
-        spread = (f"{number(finite_median(g['run_peak_low']) / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
-                  f"(median {number(finite_median(g['run_peak_median']) / 1e9, ',.1f')}, {int(n)} probes)"
+    for _, p in run_peaks(points).iterrows():
+        peak, n = p["peak"], p["n"]
+        spread = (f"{number(p['low'] / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
+                  f"(median {number(p['median'] / 1e9, ',.1f')}, {int(n)} probes)"
                   if math.isfinite(n) and n > 1 else "one probe")
-        modes = sorted({str(m) for m in g["math_mode"] if m})
-        rows.append({"run": run, "host": host, "device": kind, "precision": precision,
-                     "math mode": ", ".join(modes) or DASH, "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"),
-                     "probes: lowest-highest": spread,
-                     "datasheet peak GFLOP/s": number(sheet / 1e9, ",.0f")})
+        rows.append({"run": p["run_id"], "host": p["host"], "device": p["device_kind"], "precision": p["precision"],
+                     "math mode": ", ".join(p["math_modes"]) or DASH,
+                     "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"), "probes: lowest-highest": spread,
+                     "datasheet peak GFLOP/s": number(p["datasheet_peak"] / 1e9, ",.0f")})
     if not rows:
         return "No point recorded a peak (MFU is not shown)."
     return markdown_table(rows)
