@@ -23,7 +23,8 @@ def test_the_bound_is_flops_over_peak() -> None:
     assert lower_bound_s(12.8e9, 197e12) == pytest.approx(6.497e-5, rel=1e-3)
     assert math.isnan(lower_bound_s(12.8e9, None)) and math.isnan(lower_bound_s(math.nan, 1e12))
     assert (bound_cell(6.497e-5), bound_cell(1.97e-4), bound_cell(2.5), bound_cell(math.nan)) == (
-        "≥ 65 µs", "≥ 0.2 ms", "≥ 2.50 s", "—")
+        "≥ 65.0 µs", "≥ 0.197 ms", "≥ 2.50 s", "—")
+    assert bound_cell(1.234e-1) == "≥ 123 ms"  # three digits, never 1.2e+02
 
 
 def _row(strategy: str, train_s: float, status: str = "ok") -> dict:
@@ -36,8 +37,9 @@ def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -
     text = "\n".join(bounds_section(pd.DataFrame([_row("cpu", 3.0), _row("cpu_x2", 2.0), _row("gpu", 0.1, "failed")])))
     assert "A bound, not a prediction" in text
     assert "cpu_x2 at b64 spe1 float32" in text and "| 2.00 " in text  # the fastest that ran, not the failed one
-    assert "≥ 65 µs" in text  # TPU v5e: 12.8 GFLOP / 197 TFLOP/s
-    assert "≥ 0.2 ms" in text  # T4: 12.8 GFLOP / 65 TFLOP/s = 0.197 ms
+    assert "≥ 65.0 µs" in text  # TPU v5e: 12.8 GFLOP / 197 TFLOP/s (bf16: its matrix units)
+    assert "≥ 1.58 ms" in text  # T4, float32: 12.8 GFLOP / 8.1 TFLOP/s (it has no TF32), not its fp16 65
+    assert "| A100 (TF32) " in text and "≥ 82.1 µs" in text  # 12.8 GFLOP / 156 TFLOP/s
     assert bounds_section(pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])) == []
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.reporting.analysis.cost import match_price, pareto_front, platform_of
+from bench.measure.datasheets import CHIPS
+from bench.reporting.analysis.cost import match_price, pareto_front, platform_of, price_key
 from bench.reporting.build import build_report
 from bench.reporting.commands import report_main
 from bench.reporting.load.prices import PriceError, load_table
@@ -34,6 +35,8 @@ def table():
     ("tpu", "v4-8", 4, 240, 4 * 3.22, "tpu-v4 x 4 chips"),  # v4: one replica (megacore) per chip
     ("gpu", "Tesla T4", 1, 4, 0.35, "gpu-t4 x 1 GPU"),
     ("gpu", "NVIDIA A100-SXM4-40GB", 2, 24, 2 * 3.673, "gpu-a100 x 2 GPUs"),
+    ("gpu", "NVIDIA H100 80GB HBM3", 1, 26, 10.979, "gpu-h100 x 1 GPU"),  # CUDA's name of the SXM card
+    ("gpu", "NVIDIA H200", 1, 16, 10.845, "gpu-h200 x 1 GPU"),  # the H200 run's (2026-11-27)
     ("cpu", "", 1, 2, 2 * VCPU, "2 vCPU (cpu-vcpu)"),  # a CPU point pays for the machine's vCPUs
     ("cpu", "", 2, 96, 96 * VCPU, "96 vCPU (cpu-vcpu)"),  # cpu_x2 on a 96-vCPU box: still the whole machine
 ])
@@ -43,8 +46,10 @@ def test_a_device_is_priced_by_kind_name_and_count(table, kind, accelerator, rep
 
 
 @pytest.mark.parametrize(("kind", "accelerator", "replicas", "label"), [
-    ("tpu", "v3-8", 8, "no price (v3-8)"),  # not in the table: no guess from another generation
-    ("gpu", "NVIDIA H100 80GB HBM3", 1, "no price (gpu-h100)"),  # why: its note, in the report's Prices used
+    ("tpu", "v3-8", 8, "no price (tpu-v3)"),  # no price read: no guess from another generation
+    ("gpu", "NVIDIA H100 PCIe", 1, "no price (gpu-h100-pcie)"),  # why: its note, in the report's Prices used
+    ("gpu", "NVIDIA H100 NVL", 1, "no price (gpu-h100-nvl)"),  # never the SXM card's price
+    ("gpu", "NVIDIA B200", 1, "no price (gpu-b200)"),
     ("gpu", "NVIDIA A100-SXM4-80GB", 1, "no price (gpu-a100-80gb)"),  # not the 40 GB price
     ("gpu", "Radeon Instinct MI300X", 1, "no price (Radeon Instinct MI300X)"),
     (math.nan, "", math.nan, "no price (device unknown)"),  # a skipped point never saw its device
@@ -67,8 +72,20 @@ def test_every_shipped_price_has_a_source_and_a_date(table) -> None:
     for p in table.values():
         assert p.source and p.read.startswith("2026-"), p.key
         assert p.usd_per_hour is not None or p.note, p.key  # no price only with the reason
-    assert {"tpu-v4", "tpu-v5e", "tpu-v6e", "gpu-t4", "gpu-l4", "gpu-a100", "gpu-h100", "cpu-vcpu", "colab",
-            "kaggle"} <= set(table)
+    assert {"tpu-v4", "tpu-v5e", "tpu-v6e", "gpu-t4", "gpu-l4", "gpu-a100", "gpu-h100", "gpu-h200", "gpu-b200",
+            "cpu-vcpu", "colab", "kaggle"} <= set(table)
+
+
+def test_every_accelerator_bench_knows_has_its_own_price_key_that_a_user_can_set(table) -> None:
+    """Each chip of the datasheet table, by every name a framework reports it by, matches its own entry
+    (price_key: kind-model), never a sibling's (H100 PCIe is not the SXM card), and price.KEY=USD prices it."""
+    for chip in CHIPS:
+        key = price_key(chip.kind, chip.model)
+        mine = load_table(overrides={key: 1.5})
+        for name in chip.names:
+            priced = match_price(mine, chip.kind, f"NVIDIA {name}" if chip.kind == "gpu" else name, 1, 8)
+            assert priced.key == key and priced.usd_per_hour == pytest.approx(
+                1.5 / chip.devices_per_chip), (chip.model, name, priced)
 
 
 def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
@@ -81,9 +98,10 @@ def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
     theirs = load_table(extra=f)
     assert match_price(theirs, "gpu", "NVIDIA H100 80GB HBM3", 8, 208).usd_per_hour == pytest.approx(8 * 2.10)
     assert theirs["gpu-t4"].usd_per_hour == 0.35  # the rest stays
-    with pytest.raises(PriceError, match=r"price\.tpu-v9: no such price; allowed: tpu-v4, tpu-v5e"):
+    with pytest.raises(PriceError, match=r"price\.tpu-v9: no such price; allowed: tpu-v2, tpu-v3, tpu-v4i, tpu-v4,"):
         load_table(overrides={"tpu-v9": 1.0})
-    with pytest.raises(PriceError, match=r"price\.tpu-v5: no such price \(did you mean price\.tpu-v5e\?\)"):
+    with pytest.raises(PriceError, match=r"price\.tpu-v5: no such price \(did you mean price\.tpu-v5p or "
+                                         r"price\.tpu-v5e\?\)"):
         load_table(overrides={"tpu-v5": 1.0})
     with pytest.raises(PriceError, match=r"price\.gpu-t4: a number of USD per hour >= 0, got -1"):
         load_table(overrides={"gpu-t4": -1})
@@ -130,7 +148,8 @@ def merged(tmp_path_factory) -> Path:
             _record("laptop", "cpu_x2", "cpu", 2, "", 2, 3.0),
             _record("tpu-vm", "tpu", "tpu", 8, "v5litepod-8", 224, 0.05, batch=1024),
             _record("kaggle", "gpus", "gpu", 2, "Tesla T4", 4, 0.4, {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}),
-            _record("h100-box", "gpu", "gpu", 1, "NVIDIA H100 80GB HBM3", 26, 0.1)]
+            _record("h100-box", "gpu", "gpu", 1, "NVIDIA H100 80GB HBM3", 26, 0.1),
+            _record("b200-box", "gpu", "gpu", 1, "NVIDIA B200", 30, 0.05, batch=256)]
     for r in recs:
         folder = root / r["env"]["hostname"] / r["run_id"]
         folder.mkdir(parents=True, exist_ok=True)
@@ -159,9 +178,14 @@ def test_cost_arithmetic_by_hand_on_merged_records(merged, tmp_path) -> None:
     tpu = rows["tpu at b1024 spe1 float32 ◆"]  # 8 chips x $1.20 = $9.60/h; 0.25 s to target -> $0.000667
     assert tpu[1:3] == ["tpu-v5e x 8 chips", "$9.60"] and tpu[6:8] == ["0.250", "$0.000667"]
     assert rows["gpus at b128 spe1 float32 ◆"][1:3] == ["kaggle free tier", "$0"]  # free: cheapest, on the front
-    h100 = rows["gpu at b128 spe1 float32"]  # measured, but no price shipped: dashes, never a guess
-    assert h100[1] == "no price (gpu-h100)" and h100[2] == h100[4] == h100[7] == "—"
-    assert h100[3] == "0.110" and h100[6] == "0.500"  # its times still show
+    h100 = rows["gpu@h100-box at b128 spe1 float32"]  # 1 GPU x $10.979; 0.11 s a steady epoch -> $0.000335
+    assert h100[1:5] == ["gpu-h100 x 1 GPU", "$10.98", "0.110", "$0.000335"]
+    b200 = rows["gpu@b200-box at b256 spe1 float32"]  # no price shipped: device time, a break-even
+    assert b200[1] == "no price (gpu-b200)" and b200[4] == "—" and b200[3] == "0.055" and b200[6] == "0.250"
+    # 5,120 examples in 0.05 s = 102,400/s: 1e6 / 102,400 = 9.77 GPU-s a million; to target 0.15 + 0.05 + 0.05 s
+    assert b200[5] == "9.77 GPU-s" and b200[7] == "0.250 GPU-s"
+    assert b200[2] == "—; even at $0/GPU"  # the cheapest priced configuration is Kaggle's free tier
+    assert "1 of 6 configurations ran on a device without a price" in text
 
 
 def test_golden_cost_section_from_three_machines(merged, tmp_path) -> None:
@@ -177,7 +201,7 @@ def test_golden_cost_section_from_three_machines(merged, tmp_path) -> None:
 def test_report_command_takes_a_price_and_refuses_an_unknown_one(merged, tmp_path, capsys) -> None:
     assert report_main([str(merged), f"out={tmp_path / 'o'}", "price.gpu-h100=2.5"]) == 0
     text = (tmp_path / "o" / "report.md").read_text()
-    h100 = next(line for line in text.splitlines() if line.startswith("| gpu at b128"))
+    h100 = next(line for line in text.splitlines() if line.startswith("| gpu@h100-box at b128"))
     assert "gpu-h100 x 1 GPU" in h100 and "$2.50" in h100
     assert "| gpu-h100 | $2.50 " in text and "your override" in text  # the prices used say where it came from
     assert report_main([str(merged), f"out={tmp_path / 'p'}", "price.gpu-x=1"]) == 2

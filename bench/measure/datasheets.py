@@ -34,7 +34,8 @@ class Chip:
 # "TPU v4 lite" 137). NVIDIA datasheets, dense (the "with sparsity" figures are twice these): V100 SXM2 fp32 15.7,
 # fp16 tensor 125; V100 PCIe 14 / 112; T4 fp32 8.1, fp16 65; A100 (SXM and PCIe) fp32 19.5, tf32 156, bf16/fp16
 # 312; L4 fp32 30.3, tf32 60, fp16/bf16 121; H100 SXM fp32 67, tf32 495, bf16/fp16 989; H100 PCIe 51 / 378 / 756;
-# H100 NVL 60 / 418 / 835; H200 SXM as H100 SXM; H200 NVL as H100 NVL.
+# H100 NVL 60 / 418 / 835; H200 SXM as H100 SXM; H200 NVL as H100 NVL; B200 (HGX, 1,000 W) fp32 75, tf32 1,100,
+# bf16/fp16 2,250 (NVIDIA's HGX B200 table; torchtitan get_peak_flops 2.25e15, citing NVIDIA's Blackwell datasheet).
 def _gpu(fp32: float, tf32: float | None, half: float) -> dict[str, float]:
     peaks = {"fp32": fp32 * 1e12, "fp16": half * 1e12, "bf16": half * 1e12}
     if tf32 is not None:
@@ -61,6 +62,7 @@ CHIPS: tuple[Chip, ...] = (
     Chip("gpu", "H100", ("H100",), _gpu(67, 495, 989)),
     Chip("gpu", "H200 NVL", ("H200 NVL",), _gpu(60, 418, 835)),
     Chip("gpu", "H200", ("H200",), _gpu(67, 495, 989)),
+    Chip("gpu", "B200", ("B200",), _gpu(75, 1100, 2250)),
 )
 
 # (kind, model, arithmetic) -> dense peak FLOP/s of one chip or GPU (the table above, flat)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.measure.datasheets import chip_of
+from bench.measure.datasheets import DATASHEET_PEAK_FLOPS, chip_of
 from bench.reporting.load.prices import Price, Priced
 from bench.reporting.stats.sample import as_float
 
@@ -38,6 +38,8 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     out["priced_as"] = [p.label for p in priced]
     out["price_key"] = [p.key for p in priced]
     out["usd_per_hour"] = [p.usd_per_hour for p in priced]
+    out["price_units"] = [p.units for p in priced]
+    out["price_unit"] = [p.unit for p in priced]
     per_s = out["usd_per_hour"] / 3600.0
     ok = out["status"] == "ok"
     out["usd_per_epoch"] = (out["epoch_s_median"] * per_s).where(ok, math.nan)
@@ -46,7 +48,22 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     # did would otherwise price a configuration that usually misses as if it arrived
     reached = out["reached_target"].astype(bool) if "reached_target" in out else ok
     out["usd_to_target"] = (out["time_to_target_s"] * per_s).where(ok & reached, math.nan)
+    # device time, the figure a price multiplies: what an unpriced row shows instead of USD
+    out["unit_s_per_million_examples"] = (out["price_units"] / out["examples_per_s"] * 1e6).where(ok, math.nan)
+    out["unit_s_to_target"] = (out["price_units"] * out["time_to_target_s"]).where(ok & reached, math.nan)
     return out
+
+
+def break_even_usd_per_hour(g: pd.DataFrame) -> pd.Series:
+    """Per configuration of one workload's priced rows (:func:`priced_summary`): for an ok one without a price,
+    the hourly price per unit (USD per GPU, chip or vCPU hour) at which its cost per million training examples
+    equals the cheapest priced configuration's; NaN for priced rows, or when none is priced."""
+    ok = g["status"] == "ok"
+    cheapest = g.loc[ok, "usd_per_million_examples"].min() if ok.any() else math.nan
+    unpriced = ok & g["usd_per_hour"].map(lambda v: not math.isfinite(v))
+    if not math.isfinite(cheapest):
+        return pd.Series(math.nan, index=g.index)
+    return (cheapest * 3600.0 / g["unit_s_per_million_examples"]).where(unpriced, math.nan)
 
 
 def pareto_front(time_s: list[float], cost: list[float]) -> list[bool]:
@@ -78,10 +95,13 @@ def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
 
 
 def single_price(g: pd.DataFrame) -> float | None:
-    """The one hourly price (USD/h) all of ``g``'s priced ok configurations ran at, None when there are several (or
-    none): with one price, cost is time rescaled and a cost figure would repeat the time figure."""
-    ok = g[(g["status"] == "ok") & g["usd_per_hour"].map(math.isfinite)] if len(g) else g
+    """The one hourly price (USD/h) all of ``g``'s ok configurations ran at, None when there are several, none, or
+    some ran without a price: with one price for all, cost is time rescaled and a cost figure would repeat the time
+    figure."""
+    ok = g[g["status"] == "ok"] if len(g) else g
     prices = set(ok["usd_per_hour"]) if len(ok) else set()
+    if any(not math.isfinite(p) for p in prices):
+        return None
     return float(next(iter(prices))) if len(prices) == 1 else None
 
 
@@ -118,14 +138,14 @@ def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator
     what = acc or kind or "device unknown"
     if entry is None:
         return Priced(f"no price ({what})", math.nan, None)
-    if entry.usd_per_hour is None:
-        return Priced(f"no price ({entry.key})", math.nan, entry.key)  # why: the Prices used table
     n = units(kind, acc, n_rep, vcpus)
     if not (n > 0):
         return Priced(f"no price ({what}: unknown count)", math.nan, entry.key)
+    if entry.usd_per_hour is None:  # why: the Prices used table
+        return Priced(f"no price ({entry.key})", math.nan, entry.key, n, entry.unit)
     count = f"{n:g} {entry.unit}" + ("s" if n != 1 and entry.unit in ("chip", "GPU") else "")
     return Priced(f"{entry.key} x {count}" if kind != "cpu" else f"{count} ({entry.key})",
-                  entry.usd_per_hour * n, entry.key)
+                  entry.usd_per_hour * n, entry.key, n, entry.unit)
 
 
 def platform_of(env_var_names: Iterable[str], table: Mapping[str, Price]) -> str:
@@ -134,11 +154,43 @@ def platform_of(env_var_names: Iterable[str], table: Mapping[str, Price]) -> str
     return next((p.key for p in table.values() if p.kind == "free" and p.env_var and p.env_var in names), "")
 
 
+def price_key(kind: str, model: str) -> str:
+    """The key of a chip's entry in suites/prices/cloud.yaml: ``kind-model``, lower case, spaces as dashes
+    (``tpu-v5e``, ``gpu-h100-pcie``); every chip of :data:`bench.measure.datasheets.CHIPS` has one, priced or null
+    with the reason, so ``price.KEY=USD`` works for each."""
+    return f"{kind}-{model.lower().replace(' ', '-')}"
+
+
 # (column, device kind, model in the datasheet table, price key in suites/prices/cloud.yaml): one chip or GPU each
-BOUND_DEVICES = (("TPU v4 chip", "tpu", "v4", "tpu-v4"), ("TPU v5e chip", "tpu", "v5e", "tpu-v5e"),
-                 ("TPU v6e chip", "tpu", "v6e", "tpu-v6e"), ("T4", "gpu", "T4", "gpu-t4"),
-                 ("L4", "gpu", "L4", "gpu-l4"), ("A100", "gpu", "A100", "gpu-a100"),
-                 ("H100", "gpu", "H100", "gpu-h100"))
+BOUND_DEVICES = tuple((name, kind, model, price_key(kind, model)) for name, kind, model in (
+    ("TPU v4 chip", "tpu", "v4"), ("TPU v5e chip", "tpu", "v5e"), ("TPU v6e chip", "tpu", "v6e"),
+    ("T4", "gpu", "T4"), ("L4", "gpu", "L4"), ("A100", "gpu", "A100"), ("H100", "gpu", "H100"),
+    ("H200", "gpu", "H200"), ("B200", "gpu", "B200")))
+
+
+def bound_arithmetic(kind: str, model: str, precision: str) -> str | None:
+    """The arithmetic whose dense datasheet peak bounds a training run of ``precision`` on one ``model`` chip (None
+    when the table has no peak for it): a mixed policy's fp16/bf16; on a TPU bf16 (its matrix units multiply
+    float32 in bfloat16 passes); on a GPU, float32 as TensorFloat-32 where the chip has it (TensorFlow's and XLA's
+    default for float32 on such GPUs, and PyTorch's for cuDNN convolutions: the fastest float32 arithmetic a run
+    could use, so the bound stays a bound), else fp32."""
+    tags = ({"mixed_float16": ("fp16",), "mixed_bfloat16": ("bf16",)}.get(precision)
+            or (("bf16",) if kind == "tpu" else ("tf32", "fp32")))
+    return next((t for t in tags if (kind, model, t) in DATASHEET_PEAK_FLOPS), None)
+
+
+def bound_devices(ran: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, str, str]]:
+    """:data:`BOUND_DEVICES`, after any chip in ``ran`` ((device kind, accelerator name) pairs of the configurations
+    measured) that it lacks, named "(ran here)": the device that ran is always in its own bound table."""
+    out = list(BOUND_DEVICES)
+    known = {(kind, model) for _, kind, model, _ in BOUND_DEVICES}
+    for kind, accelerator in ran:
+        chip = chip_of(kind, accelerator) if kind in ("tpu", "gpu") else None
+        if chip is not None and (chip.kind, chip.model) not in known:
+            known.add((chip.kind, chip.model))
+            name = f"TPU {chip.model} chip" if chip.kind == "tpu" else chip.model
+            out.insert(0, (f"{name}, ran here", chip.kind, chip.model, price_key(chip.kind, chip.model)))
+    return out
 
 
 def epoch_flops(row: pd.Series) -> float:

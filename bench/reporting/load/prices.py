@@ -50,6 +50,8 @@ class Priced:
     label: str  # e.g. "TPU v5e x 8 chips", "2 vCPU", "no price (NVIDIA H100 ...)"
     usd_per_hour: float
     key: str | None
+    units: float = math.nan  # how many of the entry's units the configuration holds (NaN: no entry or no count)
+    unit: str = ""  # the entry's unit: chip, GPU, vCPU
 
 
 def default_table_path() -> Path:
@@ -115,8 +117,9 @@ def load_table(path: Path | None = None, overrides: Mapping[str, float] | None =
         table.update(parse_table(doc, f"prices={extra}"))
     for key, usd in (overrides or {}).items():
         if key not in table:
-            near = difflib.get_close_matches(key, list(table), n=1, cutoff=0.85)  # tpu-v5 -> tpu-v5e, not v9 -> v4
-            raise PriceError(f"price.{key}: no such price{f' (did you mean price.{near[0]}?)' if near else ''}; "
+            near = difflib.get_close_matches(key, list(table), n=3, cutoff=0.85)  # tpu-v5 -> v5p, v5e; not v9 -> v4
+            said = " or ".join(f"price.{n}" for n in near)
+            raise PriceError(f"price.{key}: no such price{f' (did you mean {said}?)' if near else ''}; "
                              f"allowed: {', '.join(table)}")
         if not (isinstance(usd, (int, float)) and math.isfinite(usd) and usd >= 0):
             raise PriceError(f"price.{key}: a number of USD per hour >= 0, got {usd!r}")

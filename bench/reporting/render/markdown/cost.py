@@ -9,40 +9,73 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.measure.datasheets import best_peak
-from bench.reporting.analysis.cost import BOUND_DEVICES, epoch_flops, frontier, lower_bound_s, single_price
+from bench.measure.datasheets import DATASHEET_PEAK_FLOPS, chip_of
+from bench.reporting.analysis.cost import (
+    bound_arithmetic,
+    bound_devices,
+    break_even_usd_per_hour,
+    epoch_flops,
+    frontier,
+    lower_bound_s,
+    single_price,
+    units,
+)
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.text import DASH, markdown_table, seconds, usd
+from bench.reporting.stats.sample import as_float
 
 
 def _or_nan(v: float | None) -> float:
     return math.nan if v is None else v
 
 
+def _device_time(v: float, unit: str) -> str:
+    """``1,234 GPU-s``: seconds of a priced unit (GPU, chip, vCPU), what a price would multiply."""
+    return f"{seconds(v) if v < 100 else f'{v:,.0f}'} {unit}-s" if math.isfinite(v) and unit else DASH
+
+
 def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
-    """A workload's Cost section from its :func:`priced_summary` rows."""
+    """A workload's Cost section from its :func:`priced_summary` rows. A configuration without a price shows its
+    device time (unit-seconds) instead of USD, and the hourly price per unit at which it would cost what the cheapest
+    priced configuration costs per million examples."""
     if g.empty:
         return []
     idle = int((g["status"] != "ok").sum())
     g = g[g["status"] == "ok"]  # what did not run has no time to price (listed under the failed points)
     pts, t, _ = frontier(g)
     front = set(pts.index[pts["on_front"]])
+    even = break_even_usd_per_hour(g)
     rows = []
     for i, r in g.sort_values(["strategy", "global_batch_size", "steps_per_execution", "precision"]).iterrows():
+        priced = math.isfinite(r["usd_per_hour"])
+        unit = r.get("price_unit") or ""
+        hourly = usd(r["usd_per_hour"]) if priced else (
+            f"{DASH}; even at {usd(even[i])}/{unit}" if math.isfinite(even[i]) else DASH)
         rows.append({"configuration": config_label(r) + (" ◆" if i in front else ""), "host": r["host"],
-                     "priced as": r["priced_as"],
-                     "USD/h": usd(r["usd_per_hour"]), "steady s/epoch": seconds(r["epoch_s_median"]),
+                     "priced as": r["priced_as"], "USD/h": hourly, "steady s/epoch": seconds(r["epoch_s_median"]),
                      "USD/epoch": usd(r["usd_per_epoch"]),
-                     "USD per 1M examples": usd(r["usd_per_million_examples"]),
-                     "s to target": seconds(r["time_to_target_s"]), "USD to target": usd(r["usd_to_target"])})
+                     "USD per 1M examples": usd(r["usd_per_million_examples"]) if priced else _device_time(
+                         r.get("unit_s_per_million_examples", math.nan), unit),
+                     "s to target": seconds(r["time_to_target_s"]),
+                     "USD to target": usd(r["usd_to_target"]) if priced else _device_time(
+                         r.get("unit_s_to_target", math.nan), unit)})
     basis = "time and cost to target" if t == "time_to_target_s" else "time and cost per steady epoch"
     one = single_price(g)
     same = (f" Every configuration ran at one price, {usd(one)}/h: cost is time x that price, so it ranks them as "
             "time does and no cost figure is drawn." if one is not None else "")
+    n_unpriced = int((~g["usd_per_hour"].map(math.isfinite)).sum())
+    head = f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
+    if n_unpriced == len(g):
+        head = ("No configuration here ran on a device with a price (*Prices used* says why; set one with "
+                "`price.KEY=USD`): each shows its device time instead (unit-seconds, what a price multiplies).")
+    elif n_unpriced:
+        head += (f" {n_unpriced} of {len(g)} configurations ran on a device without a price: they show device time "
+                 "(unit-seconds, what a price multiplies) and the hourly price per unit at which each would cost "
+                 "what the cheapest priced one costs per million examples (\"even at\"); the front holds the "
+                 "priced ones only.")
     lines = ["### Cost", "",
-             f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
-             + (f" {idle} configuration(s) that did not run are not priced." if idle else "") + same, "",
+             head + (f" {idle} configuration(s) that did not run are not priced." if idle else "") + same, "",
              markdown_table(rows), ""]
     if figure is not None:
         lines += [f"![cost]({figure.name})", ""]
@@ -71,40 +104,63 @@ def prices_used_section(priced: pd.DataFrame, table: Mapping[str, Price], extra:
 
 
 def bound_cell(s: float) -> str:
-    """``≥ 2.1 µs`` / ``≥ 0.21 ms`` / ``≥ 1.52 s``: a bound in the unit that keeps its digits (a dash without one)."""
+    """``≥ 2.10 µs`` / ``≥ 0.210 ms`` / ``≥ 123 ms`` / ``≥ 1.52 s``: a bound in the unit that keeps its digits, about
+    three significant, never in exponent notation (a dash without one)."""
     if not math.isfinite(s):
         return DASH
     if s >= 1:
         return f"≥ {seconds(s)} s"
-    return f"≥ {s * 1e3:.2g} ms" if s >= 1e-4 else f"≥ {s * 1e6:.2g} µs"
+    return f"≥ {seconds(s * 1e3)} ms" if s >= 1e-4 else f"≥ {seconds(s * 1e6)} µs"
+
+
+def _times(ratio: float) -> str:
+    """``583x`` / ``2.4x``: how many times the bound a measurement took."""
+    return DASH if not math.isfinite(ratio) else f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
 
 
 def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -> list[str]:
     """A workload's section: its fastest configuration measured here, and the shortest its training epoch could
-    take on each accelerator of :data:`BOUND_DEVICES`, at 100 % of the chip's best dense datasheet peak; with
-    ``prices``, a second row: what that shortest epoch would cost at the chip's hourly price (USD)."""
+    take on one chip of the device that ran it and of each accelerator of :data:`BOUND_DEVICES`, at 100 % of the
+    chip's dense datasheet peak in the arithmetic the run would use there (:func:`bound_arithmetic`; the column says
+    which); on the device that ran, how many times that bound the measurement took; with ``prices``, what that
+    shortest epoch would cost at the chip's hourly price (USD)."""
     ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
     ok = ok[ok["train_s_median"].map(math.isfinite)]
     if ok.empty:
         return []
     fastest = ok.sort_values("train_s_median", kind="stable").iloc[0]
     flops = epoch_flops(fastest)
+    ran = chip_of(str(fastest.get("device_kind")), str(fastest.get("accelerator") or ""))
     row = {"fastest measured": config_label(fastest), "train s/epoch": seconds(fastest["train_s_median"]),
            "GFLOP/epoch": f"{flops / 1e9:,.1f}"}
+    times = {"fastest measured": "measured ÷ bound, on the chips that ran", "train s/epoch": "", "GFLOP/epoch": ""}
     cost = {"fastest measured": "USD per 1M training examples at that bound", "train s/epoch": "",
             "GFLOP/epoch": ""}
     per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
-    for name, kind, model, key in BOUND_DEVICES:
-        bound = lower_bound_s(flops, best_peak(kind, model))
-        row[name] = bound_cell(bound)
+    devices = bound_devices([(ran.kind, ran.model)] if ran is not None else [])
+    chips = units(ran.kind, str(fastest.get("accelerator")), as_float(fastest.get("num_replicas", 1)),
+                  math.nan) if ran is not None else 1.0  # the bound on the chips that ran is the bound / chips
+    for name, kind, model, key in devices:
+        here = ran is not None and (ran.kind, ran.model) == (kind, model)
+        recorded = str(fastest.get("math_mode") or "")
+        tag = recorded if here and (kind, model, recorded) in DATASHEET_PEAK_FLOPS else bound_arithmetic(
+            kind, model, str(fastest["precision"]))
+        bound = lower_bound_s(flops, DATASHEET_PEAK_FLOPS.get((kind, model, tag or "")))
+        column = f"{name} ({tag.upper()})" if tag else name
+        row[column] = bound_cell(bound)
+        times[column] = _times(fastest["train_s_median"] * chips / bound) if here else ""
         price = prices[key].usd_per_hour if prices is not None and key in prices else None
-        cost[name] = (f"≥ {usd(bound * per_million * price / 3600)}" if price is not None and math.isfinite(bound)
-                      else DASH)
+        cost[column] = (f"≥ {usd(bound * per_million * price / 3600)}" if price is not None and math.isfinite(bound)
+                        else DASH)
+    table = [row] + ([times] if ran is not None else []) + ([cost] if prices is not None else [])
     return ["### Lower bound on other accelerators", "",
             "The shortest this training epoch could possibly take on one chip of each accelerator: its FLOPs "
-            "over the chip's best dense datasheet peak, at 100 % of it. A bound, not a prediction: real epochs "
-            "are longer (input pipeline, host calls, memory traffic, and no device runs at its peak). n chips "
-            "divide it by n at best."
-            + (" The second row prices it (*Prices used*): the least a million training examples could cost "
+            "over the chip's dense datasheet peak in the arithmetic the run would use there (in brackets: TF32 "
+            "for float32 on GPUs that have it, bf16 on TPUs), at 100 % of it. A bound, not a prediction: real "
+            "epochs are longer (input pipeline, host calls, memory traffic, and no device runs at its peak). "
+            "n chips divide it by n at best."
+            + (" On the device that ran: how many times its bound (over the chips that ran) the measurement took."
+               if ran is not None else "")
+            + (" The last row prices it (*Prices used*): the least a million training examples could cost "
                "there." if prices is not None else ""), "",
-            markdown_table([row, cost] if prices is not None else [row]), ""]
+            markdown_table(table), ""]

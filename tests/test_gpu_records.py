@@ -1,0 +1,101 @@
+"""The report over the first real GPU records: one NVIDIA H200 under JAX and PyTorch, 2026-11-27 (bench at
+079c469; tests/data/gpu_h200_2026_11_27 is ../shared/fixtures/gpu-h200-2026-11-27 without its worker logs, the run
+described in docs/findings.md). What those records got wrong must stay fixed for records written before the fix:
+the device that ran is priced and in its own lower-bound table at the arithmetic that ran (issue 50)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from bench.reporting.commands import report_main
+from bench.reporting.render.markdown.cost import bound_cell
+
+H200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
+RUNS = ("r1", "r2", "r3", "b", "a/1", "a/2", "a/3", "a/4")
+H200_TF32 = 495e12  # NVIDIA's dense TF32 peak of an H200 SXM (FLOP/s), bench.measure.datasheets
+
+
+def _report(out: Path, *extra: str) -> str:
+    assert report_main([*(str(H200 / r) for r in RUNS), f"out={out}", *extra]) == 0
+    return (out / "report.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return _report(tmp_path_factory.mktemp("h200"))
+
+
+def _section(text: str, title: str, heading: str) -> str:
+    """The ``heading`` subsection of the workload section whose title starts with ``title``."""
+    start = text.index(f"\n## {title}")
+    part = text[text.index(f"### {heading}", start):]
+    return part[:part.index("\n### ", 4)]
+
+
+def _table(part: str) -> list[dict[str, str]]:
+    lines = [ln for ln in part.splitlines() if ln.startswith("| ")]
+    head = [c.strip() for c in lines[0].split("|")[1:-1]]
+    return [dict(zip(head, [c.strip() for c in ln.split("|")[1:-1]], strict=True)) for ln in lines[1:]]
+
+
+def _number(cell: str) -> float:
+    return float(re.sub(r"[^0-9.]", "", cell.split()[0] if cell[0].isdigit() else cell))
+
+
+def test_the_h200_that_ran_is_priced(report) -> None:
+    cost = _table(_section(report, "fashion_cnn", "Cost"))
+    gpu = [r for r in cost if r["configuration"].startswith("jax/gpu")]
+    assert gpu and {r["priced as"] for r in gpu} == {"gpu-h200 x 1 GPU"} and {r["USD/h"] for r in gpu} == {"$10.85"}
+    assert "| gpu-h200 | $10.85 " in report  # Prices used: with its basis, source and date
+
+
+def test_the_device_that_ran_is_in_its_own_lower_bound_at_the_arithmetic_that_ran(report) -> None:
+    """fashion_cnn on the full 60,000 images: 2,293,012 training FLOPs an example (the records' count), 468 steps of
+    128 an epoch: 137.4 GFLOP, >= 0.278 ms on an H200 at its TF32 peak (the float32 run's arithmetic), not its bf16
+    peak; the measured epoch is that bound times the ratio printed beside it."""
+    rec = json.loads(next((H200 / "r2").rglob("fashion_cnn-jax-gpu-b128-spe6-fp32-r0.json")).read_text())
+    assert rec["math_mode"] == "tf32" and rec["precision"] == "float32"
+    flops = rec["flops_per_example"] * rec["steps_per_epoch"] * rec["global_batch_size"]
+    bound = flops / H200_TF32
+    part = _section(report, "fashion_cnn on synthetic (full", "Lower bound")
+    first, ratio = _table(part)[:2]
+    assert first["GFLOP/epoch"] == f"{flops / 1e9:,.1f}" and first["H200 (TF32)"] == bound_cell(bound)
+    assert "B200 (TF32)" in first and "TPU v6e chip (BF16)" in first and "T4 (FP32)" in first  # T4 has no TF32
+    measured = float(first["train s/epoch"])
+    assert _number(ratio["H200 (TF32)"]) == pytest.approx(measured / bound, rel=0.01)
+    assert {v for k, v in ratio.items() if k not in ("H200 (TF32)", "fastest measured")} == {""}
+
+
+def test_no_figure_is_printed_in_exponent_notation(report) -> None:
+    number = r"(?<![A-Za-z0-9.])\d+(?:\.\d+)?[eE][+-]\d"  # 1.2e+02, not a name like v6e-1
+    assert not re.search(number, report), re.findall(r".{40}" + number + ".{20}", report)
+
+
+def test_an_unpriced_device_shows_device_time_and_the_price_that_would_break_even(tmp_path) -> None:
+    """With the H200's price taken away (a user's file), its rows show GPU-seconds per million examples and the
+    hourly price at which each would cost what the cheapest priced row (a CPU one here) costs; no sentence says
+    every configuration ran at one price, and a workload where nothing is priced says so."""
+    f = tmp_path / "mine.yaml"
+    f.write_text("prices:\n  gpu-h200:\n    kind: gpu\n    match: [H200]\n    unit: GPU\n    usd_per_hour: null\n"
+                 "    note: not ours to say\n    source: a test\n    read: 2026-11-27\n")
+    text = _report(tmp_path / "out", f"prices={f}")
+    part = _section(text, "fashion_cnn on synthetic (reduced", "Cost")
+    rows = _table(part)
+    priced = [_number(r["USD per 1M examples"]) for r in rows if r["USD/h"].startswith("$")]
+    gpu = [r for r in rows if r["priced as"] == "no price (gpu-h200)"]
+    assert priced and gpu and f"{len(gpu)} of {len(rows)} configurations ran on a device without a price" in part
+    for r in gpu:
+        unit_s = _number(r["USD per 1M examples"].removesuffix(" GPU-s"))
+        even = _number(r["USD/h"].split("even at ")[1].removesuffix("/GPU"))
+        assert r["USD per 1M examples"].endswith(" GPU-s") and r["USD/epoch"] == "—"
+        assert even == pytest.approx(min(priced) * 3600 / unit_s, rel=0.02)  # printed to 3 digits each
+        assert "◆" not in r["configuration"]
+    catsdogs_full = _section(text, "catsdogs_cnn on synthetic (full", "Cost")
+    assert "No configuration here ran on a device with a price" in catsdogs_full
+    assert "Every configuration ran at one price" not in catsdogs_full and "GPU-s" in catsdogs_full
+    assert math.isfinite(min(priced))
