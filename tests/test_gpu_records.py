@@ -99,3 +99,22 @@ def test_an_unpriced_device_shows_device_time_and_the_price_that_would_break_eve
     assert "No configuration here ran on a device with a price" in catsdogs_full
     assert "Every configuration ran at one price" not in catsdogs_full and "GPU-s" in catsdogs_full
     assert math.isfinite(min(priced))
+
+
+def test_a_points_mfu_is_held_against_its_own_backends_probe() -> None:
+    """catsdogs_cnn on the H200 under JAX and PyTorch in one run: torch's probe read 51 TFLOP/s (float32 matmuls in
+    full FP32, its default), JAX's 380 (TF32). Each backend's MFU divides by its own probe: torch's is not divided by
+    JAX's peak (0.6 % shown before, about 4 % against its own)."""
+    from bench.records import load_records
+    from bench.reporting.frames.points import points_frame
+    from bench.reporting.frames.summary import summarize
+
+    records = load_records([H200 / "b"], warn=False).records
+    probes = {r["backend"]: r["peak_flops_per_s"]["float32"] for r in records}
+    assert probes["torch"] < probes["jax"] / 5  # two arithmetics, one GPU
+    summary = summarize(points_frame(records)).set_index("backend")
+    for backend in ("jax", "torch"):
+        row = summary.loc[backend]
+        by_hand = 100 * row["flops_per_example"] * row["examples_per_s"] / probes[backend]
+        assert row["mfu_pct"] == pytest.approx(by_hand, rel=1e-9), backend
+    assert 3 < summary.loc["torch", "mfu_pct"] < 6

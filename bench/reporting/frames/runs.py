@@ -4,8 +4,10 @@ wall time went (process start-up, point set-up, ``fit``, its teardown). Never im
 **One peak per machine and run.** Every worker process probes the matmul peak once (a process's probe varies
 with thread placement: 222-436 GFLOP/s over five processes on one 2-core box; a ``cpu_x2`` worker's probe runs on
 one of two logical devices and reads about half). MFU divides by the run's peak on that machine, device kind,
-precision and device count: the **highest** probe of its processes (what the hardware has been seen to do),
-shown with the lowest, the median and the number of probes, so a reader sees the spread.
+precision and device count, **under the point's own backend and math mode** (PyTorch multiplies float32 matrices
+in full FP32 by default where JAX uses TF32: 51 against 380 TFLOP/s on one H200, 2026-11-27; a torch point held
+against JAX's probe read 0.6 % instead of 4.2 %): the **highest** probe of its processes (what the hardware has
+been seen to do), shown with the lowest, the median and the number of probes, so a reader sees the spread.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pandas as pd
 
 from bench.reporting.stats.sample import finite_median
 
-PEAK_KEY = ["run_id", "host", "device_kind", "precision", "peak_devices"]
+PEAK_KEY = ["run_id", "host", "backend", "device_kind", "precision", "math_mode", "peak_devices"]
 
 
 def _peak_devices(scope: Any) -> str:
@@ -28,8 +30,9 @@ def _peak_devices(scope: Any) -> str:
 
 
 def with_run_peaks(points: pd.DataFrame) -> pd.DataFrame:
-    """``points`` with ``run_peak_flops_per_s`` (the highest probe of the run's processes on that machine, device
-    kind, precision and device count), ``run_peak_low``/``run_peak_median`` and ``run_peak_n`` (distinct probes)."""
+    """``points`` with ``run_peak_flops_per_s`` (the highest probe of the run's processes on that machine, backend,
+    device kind, precision, math mode and device count), ``run_peak_low``/``run_peak_median`` and ``run_peak_n``
+    (distinct probes)."""
     points = points.copy()
     points["peak_devices"] = [_peak_devices(s) for s in points["peak_scope"]]
     for col in ("run_peak_flops_per_s", "run_peak_low", "run_peak_median", "run_peak_n"):
@@ -46,17 +49,21 @@ def with_run_peaks(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
-    """The peak FLOP/s behind every MFU figure, one row per run, host, device kind and precision of the ok points
-    that recorded a probe or a datasheet peak: ``peak`` (the run's highest probe, :func:`with_run_peaks`), ``low``,
-    ``median`` and ``n`` (its probes), ``datasheet_peak`` (FLOP/s of the math mode that ran) and ``math_modes``."""
-    cols = ["run_id", "host", "device_kind", "precision", "peak", "low", "median", "n", "datasheet_peak", "math_modes"]
+    """The peak FLOP/s behind every MFU figure, one row per run, host, backend, device kind and precision of the ok
+    points that recorded a probe or a datasheet peak: ``peak`` (the run's highest probe, :func:`with_run_peaks`),
+    ``low``, ``median`` and ``n`` (its probes), ``datasheet_peak`` (FLOP/s of the math mode that ran) and
+    ``math_modes``."""
+    cols = ["run_id", "host", "backend", "device_kind", "precision", "peak", "low", "median", "n", "datasheet_peak",
+            "math_modes"]
     ok = points[points["status"] == "ok"] if not points.empty else points
     rows = []
-    for (run, host, kind, precision), g in ok.groupby(["run_id", "host", "device_kind", "precision"], sort=True):
+    by = ["run_id", "host", "backend", "device_kind", "precision"]
+    for (run, host, backend, kind, precision), g in ok.groupby(by, sort=True):
         peak, sheet = finite_median(g["run_peak_flops_per_s"]), finite_median(g["datasheet_peak_flops_per_s"])
         if not (math.isfinite(peak) or math.isfinite(sheet)):
             continue
-        rows.append({"run_id": run, "host": host, "device_kind": kind, "precision": precision, "peak": peak,
+        rows.append({"run_id": run, "host": host, "backend": backend, "device_kind": kind, "precision": precision,
+                     "peak": peak,
                      "low": finite_median(g["run_peak_low"]), "median": finite_median(g["run_peak_median"]),
                      "n": finite_median(g["run_peak_n"]), "datasheet_peak": sheet,
                      "math_modes": tuple(sorted({str(m) for m in g["math_mode"] if m}))})

@@ -89,7 +89,8 @@ def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
         spread = (f"{number(p['low'] / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
                   f"(median {number(p['median'] / 1e9, ',.1f')}, {int(n)} probes)"
                   if math.isfinite(n) and n > 1 else "one probe")
-        rows.append({"run": p["run_id"], "host": p["host"], "device": p["device_kind"], "precision": p["precision"],
+        rows.append({"run": p["run_id"], "host": p["host"], **({"backend": p["backend"]} if show_backend else {}),
+                     "device": p["device_kind"], "precision": p["precision"],
                      "math mode": ", ".join(p["math_modes"]) or DASH,
                      "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"), "probes: lowest-highest": spread,
                      "datasheet peak GFLOP/s": number(p["datasheet_peak"] / 1e9, ",.0f")})
