@@ -64,7 +64,7 @@ def test_backend_is_a_column_wherever_strategy_is(backends_report):
     assert ("| tensorflow/cpu (other backend)    | 1       | 0.857     | 0.855        | +0.2      | —          "
             "| no claim  | 97.9 ") in text
     assert "| JAX " in text and "NVIDIA H100 80GB HBM3" in text and "TPU v5 lite" in text
-    assert "peak RSS MiB" in text and "device peak MiB" in text
+    assert "peak RSS MiB" in text and "device MiB" in text
     assert "![backends](fashion_cnn-synthetic-reduced-n_train-12288-backends.png)" in text
     assert (backends_report.parent / "fashion_cnn-synthetic-reduced-n_train-12288-backends.png").is_file()
 

@@ -23,7 +23,8 @@ In short:
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
   ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
   ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
-  where the framework does not report device memory, e.g. on CPU);
+  where the framework does not report device memory, e.g. on CPU), ``step_memory(model, batch, global_batch_size)
+  -> dict | None`` (the compiled training step's own memory where the allocator peak cannot be the point's: JAX);
 - ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
   ``bf16``), so MFU is held against that mode's peak;
 - ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
@@ -146,6 +147,8 @@ class Engine(Protocol):
     def reset_peak_memory(self, info: StrategyInfo) -> bool: ...
 
     def peak_memory_bytes(self, info: StrategyInfo) -> list[int] | None: ...
+
+    def step_memory(self, model: Any, batch: Any, global_batch_size: int) -> dict[str, int] | None: ...
 
     def math_mode(self, info: StrategyInfo, precision: str) -> str: ...
 

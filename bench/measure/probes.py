@@ -124,13 +124,16 @@ def peak_rss_bytes() -> int | None:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] | None) -> Memory:
+def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] | None,
+                  step: Memory | None = None) -> Memory:
     """The record's ``memory`` object: peak resident memory of the worker process (``peak_rss_bytes``) and
     peak device memory (``device_peak_bytes``: the largest over the strategy's devices; ``per_device``),
     each with its scope: ``point`` when its counter was reset before the point, else ``process`` (the
-    worker's peak so far: JAX cannot reset its counters)."""
+    worker's peak so far: JAX cannot reset its counters); with the compiled step's own figures from ``step``
+    (the ``step_*`` fields the fit recorded, where the engine gives them)."""
+    kept = {k: v for k, v in (step.model_dump() if step is not None else {}).items() if k.startswith("step_")}
     return Memory.model_validate({
         "peak_rss_bytes": peak_rss_bytes(), "rss_scope": "point" if rss_reset else "process",
         "device_peak_bytes": max(device_peaks) if device_peaks else None, "per_device": device_peaks,
-        "device_scope": None if device_peaks is None else ("point" if device_reset else "process"),
+        "device_scope": None if device_peaks is None else ("point" if device_reset else "process"), **kept,
     }, strict=False)

@@ -58,13 +58,24 @@ class Topology(Part):
 
 class Memory(Part):
     """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
-    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process``."""
+    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process`` (the
+    worker's peak so far, bench's own matmul probe included: JAX). Under JAX also the model's own need, from XLA's
+    memory analysis of the compiled training step on one device (``step_bytes`` = ``step_argument_bytes`` +
+    ``step_output_bytes`` - ``step_alias_bytes`` + ``step_temp_bytes``; ``step_source`` says so), read in
+    ``step_measure_s`` seconds. Bytes throughout."""
 
     peak_rss_bytes: Count | None = None
     rss_scope: str | None = None
     device_peak_bytes: Count | None = None
     per_device: list[int] | None = None
     device_scope: str | None = None
+    step_bytes: Count | None = None
+    step_argument_bytes: Count | None = None
+    step_output_bytes: Count | None = None
+    step_alias_bytes: Count | None = None
+    step_temp_bytes: Count | None = None
+    step_source: str | None = None
+    step_measure_s: Seconds | None = None
 
 
 class Placement(Part):

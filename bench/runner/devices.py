@@ -10,10 +10,11 @@ distribution to build the train step and the epoch's data iterator.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bench.engines import PlacementError
-from bench.records import Placement
+from bench.records import Memory, Placement
 
 # Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's and
 # PyTorch's are the point's jit_compile, passed explicitly (default False) so that every strategy compared runs the
@@ -54,6 +55,23 @@ def record_peaks(fit: Any) -> None:
                                                     rec.math_mode)
     if rec.datasheet_peak_flops_per_s is None:
         rec.datasheet_peak_missing = why_no_peak(info.device_kind, accelerator, precision, rec.math_mode)
+
+
+def record_step_memory(fit: Any) -> None:
+    """The compiled training step's own device memory where the engine reads it (JAX: XLA's analysis, since its
+    allocator peak is the process's), kept in ``fit.rec.memory`` for the worker's memory record; a reading that
+    fails is a note, never a failed point."""
+    t = time.perf_counter()
+    try:
+        batch = next(iter(fit.pipes.val_pass()), None)
+        step = fit.worker.engine.step_memory(fit.model, batch, fit.gb) if batch is not None else None
+    except Exception as e:  # a measurement beside the point's, not the point
+        fit.rec.notes.append(f"no memory analysis of the compiled step: {type(e).__name__}: {e}"[:300])
+        return
+    if step:
+        fit.rec.memory = Memory.model_validate({
+            **step, "step_source": "XLA memory analysis of the compiled train step, one device",
+            "step_measure_s": time.perf_counter() - t})
 
 
 def guard(engine: Any, strategy: Any) -> Any:

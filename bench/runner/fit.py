@@ -20,7 +20,7 @@ from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, input_threads
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
-from bench.runner.devices import guard, jit_compile, record_peaks, record_placement
+from bench.runner.devices import guard, jit_compile, record_peaks, record_placement, record_step_memory
 from bench.runner.faults import Faults
 from bench.runner.feeds import describe_feed, make_feed
 from bench.runner.init_weights import weights_digest
@@ -284,6 +284,7 @@ class PointFit:
         elif processes > 1:
             rec.notes.append(f"no per-example predictions: each of the {processes} processes holds only its rows of "
                              "a batch, and Keras' predict cannot fetch arrays that span processes")
+        record_step_memory(self)
         if worker.job.measure_input:  # a process makes its own rows of each batch: gb / processes examples
             t = time.perf_counter()
             rec.input_examples_per_s = input_only_rate(self.pipes.fresh_train(), self.pipes.steps_per_epoch,

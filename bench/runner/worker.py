@@ -175,7 +175,8 @@ class Worker:
             try:
                 self.fit(point, rec, arrays, gb)
             finally:  # a point that ran out of memory has a peak worth seeing too
-                rec.memory = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved))
+                rec.memory = memory_record(rss_reset, device_reset, self.engine.peak_memory_bytes(self.resolved),
+                                           rec.memory)  # the fit's step analysis (JAX) is kept
         except PipelineUnavailable as e:  # the point's input pipeline cannot run here: the reason, not a failure
             rec.status = "skipped"
             rec.error = ErrorInfo(type="PipelineUnavailable", message=str(e))

@@ -15,6 +15,7 @@ from bench.engines.jax.device import (
     peak_memory_bytes,
     reset_peak_memory,
 )
+from bench.engines.jax.memory import step_memory
 from bench.engines.jax.pipelines import Pipelines, make_pipelines
 from bench.engines.jax.placement import activate, compiler, lost, placement
 from bench.engines.jax.strategies import make_strategy
@@ -40,4 +41,5 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "step_memory",
 ]

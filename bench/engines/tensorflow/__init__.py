@@ -15,6 +15,7 @@ from bench.engines.tensorflow.device import (
     out_of_memory_error,
     peak_memory_bytes,
     reset_peak_memory,
+    step_memory,
 )
 from bench.engines.tensorflow.options import no_autotune
 from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines
@@ -43,4 +44,5 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "step_memory",
 ]

@@ -18,6 +18,7 @@ from bench.engines.torch.device import (
     out_of_memory_error,
     peak_memory_bytes,
     reset_peak_memory,
+    step_memory,
 )
 from bench.engines.torch.strategies import activate, compiler, lost, make_strategy, placement
 
@@ -41,4 +42,5 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "step_memory",
 ]

@@ -145,6 +145,8 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "peak_scope": r.peak_scope or "",
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
+        "device_scope": (r.memory.device_scope or "") if r.memory else "",  # point, or process (JAX: probe included)
+        "step_mib": _mib(r.memory.step_bytes if r.memory else None),  # XLA's analysis of the compiled step (JAX)
     }
 
 
@@ -216,6 +218,8 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("startup_s", "s", "the worker process's start (imports, strategy)"),
     ("peak_rss_mib", "MiB", "the worker process's peak resident memory"),
     ("device_peak_mib", "MiB", "the accelerator's peak memory (NaN on a CPU)"),
+    ("device_scope", "text", "device_peak_mib's scope: point (reset before it) or process (JAX: bench's probe too)"),
+    ("step_mib", "MiB", "XLA's memory analysis of the compiled train step, one device (JAX; NaN elsewhere)"),
 )
 
 

@@ -104,7 +104,7 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
     every point was skipped is one row). Memory columns (MiB) appear when the records have them."""
     has_flops = summary["gflops_per_s"].notna().any()
     has_rss = "peak_rss_mib" in summary and summary["peak_rss_mib"].notna().any()
-    has_device_mem = "device_peak_mib" in summary and summary["device_peak_mib"].notna().any()
+    has_device_mem = any(c in summary and summary[c].notna().any() for c in ("device_peak_mib", "step_mib"))
     has_sheet = summary["mfu_datasheet_pct"].notna().any()
     has_target = bool(np.isfinite(summary["target_accuracy"]).any())
     absent = absent_strategies(summary)
@@ -140,14 +140,38 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
         if has_rss:
             row["peak RSS MiB"] = number(r["peak_rss_mib"], ",.0f")
         if has_device_mem:
-            row["device peak MiB"] = number(r["device_peak_mib"], ",.0f")
+            row["device MiB"] = device_memory_cell(r)
         row["flags"] = _flags(r)
         rows.append(row)
     for _, a in absent.iterrows():
         rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
                      "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
                      "flags": shorten(f"absent: {a['reason']}", 120)})
-    return markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
+    table = markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
+    marks = {m for r in rows for m in ("(step)", "(process)") if m in str(r.get("device MiB", ""))}
+    return table + ("\n\n" + " ".join(MEMORY_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
+
+
+MEMORY_LEGEND = {
+    "(step)": "Device MiB (step): what the compiled training step needs on one device, from XLA's memory analysis "
+              "(weights, optimizer state, the batch, activations and gradients), the model's own figure where JAX "
+              "cannot reset its allocator's peak.",
+    "(process)": "Device MiB (process): the worker process's allocator peak, not the model's: it includes bench's "
+                 "own matmul probe, run before the first point (JAX cannot reset the counter; records from before "
+                 "2026-11-27).",
+}
+
+
+def device_memory_cell(r: pd.Series) -> str:
+    """The model's device memory (MiB): the compiled step's analysis where recorded (JAX), else the allocator's
+    peak over the point; a process-wide peak is marked as such, never shown as the model's."""
+    step = r.get("step_mib", math.nan)
+    if isinstance(step, float) and math.isfinite(step):
+        return f"{number(step, ',.0f')} (step)"
+    peak = r.get("device_peak_mib", math.nan)
+    if not (isinstance(peak, float) and math.isfinite(peak)):
+        return DASH
+    return number(peak, ",.0f") + (" (process)" if r.get("device_scope") == "process" else "")
 
 
 def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:
