@@ -128,3 +128,7 @@ def test_jax_allocator_peaks_from_before_the_step_analysis_are_said_to_be_the_pr
     memory = {r["backend"]: r["device MiB"] for r in rows}
     assert memory["jax"] == "1,412 (process)" and memory["torch"].isdigit()
     assert "Device MiB (process): the worker process's allocator peak, not the model's" in report
+
+
+def test_the_report_says_these_gpu_records_carry_no_gpu_environment(report) -> None:
+    assert "GPU on vm: not recorded (records from before 2026-11-27: no driver, CUDA, memory" in report

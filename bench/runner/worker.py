@@ -35,6 +35,7 @@ from bench.engines import (
     unresolved_strategy,
 )
 from bench.measure.env import host_env
+from bench.measure.gpu_env import gpu_env
 from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
 from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
@@ -141,6 +142,8 @@ class Worker:
             return False
         self.env = {**host_env(), **self.engine.framework_env(self.resolved), "device_kind": self.resolved.device_kind,
                     "device_count": self.resolved.num_replicas}
+        if self.resolved.device_kind == "gpu":  # driver, CUDA, memory, form factor, clocks, power (or why not)
+            self.env["gpu"] = gpu_env()
         if job.measure_peak:
             self.peaks = measure_peaks(self.engine, self.resolved, sorted({"float32", *(p.precision for p in points)}))
         self.emit("ready", strategy=self.resolved.as_record())

@@ -54,6 +54,25 @@ def _flags(row: pd.Series) -> str:
     return "; ".join(flags)
 
 
+def gpu_summary(gpu: dict[str, Any] | None) -> str:
+    """One line for the report's environment table from a record's ``env.gpu`` (:mod:`bench.measure.gpu_env`):
+    ``1 x NVIDIA H200 (SXM, 143,771 MiB, 700 W, SM 1,980 MHz, cc 9.0), driver 580.159.04, CUDA 13.0``; the reason
+    where it is absent; "" without a record of it."""
+    if not gpu:
+        return ""
+    if "absent" in gpu:
+        return f"not read: {gpu['absent']}"
+    first = gpu["gpus"][0]
+    parts = [first["form_factor"]]
+    shown = (("memory_mib", "{:,.0f} MiB"), ("power_limit_w", "{:,.0f} W"), ("sm_clock_max_mhz", "SM {:,.0f} MHz"))
+    for key, fmt in shown:
+        if first.get(key) is not None:
+            parts.append(fmt.format(first[key]))
+    parts.append(f"cc {first['compute_capability']}")
+    cuda = f", CUDA {gpu['cuda_driver']}" if gpu.get("cuda_driver") else ""
+    return f"{len(gpu['gpus'])} x {first['name']} ({', '.join(parts)}), driver {gpu['driver']}{cuda}"
+
+
 def environment_table(records: Sequence[RecordLike]) -> str:
     """One row per distinct machine environment, with the runs that used it.
 
@@ -76,7 +95,15 @@ def environment_table(records: Sequence[RecordLike]) -> str:
         envs.setdefault(key, set()).add(r.run_id)
     cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
             *(c for _, c in extra), "Keras", "bench", "git commit", "runs"]
-    return markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
+    table = markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
+    gpus = {(str(r.env.get("hostname")), gpu_summary(r.env.get("gpu"))) for r in typed if r.env.get("gpu")}
+    lines = [f"GPU on {host}: {text}." for host, text in sorted(gpus)]  # once per host (and per GPU set seen)
+    unread = sorted({str(r.env.get("hostname")) for r in typed if r.env.get("device_kind") == "gpu"
+                     and not r.env.get("gpu")})
+    if unread:
+        lines.append(f"GPU on {', '.join(unread)}: not recorded (records from before 2026-11-27: no driver, CUDA, "
+                     "memory, form factor, clocks or power limit).")
+    return table + ("\n\n" + "\n".join(lines) if lines else "")
 
 
 def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
