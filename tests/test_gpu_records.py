@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,36 @@ def test_jax_allocator_peaks_from_before_the_step_analysis_are_said_to_be_the_pr
 
 def test_the_report_says_these_gpu_records_carry_no_gpu_environment(report) -> None:
     assert "GPU on vm: not recorded (records from before 2026-11-27: no driver, CUDA, memory" in report
+
+
+def test_the_answer_weighs_torch_compile_against_eager_in_epochs(report) -> None:
+    """fashion_cnn full under PyTorch, b128 spe1: torch.compile's first epoch compiles (22 s); its steady epochs
+    are shorter than eager's. Redone from the two records: n* = (extra warm-up) / (epoch time saved), whole epochs."""
+    def epochs(name: str) -> list[float]:
+        rec = json.loads(next((H200 / "r3").rglob(name)).read_text())
+        return [e["epoch_s"] for e in rec["epochs"]]
+
+    def warmup_and_steady(times: list[float]) -> tuple[float, float]:
+        steady = statistics.median(times[1:])
+        return times[0] - steady, steady
+
+    (w_e, t_e), (w_c, t_c) = (warmup_and_steady(epochs(f"fashion_cnn-torch-gpu{c}-b128-spe1-fp32-r0.json"))
+                              for c in ("", "-compile"))
+    n = math.ceil((w_c - w_e) / (t_e - t_c))
+    line = next(ln for ln in report.splitlines() if ln.startswith("- **Compiler:**"))
+    assert line.startswith("- **Compiler:** torch/gpu (torch.compile) at b128 spe1 float32 runs ")
+    assert f"after {w_c - w_e:.1f} s more warm-up: ahead in total after {n} epochs" in line and n == 14
+
+
+def test_a_warm_up_measured_after_other_points_of_its_process_is_marked(report) -> None:
+    """The quickstart's JAX gpu worker ran four fashion_cnn points one after another (warm-ups 2.32, 1.12, 2.18,
+    1.25 s): only the first found a fresh process; the other three are marked, in the table and in the answer."""
+    recs = [json.loads(f.read_text()) for f in (H200 / "r1").rglob("fashion_cnn-jax-gpu-*.json")]
+    first = min(recs, key=lambda r: r["started_at"])
+    label = f"b{first['global_batch_size']} spe{first['steps_per_execution']}"
+    rows = [r for r in _table(_section(report, "fashion_cnn on synthetic (reduced", "Results"))
+            if r["strategy"] == "gpu" and r["backend"] == "jax"]
+    assert len(rows) == 4
+    marked = {f"b{r['global batch']} spe{r['spe']}": r["warm-up s"].endswith(" †") for r in rows}
+    assert marked == {k: k != label for k in marked}, (label, marked)
+    assert "(measured in a worker process that had run other points first" in report

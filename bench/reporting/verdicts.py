@@ -21,8 +21,8 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_key, rows_of
-from bench.reporting.frames.labels import config_name, shows_backends
+from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_key, rows_of, same_config
+from bench.reporting.frames.labels import config_label, config_name, shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
 from bench.reporting.frames.summary import summarize
@@ -97,6 +97,35 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
+    """Compiler variants of one backend at one configuration (eager vs ``torch.compile``, TensorFlow's graph vs
+    XLA): per (workload, dataset, backend, strategy, batch, spe, precision) whose learning configurations differ
+    only in their compiler, the one with the least warm-up (``quick``) against the fastest (``fast``), as
+    :func:`break_even` weighs them: ``throughput_ratio`` (fast / quick examples/s), ``extra_warmup_s`` and the
+    epochs after which ``fast`` is ahead in total (``break_even_epochs``; inf: never)."""
+    cols = ["workload", "dataset", "backend", "strategy_name", "global_batch_size", "steps_per_execution", "precision",
+            "quick", "fast", "throughput_ratio", "extra_warmup_s", "break_even_epochs", "fast_key"]
+    ok = _learners(summary)
+    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
+    rows = []
+    for key, g in ok.groupby(cols[:7], sort=True):
+        if g["compiler_mark"].nunique() < 2:
+            continue
+        quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
+        fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True],
+                             kind="mergesort").iloc[0]
+        if same_config(quick, fast):
+            continue  # the quicker one is also the faster: nothing to weigh
+        dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
+        dt = quick["epoch_s_median"] - fast["epoch_s_median"]
+        exact = dw / dt if dt > 0 else math.inf
+        rows.append({**dict(zip(cols[:7], key, strict=True)), "quick": config_label(quick), "fast": config_label(fast),
+                     "throughput_ratio": fast["examples_per_s"] / quick["examples_per_s"], "extra_warmup_s": dw,
+                     "break_even_epochs": max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf,
+                     "fast_key": config_key(fast)})
+    return pd.DataFrame(rows, columns=cols)
+
+
 WRAPPERS = {"cpu_onedevice": "cpu", "gpu_onedevice": "gpu"}  # wrapper strategy -> the plain path it wraps
 
 
@@ -140,6 +169,7 @@ class Analysis:
     tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
     seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
     race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.analysis.race_replay)
+    compilers: pd.DataFrame = field(default_factory=pd.DataFrame)  # compiler variants weighed (compiler_break_even)
 
     @property
     def show_backend(self) -> bool:
@@ -187,7 +217,7 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
                     {key: t for key, t in found.items() if t is not None}, index,
-                    replay(points, baseline, parity_margin_pp))
+                    replay(points, baseline, parity_margin_pp), compiler_break_even(summary))
 
 
 def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:

@@ -52,6 +52,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     ex_s = geometric_mean(repeat_rates)
     inp = finite_median(ok["input_examples_per_s"])
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
+    fresh = [e for e, first in zip(ok["epoch1_s"], ok["first_in_process"], strict=True) if first]
     sheet = finite_median(ok["datasheet_peak_flops_per_s"])
     gflops = flops * ex_s / 1e9
     first = {c: v[0] for c, v in g.items()}
@@ -68,7 +69,11 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
         **_per_repeat("repeat_epoch_s", [finite_median(t) for t in ok["steady_epoch_s"]]),
         "n_val_eval": finite_median(ok["n_val_eval"]),
-        "warmup_overhead_s": finite_median(ok["epoch1_s"]) - summ.median + finite_median(ok["stage_warmup_s"]),
+        # warm-up from the points that were first in a fresh process where there are any (a later point's is
+        # shorter: libraries loaded, kernels compiled); warmup_after_others marks a figure from later points only
+        "warmup_overhead_s": finite_median(fresh or ok["epoch1_s"]) - summ.median
+        + finite_median(ok["stage_warmup_s"]),
+        "warmup_after_others": bool(ok_at) and not any(ok["first_in_process"]),
         "spe_requested": tuple(sorted({int(v) for v in g["spe_requested"]})),  # the requests behind what ran
         "steps_per_epoch": finite_median(as_float(v) for v in g["steps_per_epoch"]),
         "final_val_accuracy": finite_median(ok["final_val_accuracy"]),

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bench.reporting.frames.labels import split_label
@@ -47,6 +48,11 @@ def shorten(text: str, limit: int = 90) -> str:
 def counted(n: float, noun: str) -> str:
     """``1 epoch``, ``5 epochs``: a count with its noun in the right number."""
     return f"{n:g} {noun}{'' if n == 1 else 's'}"
+
+
+def flag(v: object) -> bool:
+    """A frame's boolean cell as a bool: True only for a real true value (NaN, None and "" are not)."""
+    return isinstance(v, (bool, np.bool_)) and bool(v)
 
 
 def seconds(v: float) -> str:

@@ -15,6 +15,7 @@ from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
 from bench.reporting.render.text import (
     counted,
+    flag,
     markdown_table,
     number,
     ratio_text,
@@ -93,9 +94,25 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
         n = be.iloc[0]["break_even_epochs"]
         payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
                    if math.isfinite(n) else "")
+    later = (" (measured in a worker process that had run other points first: a fresh process's first epoch is "
+             "longer)" if flag(win.get("warmup_after_others")) else "")
     lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
-                 f"epoch{payback}.")
+                 f"epoch{later}{payback}.")
+    lines += _compiler_lines(rows_of(a.compilers, workload, dataset))
     return lines
+
+
+def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
+    """Where the answer names a compiler variant: what it buys in throughput, what its warm-up costs, and after how
+    many epochs it is ahead in total (:func:`bench.reporting.verdicts.compiler_break_even`)."""
+    out = []
+    for _, p in pairs.iterrows():
+        n = p["break_even_epochs"]
+        when = f"ahead in total after {counted(n, 'epoch')}" if math.isfinite(n) else "never ahead in total"
+        out.append(f"- **Compiler:** {p['fast']} runs {p['throughput_ratio']:.2f}x the throughput of {p['quick']} "
+                   f"after {seconds(p['extra_warmup_s'])} s more warm-up: {when} (shorter runs are quicker without "
+                   "it).")
+    return out
 
 
 def _backend_line(best: pd.DataFrame) -> list[str]:

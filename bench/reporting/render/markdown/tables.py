@@ -20,6 +20,7 @@ from bench.reporting.load.untrusted import skipped_row
 from bench.reporting.render.markdown.accuracy import accuracy_cell
 from bench.reporting.render.text import (
     DASH,
+    flag,
     markdown_table,
     number,
     ratio_text,
@@ -151,7 +152,7 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
             f"speedup vs {baseline}": speedup_cell(r),
             "train s/epoch median [IQR]":
                 f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
-            "warm-up s": seconds(r["warmup_overhead_s"]),
+            "warm-up s": seconds(r["warmup_overhead_s"]) + (" †" if flag(r.get("warmup_after_others")) else ""),
             "final val acc [seeds' range]": accuracy_cell(r),
         }
         if has_target:
@@ -176,10 +177,13 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
                      "flags": shorten(f"absent: {a['reason']}", 120)})
     table = markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
     marks = {m for r in rows for m in ("(step)", "(process)") if m in str(r.get("device MiB", ""))}
+    marks |= {"†" for r in rows if str(r.get("warm-up s", "")).endswith("†")}
     return table + ("\n\n" + " ".join(MEMORY_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
 
 
-MEMORY_LEGEND = {
+MEMORY_LEGEND = {  # and the warm-up mark: one legend line under the results table
+    "†": "† warm-up of points that each followed others in their worker process (libraries loaded, kernels "
+         "compiled): a fresh process's first epoch is longer.",
     "(step)": "Device MiB (step): what the compiled training step needs on one device, from XLA's memory analysis "
               "(weights, optimizer state, the batch, activations and gradients), the model's own figure where JAX "
               "cannot reset its allocator's peak.",
