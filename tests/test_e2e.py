@@ -50,6 +50,7 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
         assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
         assert r["memory"]["peak_rss_bytes"] > 0 and r["memory"]["device_peak_bytes"] is None  # CPU: no device memory
         assert r["peak_flops_per_s"]["float32"] > 0  # its worker process probed the CPU's peak
+        assert r["arithmetic"] == {"matmul": "fp32", "conv": "fp32"}  # read from the framework, per op class
         # what ran on the devices, read back before the fit was timed (issue 38): every point of a worker, not only
         # its first, split its batch over both replicas of cpu_x2; the compiler that ran, never Keras' "auto"
         split = ("64 rows sharded over 2 devices, 32 each" if r["backend"] == "jax" else

@@ -52,7 +52,7 @@ def test_a_module_that_lacks_a_member_is_refused(monkeypatch: pytest.MonkeyPatch
     fake.NAME = "fake"  # type: ignore[attr-defined]
     monkeypatch.setitem(__import__("sys").modules, "bench.engines.fake", fake)
     monkeypatch.setattr(engines, "ENGINES", (*records.BACKENDS, "fake"))
-    missing = "does not implement bench.engines.Engine: missing activate, autotune_mark"
+    missing = "does not implement bench.engines.Engine: missing activate, arithmetic, autotune_mark"
     with pytest.raises(TypeError, match=re.escape(missing)):
         load("fake")
     with pytest.raises(ValueError, match=re.escape("unknown engine 'mxnet'; allowed: tensorflow, jax, torch")):

@@ -5,6 +5,7 @@ the device that ran is priced and in its own lower-bound table at the arithmetic
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -39,7 +40,10 @@ def _section(text: str, title: str, heading: str) -> str:
 
 
 def _table(part: str) -> list[dict[str, str]]:
-    lines = [ln for ln in part.splitlines() if ln.startswith("| ")]
+    """The first markdown table in ``part``, as one dict per row."""
+    start = part.index("\n| ")
+    lines = [ln for ln in itertools.takewhile(lambda ln: ln.startswith("|"), part[start + 1:].splitlines())
+             if ln.startswith("| ")]
     head = [c.strip() for c in lines[0].split("|")[1:-1]]
     return [dict(zip(head, [c.strip() for c in ln.split("|")[1:-1]], strict=True)) for ln in lines[1:]]
 
@@ -166,3 +170,38 @@ def test_a_warm_up_measured_after_other_points_of_its_process_is_marked(report) 
     marked = {f"b{r['global batch']} spe{r['spe']}": r["warm-up s"].endswith(" †") for r in rows}
     assert marked == {k: k != label for k in marked}, (label, marked)
     assert "(measured in a worker process that had run other points first" in report
+
+
+def test_backends_at_different_arithmetic_are_said_to_be_so(report) -> None:
+    """JAX ran the H200's float32 matmuls and convolutions in TF32; PyTorch its matmuls in FP32 (its default: its
+    probe read 51 TFLOP/s, under the H200's 67 FP32 peak) and its cuDNN convolutions in TF32. These records
+    predate ``arithmetic`` and say ``tf32`` for both: the report infers torch's matmuls from its probe, says so,
+    and the backend comparison says the two ran different arithmetic."""
+    line = next(ln for ln in report.splitlines() if ln.startswith("- **Fastest backend per strategy:**"))
+    assert "at different arithmetic (jax tf32; torch matmul fp32, conv tf32 (matmul inferred from its probe))" in line
+    peaks = _table(report[report.index("### Peaks used for MFU"):report.index("\n## ", report.index("### Peaks"))])
+    assert {p["math mode"] for p in peaks if p["backend"] == "torch"} == {
+        "matmul fp32, conv tf32 (matmul inferred from its probe)"}
+
+
+def test_the_arithmetic_a_new_record_names_is_shown_per_op_class() -> None:
+    from bench.records import as_records
+    from bench.reporting.frames.points import arithmetic_text
+    from tests.conftest import make_record
+
+    def text(**kw) -> str:
+        return arithmetic_text(as_records([make_record(**kw)])[0])
+
+    assert text(arithmetic={"matmul": "tf32", "conv": "tf32"}, math_mode="tf32") == "tf32"
+    assert text(arithmetic={"conv": "tf32", "matmul": "fp32"}, math_mode="tf32") == "matmul fp32, conv tf32"
+    assert text(math_mode="fp32") == "fp32" and text() == ""
+
+
+def test_torch_on_the_cpu_names_fp32_for_both_op_classes() -> None:
+    pytest.importorskip("torch")
+    from bench.engines import StrategyInfo
+    from bench.engines.torch.device import arithmetic
+
+    info = StrategyInfo("cpu", "cpu", "none", 1, ["cpu:0"], "cpu")
+    assert arithmetic(info, "float32") == {"matmul": "fp32", "conv": "fp32"}
+    assert arithmetic(info, "mixed_bfloat16") == {"matmul": "bf16", "conv": "bf16"}

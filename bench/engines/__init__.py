@@ -26,7 +26,8 @@ In short:
   where the framework does not report device memory, e.g. on CPU), ``step_memory(model, batch, global_batch_size)
   -> dict | None`` (the compiled training step's own memory where the allocator peak cannot be the point's: JAX);
 - ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
-  ``bf16``), so MFU is held against that mode's peak;
+  ``bf16``), so MFU is held against that mode's peak; ``arithmetic(info, precision) -> dict`` the same per op class
+  (``matmul``, ``conv``: PyTorch runs float32 matmuls in FP32 and cuDNN convolutions in TF32 by default);
 - ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
   observed on the per-device pipelines built since the mark (None where the engine has none);
 - ``activate(strategy)`` before every point (puts a distribution that is global state back in force: Keras'
@@ -151,6 +152,8 @@ class Engine(Protocol):
     def step_memory(self, model: Any, batch: Any, global_batch_size: int) -> dict[str, int] | None: ...
 
     def math_mode(self, info: StrategyInfo, precision: str) -> str: ...
+
+    def arithmetic(self, info: StrategyInfo, precision: str) -> dict[str, str]: ...
 
     def autotune_mark(self) -> int: ...
 

@@ -174,6 +174,8 @@ class Record(Part):
     stages: list[Stage] | None = None
     params: Count | None = None
     math_mode: str | None = None
+    # the arithmetic per op class, read from the framework's settings (matmul, conv -> fp32, tf32, fp16, bf16)
+    arithmetic: dict[str, str] | None = None
     compiler: str | None = None  # what compiled the train step, read from the compiled model (absent: not recorded)
     placement: Placement | None = None  # the layout on the devices, checked before the fit was timed
     input_threads: int | None = None  # threads (tf.data parallel calls, JAX engine workers) preparing batches

@@ -147,6 +147,7 @@ class PointFit:
         if self.workload.input_fn:  # its own pipeline: the classes the model tells apart (one unit: binary)
             rec.dataset.classes = max(2, int(model.output_shape[-1]))
         rec.math_mode = worker.engine.math_mode(worker.resolved, self.point.precision)
+        rec.arithmetic = worker.engine.arithmetic(worker.resolved, self.point.precision)
 
     def check_same_start(self, model: Any, initial: dict[str, Any] | None) -> None:
         """A multi-process point: every process's model starts from the same weights (on several hosts each reads

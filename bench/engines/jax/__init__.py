@@ -5,6 +5,7 @@ interface; the worker process has set ``KERAS_BACKEND=jax`` and the XLA flags be
 
 from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune
 from bench.engines.jax.device import (
+    arithmetic,
     dispatch_probe,
     framework_env,
     gather_processes,
@@ -25,6 +26,7 @@ __all__ = [
     "NAME",
     "Pipelines",
     "activate",
+    "arithmetic",
     "autotune_mark",
     "compiler",
     "device_pipeline_autotune",

@@ -76,6 +76,13 @@ def math_mode(info: StrategyInfo, precision: str) -> str:
     return "fp32"
 
 
+def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
+    """The arithmetic per op class (``matmul``, ``conv``): XLA applies one default precision to both, so both are
+    :func:`math_mode`'s."""
+    mode = math_mode(info, precision)
+    return {"matmul": mode, "conv": mode}
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """JAX cannot reset its peak-memory counters: always False (the peak read afterwards covers the worker
     process so far, recorded as such)."""

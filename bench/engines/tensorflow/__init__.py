@@ -4,6 +4,7 @@ Importing it imports TensorFlow; only a worker process does (see :mod:`bench.eng
 """
 
 from bench.engines.tensorflow.device import (
+    arithmetic,
     autotune_mark,
     device_pipeline_autotune,
     dispatch_probe,
@@ -27,6 +28,7 @@ __all__ = [
     "NAME",
     "Pipelines",
     "activate",
+    "arithmetic",
     "autotune_mark",
     "compiler",
     "device_pipeline_autotune",

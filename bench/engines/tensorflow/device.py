@@ -93,6 +93,13 @@ def _memory_name(device: str) -> str:
     return device.rsplit("device:", 1)[-1].lstrip("/").upper()
 
 
+def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
+    """The arithmetic per op class (``matmul``, ``conv``): TensorFlow's TensorFloat-32 switch covers both, so both
+    are :func:`math_mode`'s."""
+    mode = math_mode(info, precision)
+    return {"matmul": mode, "conv": mode}
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """Reset the devices' peak-memory counters before a point; True when they could be (GPU/TPU), so the
     peak read afterwards is the point's own."""

@@ -9,6 +9,7 @@ distribution API is JAX's; PyTorch's own DDP/FSDP are not Keras' ``fit``), TPUs 
 
 from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune, make_pipelines
 from bench.engines.torch.device import (
+    arithmetic,
     dispatch_probe,
     framework_env,
     gather_processes,
@@ -26,6 +27,7 @@ NAME = "torch"
 __all__ = [
     "NAME",
     "activate",
+    "arithmetic",
     "autotune_mark",
     "compiler",
     "device_pipeline_autotune",

@@ -76,6 +76,20 @@ def math_mode(info: StrategyInfo, precision: str) -> str:
     return "fp32"
 
 
+def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
+    """The arithmetic per op class: PyTorch sets them apart. float32 matmuls run in TF32 only when
+    ``torch.get_float32_matmul_precision()`` is not ``highest`` (its default is ``highest``: full FP32), cuDNN
+    convolutions when ``torch.backends.cudnn.allow_tf32`` (its default: on), on a GPU of compute capability 8.0 or
+    newer; a mixed policy's fp16/bf16 for both; fp32 elsewhere."""
+    if precision != "float32":
+        mode = {"mixed_float16": "fp16", "mixed_bfloat16": "bf16"}[precision]
+        return {"matmul": mode, "conv": mode}
+    if info.device_kind != "gpu" or torch.cuda.get_device_capability(torch_device(info.devices[0]))[0] < 8:
+        return {"matmul": "fp32", "conv": "fp32"}
+    return {"matmul": "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32",
+            "conv": "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"}
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """Reset PyTorch's CUDA peak counters of the point's GPU (True), or False on the CPU (no device counters)."""
     if info.device_kind != "gpu":

@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.measure.datasheets import datasheet_peak
 from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.reporting.frames.keys import CONFIG_KEY
@@ -92,6 +93,29 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
                              ignore_index=True)
 
 
+def arithmetic_text(r: Record) -> str:
+    """The arithmetic a point ran, per op class where they differ (``tf32``; ``matmul fp32, conv tf32``). A record
+    from before ``arithmetic`` was recorded gives its ``math_mode``, except a PyTorch GPU point whose float32 probe
+    ran no faster than the GPU's FP32 datasheet peak: its matmuls ran in FP32, PyTorch's default, whatever
+    ``math_mode`` said (its cuDNN convolutions in TF32): ``matmul fp32, conv tf32 (matmul inferred from its probe)``.
+    "" where nothing is known."""
+    ops = dict(r.arithmetic or {})
+    inferred = ""
+    if not ops and r.math_mode:
+        ops = {"matmul": r.math_mode, "conv": r.math_mode}
+        peaks = r.peak_flops_per_s
+        probe = peaks.get("float32") if isinstance(peaks, dict) else peaks
+        fp32 = datasheet_peak(r.strategy.device_kind or "", r.env.get("accelerator"), "float32",
+                              r.strategy.num_replicas or 1, "fp32")
+        if r.backend == "torch" and r.math_mode == "tf32" and probe and fp32 and probe <= fp32:
+            ops["matmul"], inferred = "fp32", " (matmul inferred from its probe)"
+    if not ops:
+        return ""
+    if len(set(ops.values())) == 1:
+        return next(iter(ops.values()))
+    return ", ".join(f"{op} {mode}" for op, mode in sorted(ops.items(), key=lambda kv: kv[0] != "matmul")) + inferred
+
+
 def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     """Whether each point was the first its worker process ran (by ``started_at``; a skipped point never ran and
     counts for none): a later point's epoch 1 finds the libraries loaded and kernels compiled, so its warm-up is
@@ -146,7 +170,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         **_process_columns(r, label),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
-        "math_mode": r.math_mode or "", "flop_count": r.flop_count or "",
+        "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), "flop_count": r.flop_count or "",
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
         "chance_accuracy": as_float(ds.chance_accuracy),
         "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",

@@ -52,7 +52,7 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
     """The peak FLOP/s behind every MFU figure, one row per run, host, backend, device kind and precision of the ok
     points that recorded a probe or a datasheet peak: ``peak`` (the run's highest probe, :func:`with_run_peaks`),
     ``low``, ``median`` and ``n`` (its probes), ``datasheet_peak`` (FLOP/s of the math mode that ran) and
-    ``math_modes``."""
+    ``math_modes`` (the arithmetic that ran, per op class where they differ: frames.points.arithmetic_text)."""
     cols = ["run_id", "host", "backend", "device_kind", "precision", "peak", "low", "median", "n", "datasheet_peak",
             "math_modes"]
     ok = points[points["status"] == "ok"] if not points.empty else points
@@ -66,7 +66,7 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
                      "peak": peak,
                      "low": finite_median(g["run_peak_low"]), "median": finite_median(g["run_peak_median"]),
                      "n": finite_median(g["run_peak_n"]), "datasheet_peak": sheet,
-                     "math_modes": tuple(sorted({str(m) for m in g["math_mode"] if m}))})
+                     "math_modes": tuple(sorted({str(m) for m in g["arithmetic"] if m}))})
     return pd.DataFrame(rows, columns=cols)
 
 

@@ -128,8 +128,11 @@ def _backend_line(best: pd.DataFrame) -> list[str]:
             continue
         top = tops.iloc[0]
         rest = ", ".join(f"{r['backend']} {ratio_text(ratio_ci(r, top))}" for _, r in tops.iloc[1:].iterrows())
+        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for _, r in tops.iterrows()}
+        differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
+                  "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
         parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
-                     f"examples/s), then {rest}")
+                     f"examples/s), then {rest}{differ}")
     return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
 
 
