@@ -205,3 +205,19 @@ def test_torch_on_the_cpu_names_fp32_for_both_op_classes() -> None:
     info = StrategyInfo("cpu", "cpu", "none", 1, ["cpu:0"], "cpu")
     assert arithmetic(info, "float32") == {"matmul": "fp32", "conv": "fp32"}
     assert arithmetic(info, "mixed_bfloat16") == {"matmul": "bf16", "conv": "bf16"}
+
+
+def test_where_the_time_went_says_how_much_of_the_gpu_run_trained(report) -> None:
+    """r2: three JAX workers on the H200, one point each. Redone from the records: of the workers' wall time (their
+    start-ups + their points' wall times), the matmul probe took 36 % and training (every epoch's training seconds)
+    19 %: on a rented GPU bench's own probe cost more than the training it measured."""
+    recs = [json.loads(f.read_text()) for f in (H200 / "r2").rglob("*-r?.json")]
+    assert len(recs) == 3 and len({r["process"]["pid"] for r in recs}) == 3
+    total = sum(r["point_wall_s"] + r["process"]["startup_s"] for r in recs)
+    probe = sum(r["peak_measure_s"] for r in recs)
+    training = sum(e["train_s"] for r in recs for e in r["epochs"])
+    row = _table(report[report.index("### Where the time went"):])
+    r2 = next(r for r in row if r["run"] == recs[0]["run_id"])
+    assert r2["of which peak probe s"] == f"{probe:.1f} ({100 * probe / total:.0f}%)" == "21.8 (36%)"
+    assert r2["of which training s"] == f"{training:.1f} ({100 * training / total:.0f}%)" == "11.6 (19%)"
+    assert r2["total s"] == f"{total:.1f}"

@@ -116,6 +116,13 @@ def arithmetic_text(r: Record) -> str:
     return ", ".join(f"{op} {mode}" for op, mode in sorted(ops.items(), key=lambda kv: kv[0] != "matmul")) + inferred
 
 
+def _spent_columns(r: Record) -> dict[str, float]:
+    """Where a point's worker time went besides its wall clocks: every epoch's training seconds (validation
+    excluded, warm-up included: what the worker spent training) and its worker's matmul probe (in its start-up)."""
+    return {"train_s_total": float(sum(v for e in r.epochs if math.isfinite(v := as_float(e.training_s())))),
+            "peak_measure_s": as_float(r.peak_measure_s)}
+
+
 def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     """Whether each point was the first its worker process ran (by ``started_at``; a skipped point never ran and
     counts for none): a later point's epoch 1 finds the libraries loaded and kernels compiled, so its warm-up is
@@ -169,6 +176,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
         **_process_columns(r, label),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
+        **_spent_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
         "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), "flop_count": r.flop_count or "",
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),

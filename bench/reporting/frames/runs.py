@@ -72,10 +72,12 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
 
 def time_budget(points: pd.DataFrame) -> pd.DataFrame:
     """Per run and host: worker processes, and seconds spent in process start-up (interpreter, imports, strategy,
-    peak probe), inside ``fit`` (the epochs), in ``fit``'s teardown (after its last epoch, inside ``fit_wall_s``),
+    peak probe; ``probe_s`` the probes alone), inside ``fit`` (the epochs; ``train_s`` their training seconds,
+    validation excluded), in ``fit``'s teardown (after its last epoch, inside ``fit_wall_s``),
     and in each point's own work outside ``fit`` (data, model build, compile, predictions, input probe); ``total``
     is their sum, the workers' wall time. NaN where records predate the fields."""
-    cols = ["run_id", "host", "processes", "startup_s", "fit_s", "teardown_s", "outside_fit_s", "total_s"]
+    cols = ["run_id", "host", "processes", "startup_s", "probe_s", "fit_s", "train_s", "teardown_s", "outside_fit_s",
+            "total_s"]
     rows = []
     for (run, host), g in points.groupby(["run_id", "host"], sort=True):
         if not np.isfinite(g["point_wall_s"]).any():
@@ -84,7 +86,10 @@ def time_budget(points: pd.DataFrame) -> pd.DataFrame:
         fit = float(np.nansum(g["fit_wall_s"]))
         point_wall = float(np.nansum(g["point_wall_s"]))
         start = float(np.nansum(startup)) if np.isfinite(startup).any() else math.nan
+        probes = g.groupby("process")["peak_measure_s"].first()  # once per worker, in its start-up
         rows.append({"run_id": run, "host": host, "processes": int(g["process"].nunique()), "startup_s": start,
-                     "fit_s": fit, "teardown_s": float(np.nansum(g["teardown_s"])),
+                     "probe_s": float(np.nansum(probes)) if np.isfinite(probes).any() else math.nan,
+                     "fit_s": fit, "train_s": float(np.nansum(g["train_s_total"])),
+                     "teardown_s": float(np.nansum(g["teardown_s"])),
                      "outside_fit_s": point_wall - fit, "total_s": point_wall + (start if math.isfinite(start) else 0)})
     return pd.DataFrame(rows, columns=cols)

@@ -85,11 +85,13 @@ def time_section(points: pd.DataFrame) -> list[str]:
             return f"{seconds(v)} ({100 * v / total:.0f}%)" if math.isfinite(v) and total > 0 else DASH
 
         rows.append({"run": b["run_id"], "host": b["host"], "worker processes": b["processes"],
-                     "process start-up s": share(b["startup_s"]), "in fit s": share(b["fit_s"]),
+                     "process start-up s": share(b["startup_s"]), "of which peak probe s": share(b["probe_s"]),
+                     "in fit s": share(b["fit_s"]), "of which training s": share(b["train_s"]),
                      "of which teardown s": seconds(b["teardown_s"]),
                      "points outside fit s": share(b["outside_fit_s"]), "total s": seconds(total)})
     return ["### Where the time went", "",
             "Worker wall time per run: process start-up (interpreter, imports, strategy, peak probe), the epochs "
-            "inside `fit` (teardown = what `fit` did after its last epoch), and each point's own work outside "
+            "inside `fit` (training = the epochs' training seconds, validation excluded: the share of the machine "
+            "that trained; teardown = what `fit` did after its last epoch), and each point's own work outside "
             "`fit` (data, model build, compile, validation predictions, input-only probe). Only the epochs are "
             "measured figures; the rest is what a sweep costs around them.", "", markdown_table(rows), ""]
