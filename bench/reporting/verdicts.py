@@ -62,6 +62,18 @@ def winners(summary: pd.DataFrame) -> pd.DataFrame:
     return ranked.groupby(["workload", "dataset"], sort=True).head(1).reset_index(drop=True)
 
 
+def _weigh(g: pd.DataFrame) -> tuple[pd.Series, pd.Series, float, float]:
+    """Of configurations ``g``: ``quick`` (least warm-up), ``fast`` (highest examples/s), the exact epochs n* after
+    which ``fast`` is no slower in total (0 when its warm-up is no longer; inf when its epochs are not shorter) and
+    the smallest whole n >= 1 (:func:`break_even`)."""
+    quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
+    fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True], kind="mergesort").iloc[0]
+    dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
+    dt = quick["epoch_s_median"] - fast["epoch_s_median"]
+    exact = 0.0 if dw <= 0 else (dw / dt if dt > 0 else math.inf)
+    return quick, fast, exact, max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf
+
+
 def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     """Epochs after which a strategy's fastest configuration pays back its extra warm-up.
 
@@ -80,13 +92,7 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     for key, g in ok.groupby(["workload", "dataset", "strategy"], sort=True):
         if len(g) < 2:
             continue
-        quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
-        fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True],
-                             kind="mergesort").iloc[0]
-        dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
-        dt = quick["epoch_s_median"] - fast["epoch_s_median"]
-        exact = 0.0 if dw <= 0 else (dw / dt if dt > 0 else math.inf)
-        whole = max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf
+        quick, fast, exact, whole = _weigh(g)
         rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
                      "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
                      "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
@@ -111,18 +117,13 @@ def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
     for key, g in ok.groupby(cols[:7], sort=True):
         if g["compiler_mark"].nunique() < 2:
             continue
-        quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
-        fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True],
-                             kind="mergesort").iloc[0]
+        quick, fast, _, whole = _weigh(g)
         if same_config(quick, fast):
             continue  # the quicker one is also the faster: nothing to weigh
-        dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
-        dt = quick["epoch_s_median"] - fast["epoch_s_median"]
-        exact = dw / dt if dt > 0 else math.inf
         rows.append({**dict(zip(cols[:7], key, strict=True)), "quick": config_label(quick), "fast": config_label(fast),
-                     "throughput_ratio": fast["examples_per_s"] / quick["examples_per_s"], "extra_warmup_s": dw,
-                     "break_even_epochs": max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf,
-                     "fast_key": config_key(fast)})
+                     "throughput_ratio": fast["examples_per_s"] / quick["examples_per_s"],
+                     "extra_warmup_s": fast["warmup_overhead_s"] - quick["warmup_overhead_s"],
+                     "break_even_epochs": whole, "fast_key": config_key(fast)})
     return pd.DataFrame(rows, columns=cols)
 
 

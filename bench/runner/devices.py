@@ -33,7 +33,7 @@ def record_placement(fit: Any) -> None:
     """Check and record the placement and the compiler of ``fit`` (a :class:`bench.runner.fit.PointFit` whose
     model is built and compiled); PlacementError when the strategy's promise does not hold."""
     worker = fit.worker
-    batch = next(iter(fit.pipes.val_pass()), None)
+    batch = fit.sample_batch = next(iter(fit.pipes.val_pass()), None)  # the step's memory analysis reads it too
     found = worker.engine.placement(fit.model, worker.strategy, worker.resolved, batch)
     fit.rec.placement = Placement.model_validate(found)
     fit.rec.compiler = worker.engine.compiler(fit.model, worker.resolved)
@@ -62,8 +62,8 @@ def record_step_memory(fit: Any) -> None:
     allocator peak is the process's), kept in ``fit.rec.memory`` for the worker's memory record; a reading that
     fails is a note, never a failed point."""
     t = time.perf_counter()
+    batch = fit.sample_batch  # record_placement's: one of the point's batches, drawn once
     try:
-        batch = next(iter(fit.pipes.val_pass()), None)
         step = fit.worker.engine.step_memory(fit.model, batch, fit.gb) if batch is not None else None
     except Exception as e:  # a measurement beside the point's, not the point
         fit.rec.notes.append(f"no memory analysis of the compiled step: {type(e).__name__}: {e}"[:300])

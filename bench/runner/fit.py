@@ -57,6 +57,7 @@ class PointFit:
         self.worker, self.point, self.rec, self.arrays, self.gb = worker, point, rec, arrays, gb
         self.model: Any = None
         self.frozen: list[Any] = []
+        self.sample_batch: Any = None  # one validation batch, drawn for the placement check, read again after fit
 
     def run(self) -> None:
         """Build and compile under the strategy, fit every stage, then measure what follows the fit."""

@@ -178,10 +178,10 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
     table = markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
     marks = {m for r in rows for m in ("(step)", "(process)") if m in str(r.get("device MiB", ""))}
     marks |= {"†" for r in rows if str(r.get("warm-up s", "")).endswith("†")}
-    return table + ("\n\n" + " ".join(MEMORY_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
+    return table + ("\n\n" + " ".join(TABLE_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
 
 
-MEMORY_LEGEND = {  # and the warm-up mark: one legend line under the results table
+TABLE_LEGEND = {  # and the warm-up mark: one legend line under the results table
     "†": "† warm-up of points that each followed others in their worker process (libraries loaded, kernels "
          "compiled): a fresh process's first epoch is longer.",
     "(step)": "Device MiB (step): what the compiled training step needs on one device, from XLA's memory analysis "
