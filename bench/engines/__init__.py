@@ -267,6 +267,10 @@ def prepare_process(backend: str, tensorflow: bool = False, builtin_only: bool =
 # Keras' PyTorch backend trains on one device, the one KERAS_TORCH_DEVICE names (read when Keras starts)
 TORCH_DEVICES = {"cpu": "cpu", "gpu": "cuda"}
 INPUT_THREADS_MAX = 16  # beyond this, more Python/tf.data threads preparing batches of these sizes bought nothing
+SLOW_DECODE_S = 0.005  # per example, both engines' slow_decode: a stand-in for an expensive, un-parallelised
+# decode (a large JPEG); 5 ms, not 2: at 2 ms a small CPU model's own step (0.2-0.6 ms an example on 2 cores) was a
+# quarter of a sequential pipeline's time on a slow box, and the pipeline meant to be input-bound was not flagged
+# (fresh-clone CI, 2026-11-27)
 
 
 def input_threads(cpus: int | None = None) -> int:

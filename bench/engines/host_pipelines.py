@@ -30,13 +30,12 @@ from bench.data import augment, images
 from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
-from bench.engines import input_threads
+from bench.engines import SLOW_DECODE_S, input_threads
 from bench.workloads import Workload
 from bench.workloads.labels import as_fed
 
 WORKERS = input_threads()  # threads preparing batches ahead: the rule both engines share
 QUEUE_BATCHES = 4  # batches prepared ahead
-SLOW_DECODE_S = 0.002  # per example, as under TensorFlow
 
 
 class Batches:

@@ -34,7 +34,7 @@ import tensorflow as tf
 from bench.data.order import epoch_plan, remainder_batch
 from bench.data.sources import Encoded
 from bench.data.synthetic import Arrays
-from bench.engines import BENCH_ORDER, TF_SHUFFLE, input_threads
+from bench.engines import BENCH_ORDER, SLOW_DECODE_S, TF_SHUFFLE, input_threads
 from bench.engines.tensorflow.batches import augment, labels, loader, prepare
 from bench.engines.tensorflow.options import DEVICE_AUTOTUNE, autotune_on, no_autotune
 from bench.workloads import Workload
@@ -85,7 +85,6 @@ class Pipelines:
 
 PREFETCH_BATCHES = 2
 MAP_PARALLELISM = input_threads()  # fixed (autotune is off: module docstring); the rule both engines share
-SLOW_DECODE_S = 0.002  # per example: a stand-in for an expensive, un-parallelised JPEG decode
 
 
 def _slow_decode(x, y):
