@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import datetime, timezone
 
 import pytest
 
@@ -28,6 +29,10 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
     assert set(by_status) == {"ok"}
     for r in loaded.records:  # the worker writes only what the typed record declares
         assert undeclared(parse(r)) == [], r["point_id"]
+    for backend in {r["backend"] for r in by_status["ok"]}:  # one probe per host and backend, read by the rest
+        recs = [r for r in by_status["ok"] if r["backend"] == backend]
+        assert len({r["peak_flops_per_s"]["float32"] for r in recs}) == 1, backend
+        assert len({r["process"]["pid"] for r in recs if not r["peak_cached"]}) <= 1, backend
     for r in by_status["ok"]:
         assert r["run_id"] == run_dir.name and r["suite"] == "smoke"
         assert [e["epoch"] for e in r["epochs"]] == [1, 2]
@@ -49,7 +54,9 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
             assert r["strategy"]["device_pipeline_autotune"] == "off"
         assert r["per_replica_batch_size"] * r["strategy"]["num_replicas"] == 64
         assert r["memory"]["peak_rss_bytes"] > 0 and r["memory"]["device_peak_bytes"] is None  # CPU: no device memory
-        assert r["peak_flops_per_s"]["float32"] > 0  # its worker process probed the CPU's peak
+        assert r["peak_flops_per_s"]["float32"] > 0 and r["memory"]["probe_in_process"] is False  # a child probed
+        assert datetime.fromisoformat(r["peak_measured_at"]) <= datetime.now(timezone.utc) and r["peak_cached"] in (
+            True, False)
         assert r["arithmetic"] == {"matmul": "fp32", "conv": "fp32"}  # read from the framework, per op class
         # what ran on the devices, read back before the fit was timed (issue 38): every point of a worker, not only
         # its first, split its batch over both replicas of cpu_x2; the compiler that ran, never Keras' "auto"
@@ -68,7 +75,7 @@ def test_a_jax_points_memory_is_its_own_compiled_step_not_the_process_peak(smoke
     each JAX point records XLA's analysis of the train step it compiled, one device's share. Redone by hand: the
     step's donated state is float32 weights and Adam's two moments (12 bytes a parameter, plus a few scalars:
     counters, metric totals); its other arguments are the batch, rows per device x (example + label) x 4 bytes.
-    Nothing of the matmul probe (two 1024 x 1024 float32 matrices, 8 MiB, in these same workers) is in it. Two
+    Nothing of the matmul probe is in it (it runs in a process of its own, before these workers start). Two
     models in one worker get their own figures: reuters_textcnn (332,856 parameters) needs more state than
     fashion_cnn (108,810)."""
     _, run_dir, _ = smoke_run
@@ -84,6 +91,7 @@ def test_a_jax_points_memory_is_its_own_compiled_step_not_the_process_peak(smoke
         assert m["step_bytes"] == (m["step_argument_bytes"] + m["step_output_bytes"] - m["step_alias_bytes"]
                                    + m["step_temp_bytes"])
         assert 0 <= m["step_measure_s"] < 5  # the executable fit compiled, read from JAX's cache
+        assert m["probe_in_process"] is False  # and no allocator figure of these workers holds the probe's matrices
         state[r["workload"]] = m["step_alias_bytes"]
     assert state["reuters_textcnn"] > 2 * state["fashion_cnn"]
     for r in load_records([run_dir]).records:

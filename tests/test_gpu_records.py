@@ -131,8 +131,9 @@ def test_jax_allocator_peaks_from_before_the_step_analysis_are_said_to_be_the_pr
     the JAX figure as the process's, with the legend, and never shows it as the model's."""
     rows = _table(_section(report, "catsdogs_cnn on synthetic (full", "Results"))
     memory = {r["backend"]: r["device MiB"] for r in rows}
-    assert memory["jax"] == "1,412 (process)" and memory["torch"].isdigit()
-    assert "Device MiB (process): the worker process's allocator peak, not the model's" in report
+    assert memory["jax"] == "1,412 (process, probe)" and memory["torch"].isdigit()
+    assert "Device MiB (process, probe): the worker process's allocator peak, not the model's: it includes bench's " \
+           "matmul probe" in report
 
 
 def test_the_report_says_these_gpu_records_carry_no_gpu_environment(report) -> None:

@@ -38,6 +38,7 @@ DASK_INSTALL = "pip install 'bench[dask]'"
 SLURM_INSTALL = "pip install 'bench[slurm]'"
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
 JIT_COMPILE = ("auto", "true", "false")  # the values of the jit_compile key (Keras' own, as text)
+MEASURE_PEAK = ("true", "false", "fresh")  # the values of the measure_peak key
 TORCH_INSTALL = ("pip install 'bench[torch]' (PyPI's Linux wheel brings CUDA; for the CPU alone first "
                  "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
@@ -129,7 +130,9 @@ class SuiteConfig:
     resume: str = field(default="", metadata=_help("'' | latest (the newest run of this suite) | <run_id>"))
     progress: str = field(default="auto", metadata=_help("auto | on | off"))  # auto: live only on a terminal
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
-    measure_peak: bool = field(default=True, metadata=_help("true | false (measure the device matmul peak)"))
+    measure_peak: Any = field(default=True, metadata=_help(
+        "true | false | fresh (the devices' matmul peak, for MFU: true reads it from this host's cache, measured "
+        "in a process of its own when absent or older than 30 days; fresh measures it again; docs/statistics.md)"))
     processes: list[int] = field(default_factory=lambda: [1], metadata=_help(
         "a list of process counts for JAX points, e.g. [1,2]: N cooperating processes share the strategy's "
         "devices (cpu_x2 with 2: one CPU device each; docs/scale.md)"))

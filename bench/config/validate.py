@@ -24,6 +24,7 @@ from bench.config.keys import (
     INPUT_PIPELINES,
     JAX_INSTALL,
     JIT_COMPILE,
+    MEASURE_PEAK,
     MULTI_WORKER_REFUSAL,
     MULTI_WORKER_STRATEGIES,
     PRECISIONS,
@@ -201,6 +202,10 @@ def _check_numbers(cfg: SuiteConfig) -> None:
     if cfg.repeats != AUTO_REPEATS and not (isinstance(cfg.repeats, int) and not isinstance(cfg.repeats, bool)
                                             and cfg.repeats >= 1):
         raise ConfigError(f"repeats={cfg.repeats!r} is not allowed; allowed: an integer >= 1, or {AUTO_REPEATS}")
+    peak = str(cfg.measure_peak).strip().lower()
+    if peak not in MEASURE_PEAK:
+        raise ConfigError(f"measure_peak={cfg.measure_peak!r} is not allowed; allowed: {', '.join(MEASURE_PEAK)}")
+    cfg.measure_peak = "fresh" if peak == "fresh" else peak == "true"
     if cfg.max_repeats < 2:
         raise ConfigError(f"max_repeats={cfg.max_repeats}: must be >= 2 (repeats=auto starts with one)")
     if not (cfg.budget_s >= 0 and math.isfinite(cfg.budget_s)):

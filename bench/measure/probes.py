@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench.engines import Engine, StrategyInfo
 from bench.records import Memory
@@ -26,6 +27,22 @@ class Peaks:
     scope: str = ""
     measure_s: float = 0.0
     probe: dict[str, dict[str, float]] = field(default_factory=dict)
+    measured_at: str = ""  # when the probe ran (UTC, ISO 8601): the oldest of the precisions' entries
+    cached: bool = False  # read from this host's cache (bench.measure.peak_cache): this worker measured nothing
+
+
+def scaled_peaks(found: dict[str, Any], info: StrategyInfo) -> Peaks:
+    """The worker's :class:`Peaks` from :func:`bench.measure.peak_cache.cached_peaks`' per-device figures:
+    logical CPUs share the host's cores (one device's probe is the whole host's peak); GPUs are separate devices
+    (one's probe times their number). Empty for a TPU (datasheet peak only: no TPU-side probe)."""
+    if info.device_kind == "tpu" or not found.get("peaks"):
+        return Peaks()
+    scale = info.num_replicas if info.device_kind == "gpu" else 1
+    entries = found["peaks"]
+    return Peaks(flops_per_s={p: scale * e["flops_per_s"] for p, e in entries.items()},
+                 scope=f"{scale} x {info.devices[0]}", measure_s=float(found["measure_s"]),
+                 probe={p: e["probe"] for p, e in entries.items()},
+                 measured_at=min(e["measured_at"] for e in entries.values()), cached=bool(found["cached"]))
 
 
 # The probe sizes itself (docs/statistics.md, "The matmul peak probe"): the matrix grows until one product takes
@@ -61,25 +78,6 @@ def matmul_peak(engine: Engine, device: str, dtype: str) -> tuple[float, dict[st
     tiny()
     dispatch = min(_seconds(tiny) for _ in range(REPS))
     return 2 * n**3 * chained / region, {"n": n, "chained": chained, "region_s": region, "dispatch_s": dispatch}
-
-
-def measure_peaks(engine: Engine, info: StrategyInfo, precisions: list[str]) -> Peaks:
-    """Matmul peak FLOP/s of the strategy's devices, once per worker, before any point's clock starts.
-
-    Logical CPUs share the host's cores: the probe on one of them is the whole host's peak. GPUs are
-    separate devices: the probe on one, times their number, is the strategy's peak. TPUs: datasheet
-    peak only (a TPU-side probe is not implemented), so nothing is measured.
-    """
-    if info.device_kind == "tpu":
-        return Peaks()
-    t = time.perf_counter()
-    scale = info.num_replicas if info.device_kind == "gpu" else 1
-    peaks = Peaks(scope=f"{scale} x {info.devices[0]}")
-    for p in precisions:
-        flops, sized = matmul_peak(engine, info.devices[0], PEAK_DTYPES[p])
-        peaks.flops_per_s[p], peaks.probe[p] = scale * flops, sized
-    peaks.measure_s = time.perf_counter() - t
-    return peaks
 
 
 def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:
@@ -128,12 +126,14 @@ def memory_record(rss_reset: bool, device_reset: bool, device_peaks: list[int] |
                   step: Memory | None = None) -> Memory:
     """The record's ``memory`` object: peak resident memory of the worker process (``peak_rss_bytes``) and
     peak device memory (``device_peak_bytes``: the largest over the strategy's devices; ``per_device``),
-    each with its scope: ``point`` when its counter was reset before the point, else ``process`` (the
-    worker's peak so far: JAX cannot reset its counters); with the compiled step's own figures from ``step``
-    (the ``step_*`` fields the fit recorded, where the engine gives them)."""
+    each with its scope: ``point`` when its counter was reset before the point (or never raised before it: a JAX
+    worker's first point), else ``process`` (the worker's peak so far: JAX cannot reset its counters); with the
+    compiled step's own figures from ``step`` (the ``step_*`` fields the fit recorded, where the engine gives
+    them). bench's matmul probe never runs in a worker (``probe_in_process`` False): its matrices are in no figure."""
     kept = {k: v for k, v in (step.model_dump() if step is not None else {}).items() if k.startswith("step_")}
     return Memory.model_validate({
         "peak_rss_bytes": peak_rss_bytes(), "rss_scope": "point" if rss_reset else "process",
         "device_peak_bytes": max(device_peaks) if device_peaks else None, "per_device": device_peaks,
-        "device_scope": None if device_peaks is None else ("point" if device_reset else "process"), **kept,
+        "device_scope": None if device_peaks is None else ("point" if device_reset else "process"),
+        "probe_in_process": False, **kept,
     }, strict=False)

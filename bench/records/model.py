@@ -194,7 +194,9 @@ class Record(Part):
     input_measure_s: Seconds | None = None
     peak_flops_per_s: PeakFlops | None = None  # this worker's matmul probe
     peak_scope: str | None = None
-    peak_measure_s: Seconds | None = None
+    peak_measure_s: Seconds | None = None  # what the probe cost this worker: reading the cache, or the child's run
+    peak_measured_at: str | None = None  # when the probe ran (UTC, ISO 8601); older records: in this worker's start
+    peak_cached: bool | None = None  # read from this host's cache (bench.measure.peak_cache); None: before the cache
     # the matmul probe's sizing per precision: n, products per call, fastest call's region_s, fixed cost dispatch_s
     peak_probe: dict[str, dict[str, float]] | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None

@@ -58,8 +58,11 @@ class Topology(Part):
 
 class Memory(Part):
     """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
-    strategy's devices), each with its scope: ``point`` (counter reset before the point) or ``process`` (the
-    worker's peak so far, bench's own matmul probe included: JAX). Under JAX also the model's own need, from XLA's
+    strategy's devices), each with its scope: ``point`` (counter reset before the point, or never raised before it:
+    a JAX worker's first point) or ``process`` (the worker's peak so far: JAX cannot reset it). ``probe_in_process``:
+    whether bench's matmul probe ran in this process before the figure was read (absent in records before
+    2026-11-28, whose JAX process peaks include the probe's matrices; False since: the probe runs in a process of its
+    own, or is read from the host's cache). Under JAX also the model's own need, from XLA's
     memory analysis of the compiled training step on one device (``step_bytes`` = ``step_argument_bytes`` +
     ``step_output_bytes`` - ``step_alias_bytes`` + ``step_temp_bytes``; ``step_source`` says so), read in
     ``step_measure_s`` seconds. Bytes throughout."""
@@ -69,6 +72,7 @@ class Memory(Part):
     device_peak_bytes: Count | None = None
     per_device: list[int] | None = None
     device_scope: str | None = None
+    probe_in_process: bool | None = None
     step_bytes: Count | None = None
     step_argument_bytes: Count | None = None
     step_output_bytes: Count | None = None

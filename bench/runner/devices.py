@@ -40,7 +40,8 @@ def record_placement(fit: Any) -> None:
 
 
 def record_peaks(fit: Any) -> None:
-    """The peaks ``fit``'s MFU is held against: the worker's matmul probe (measured once, before its first point)
+    """The peaks ``fit``'s MFU is held against: the worker's matmul probe (this host's cached figure, or measured by
+    a child process before the worker's framework started)
     and the datasheet's for the devices that ran, or why the record has none."""
     from bench.measure.datasheets import datasheet_peak, why_no_peak
 
@@ -49,6 +50,7 @@ def record_peaks(fit: Any) -> None:
         rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", precision})}
         rec.peak_scope = worker.peaks.scope
         rec.peak_measure_s = worker.peaks.measure_s
+        rec.peak_measured_at, rec.peak_cached = worker.peaks.measured_at or None, worker.peaks.cached
         rec.peak_probe = {p: worker.peaks.probe[p] for p in sorted({"float32", precision}) if p in worker.peaks.probe}
     info, accelerator = worker.resolved, worker.env.get("accelerator")
     rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, accelerator, precision, info.num_replicas,

@@ -36,7 +36,7 @@ from bench.engines import (
 )
 from bench.measure.env import host_env
 from bench.measure.gpu_env import gpu_env
-from bench.measure.probes import Peaks, measure_peaks, memory_record, reset_peak_rss
+from bench.measure.probes import Peaks, memory_record, reset_peak_rss, scaled_peaks
 from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob, with_tensorflow
@@ -88,6 +88,8 @@ class Worker:
         self.env: dict[str, Any] = {}
         self._data: dict[tuple, Any] = {}
         self.peaks = Peaks()
+        self.notes: list[str] = []  # said on every record of this worker (a probe that failed)
+        self.points_started = 0
         self.process = process_record(job.worker, os.getpid(), job.log or None)
 
     @property
@@ -134,6 +136,7 @@ class Worker:
         """Load the engine and create the strategy (first framework work in the process); False when the
         group is skipped."""
         job = self.job
+        probed = self.probe_peaks(points) if job.measure_peak else {}  # before the framework takes the device
         try:
             self.strategy, self.info = self.engine.make_strategy(job.strategy, job.all_reduce, job.tpu,
                                                                  job.tpu_connect_timeout_s)
@@ -144,10 +147,21 @@ class Worker:
                     "device_count": self.resolved.num_replicas}
         if self.resolved.device_kind == "gpu":  # driver, CUDA, memory, form factor, clocks, power (or why not)
             self.env["gpu"] = gpu_env()
-        if job.measure_peak:
-            self.peaks = measure_peaks(self.engine, self.resolved, sorted({"float32", *(p.precision for p in points)}))
+        if probed.get("device_kind") == self.resolved.device_kind:  # not a CPU probe for an auto that found a GPU
+            self.peaks = scaled_peaks(probed, self.resolved)
         self.emit("ready", strategy=self.resolved.as_record())
         return True
+
+    def probe_peaks(self, points: list[Point]) -> dict[str, Any]:
+        """The devices' matmul peak per precision, per device (:func:`bench.measure.peak_cache.worker_peaks`); a
+        probe that failed is a note on every record (the points run without an MFU)."""
+        from bench.measure.peak_cache import run_start, worker_peaks
+
+        job = self.job
+        found, note = worker_peaks(job.backend, job.strategy, sorted({"float32", *(p.precision for p in points)}),
+                                   run_start(job.run_id, job.spawned_at) if job.fresh_peak else None)
+        self.notes += [note] if note else []
+        return found
 
     def arrays(self, point: Point) -> Any:
         """The point's examples, read once per worker (:func:`point_data`)."""
@@ -162,10 +176,12 @@ class Worker:
         rec = base_record(self.job.run_id, self.job.suite, point, self.resolved.as_record(), self.env, gb, replicas,
                           self.job.race)
         rec.process = self.process
+        rec.notes.extend(self.notes)
         if point.strategy == "tpu":
             rec.tpu_checks = tpu_checks(self.job.run_dir, point)
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
+        first, self.points_started = not self.points_started, self.points_started + 1
         try:
             self._check_batch(point, rec, gb, replicas)
             if self.faults.placed(point.point_id):
@@ -174,7 +190,9 @@ class Worker:
             if arrays is not None:  # None: a workload's own input_fn makes its examples
                 rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
             self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
-            rss_reset, device_reset = reset_peak_rss(), self.engine.reset_peak_memory(self.resolved)
+            # a counter that cannot be reset (JAX) was never raised before a worker's first point: the point's own
+            rss_reset = reset_peak_rss()
+            device_reset = self.engine.reset_peak_memory(self.resolved) or first
             try:
                 self.fit(point, rec, arrays, gb)
             finally:  # a point that ran out of memory has a peak worth seeing too

@@ -116,6 +116,15 @@ def arithmetic_text(r: Record) -> str:
     return ", ".join(f"{op} {mode}" for op, mode in sorted(ops.items(), key=lambda kv: kv[0] != "matmul")) + inferred
 
 
+def _device_scope(r: Record) -> str:
+    """``point``, ``process`` (the worker's peak over its points so far: JAX) or ``process+probe`` (a process peak
+    that includes bench's matmul probe: records before the probe ran in its own process, 2026-11-28)."""
+    scope = (r.memory.device_scope or "") if r.memory else ""
+    if scope == "process" and r.memory is not None and r.memory.probe_in_process is not False and r.peak_flops_per_s:
+        return "process+probe"
+    return scope
+
+
 def _spent_columns(r: Record) -> dict[str, float]:
     """Where a point's worker time went besides its wall clocks: every epoch's training seconds (validation
     excluded, warm-up included: what the worker spent training) and its worker's matmul probe (in its start-up)."""
@@ -189,7 +198,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "peak_scope": r.peak_scope or "",
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
-        "device_scope": (r.memory.device_scope or "") if r.memory else "",  # point, or process (JAX: probe included)
+        "device_scope": _device_scope(r),
         "step_mib": _mib(r.memory.step_bytes if r.memory else None),  # XLA's analysis of the compiled step (JAX)
     }
 
@@ -262,7 +271,8 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("startup_s", "s", "the worker process's start (imports, strategy)"),
     ("peak_rss_mib", "MiB", "the worker process's peak resident memory"),
     ("device_peak_mib", "MiB", "the accelerator's peak memory (NaN on a CPU)"),
-    ("device_scope", "text", "device_peak_mib's scope: point (reset before it) or process (JAX: bench's probe too)"),
+    ("device_scope", "text", "device_peak_mib's scope: point (reset before it), process (JAX: the worker's points so "
+                             "far) or process+probe (bench's matmul probe included: records before 2026-11-28)"),
     ("step_mib", "MiB", "XLA's memory analysis of the compiled train step, one device (JAX; NaN elsewhere)"),
 )
 

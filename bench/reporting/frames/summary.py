@@ -88,7 +88,8 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
         "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
         "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
-        "device_scope": "process" if "process" in set(g["device_scope"]) else first["device_scope"],
+        "device_scope": next((s for s in ("process+probe", "process") if s in set(g["device_scope"])),
+                             first["device_scope"]),
         "step_mib": _max(g["step_mib"]),
         "race_looks": int(max(g["race_looks"])),
     }

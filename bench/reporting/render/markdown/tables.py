@@ -1,5 +1,4 @@
-"""The report's tables: results, environment, peaks, input pipelines, break-even, problems and skipped files.
-"""
+"""The report's tables: results, environment, peaks, input pipelines, break-even, problems and skipped files."""
 
 from __future__ import annotations
 
@@ -176,33 +175,34 @@ def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = Fal
                      "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
                      "flags": shorten(f"absent: {a['reason']}", 120)})
     table = markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
-    marks = {m for r in rows for m in ("(step)", "(process)") if m in str(r.get("device MiB", ""))}
+    marks = {m.strip() for r in rows for m in MEM_MARKS if f"{r.get('device MiB')}".endswith(m)}
     marks |= {"†" for r in rows if str(r.get("warm-up s", "")).endswith("†")}
     return table + ("\n\n" + " ".join(TABLE_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
 
 
+SCOPE_MARKS = {"process": " (process)", "process+probe": " (process, probe)"}  # device MiB not reset for a point
+MEM_MARKS = (" (step)", *SCOPE_MARKS.values())
 TABLE_LEGEND = {  # and the warm-up mark: one legend line under the results table
     "†": "† warm-up of points that each followed others in their worker process (libraries loaded, kernels "
          "compiled): a fresh process's first epoch is longer.",
     "(step)": "Device MiB (step): what the compiled training step needs on one device, from XLA's memory analysis "
               "(weights, optimizer state, the batch, activations and gradients), the model's own figure where JAX "
               "cannot reset its allocator's peak.",
-    "(process)": "Device MiB (process): the worker process's allocator peak, not the model's: it includes bench's "
-                 "own matmul probe, run before the first point (JAX cannot reset the counter; records from before "
-                 "2026-11-27).",
+    "(process)": "Device MiB (process): the worker's allocator peak over its points so far (JAX cannot reset it).",
+    "(process, probe)": "Device MiB (process, probe): the worker process's allocator peak, not the model's: it "
+                        "includes bench's matmul probe, run in the worker before its first point (until 2026-11-28).",
 }
 
 
 def device_memory_cell(r: pd.Series) -> str:
-    """The model's device memory (MiB): the compiled step's analysis where recorded (JAX), else the allocator's
-    peak over the point; a process-wide peak is marked as such, never shown as the model's."""
+    """Device MiB: the compiled step's analysis (JAX), else the allocator's peak, marked unless the point's own."""
     step = r.get("step_mib", math.nan)
     if isinstance(step, float) and math.isfinite(step):
         return f"{number(step, ',.0f')} (step)"
     peak = r.get("device_peak_mib", math.nan)
     if not (isinstance(peak, float) and math.isfinite(peak)):
         return DASH
-    return number(peak, ",.0f") + (" (process)" if r.get("device_scope") == "process" else "")
+    return number(peak, ",.0f") + SCOPE_MARKS.get(r.get("device_scope"), "")
 
 
 def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:

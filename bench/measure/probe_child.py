@@ -1,0 +1,37 @@
+"""``python -m bench.measure.probe_child '{"backend": ..., "device_kind": "cpu" | "gpu", "precisions": [...]}'``:
+the matmul peak probe (:func:`bench.measure.probes.matmul_peak`) in a process of its own, on the first device of a
+one-device strategy of that kind, printed as one JSON line ``{"device", "peaks": {precision: {"flops_per_s",
+"probe"}}}`` (FLOP/s of that one device). Started by :func:`bench.measure.peak_cache.cached_peaks` before a worker's
+framework starts, so the worker's allocator never holds the probe's matrices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+
+STRATEGY = {"cpu": "cpu", "gpu": "gpu"}  # the one-device (or first-device) strategy each engine knows by that name
+
+
+def main(argv: list[str]) -> int:
+    args = json.loads(argv[1])
+    from bench.engines import load, prepare_process
+
+    prepare_process(args["backend"], builtin_only=True)
+    with contextlib.redirect_stdout(sys.stderr):  # frameworks print; stdout carries the one JSON line
+        from bench.measure.probes import PEAK_DTYPES, matmul_peak
+
+        engine = load(args["backend"])
+        _, info = engine.make_strategy(STRATEGY[args["device_kind"]])
+        device = info.devices[0]
+        peaks = {}
+        for p in args["precisions"]:
+            flops, sized = matmul_peak(engine, device, PEAK_DTYPES[p])
+            peaks[p] = {"flops_per_s": flops, "probe": sized}
+    print(json.dumps({"device": device, "peaks": peaks}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
