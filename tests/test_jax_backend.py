@@ -83,7 +83,8 @@ from bench.runner.worker import Worker
 point = Point(workload="fashion_cnn", strategy="cpu", global_batch_size=64, steps_per_execution=2,
               precision="float32", repeat=0, seed=0, epochs=2, n_train=256, n_val=128, data_scale="reduced",
               backend="jax")
-Worker(WorkerJob("r", sys.argv[1], "t", "cpu", (point,), backend="jax", measure_peak=False), io.StringIO()).run()
+Worker(WorkerJob("r", sys.argv[1], "t", "cpu", (point,), backend="jax", measure_peak=False, float32_matmul="highest"),
+       io.StringIO()).run()
 loaded = sorted(m for m, mod in sys.modules.items() if m.split(".")[0] == "tensorflow" and mod is not None)
 print("TF:", json.dumps(loaded))
 """
@@ -103,6 +104,9 @@ def test_a_jax_worker_runs_without_tensorflow(tmp_path: Path) -> None:
     assert rec["status"] == "ok", rec["error"]
     assert rec["backend"] == "jax" and rec["env"]["jax"] and rec["env"].get("tensorflow") is None
     assert [e["epoch"] for e in rec["epochs"]] == [1, 2] and rec["epochs"][-1]["steps"] == 4
+    # float32_matmul is a GPU setting: asked on a CPU, the record says so and the arithmetic is the CPU's
+    assert rec["float32_matmul"] == "highest" and rec["arithmetic"] == {"matmul": "fp32", "conv": "fp32"}
+    assert "float32_matmul=highest applies on a GPU: cpu arithmetic left as it is" in rec["notes"]
 
 
 @jax_installed

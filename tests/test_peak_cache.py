@@ -31,7 +31,7 @@ def child(monkeypatch, tmp_path):
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
     calls: list[list[str]] = []
 
-    def fake(backend, device_kind, precisions, env):
+    def fake(backend, device_kind, precisions, env, float32_matmul="framework"):
         calls.append(list(precisions))
         time.sleep(0.2)
         return {"device": "cpu:0", "peaks": {p: {"flops_per_s": 1e11 * (1 + len(calls)), "probe": {"n": 1024.0}}
@@ -53,9 +53,11 @@ def test_a_host_measures_once_and_its_workers_read_the_figure(child) -> None:
     # a precision not measured yet: only it is measured, and the worker's figures are not all cached
     mixed = cached_peaks("jax", "cpu", ["float32", "mixed_bfloat16"], {})
     assert child[-1] == ["mixed_bfloat16"] and mixed["cached"] is False
-    # another backend, another entry
+    # another backend, another entry; another float32 arithmetic, another entry
     cached_peaks("torch", "cpu", ["float32"], {})
     assert child[-1] == ["float32"] and len(child) == 3
+    assert cached_peaks("jax", "cpu", ["float32"], {}, float32_matmul="highest")["cached"] is False
+    assert len(child) == 4
 
 
 def test_fresh_measures_once_per_run_and_host(child) -> None:
@@ -110,7 +112,7 @@ def test_the_child_gets_one_device_of_the_strategys_kind(monkeypatch, tmp_path) 
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
     seen = {}
 
-    def fake(backend, device_kind, precisions, env):
+    def fake(backend, device_kind, precisions, env, float32_matmul="framework"):
         seen.update(env)
         return {"device": "cpu:0", "peaks": {p: {"flops_per_s": 1.0, "probe": {}} for p in precisions}}
 
@@ -134,3 +136,36 @@ def test_fresh_is_a_value_of_measure_peak_and_a_typo_is_refused() -> None:
 def test_a_run_starts_at_its_run_ids_stamp() -> None:
     assert run_start("20261127T225516Z-smoke-5a28ece") == datetime(2026, 11, 27, 22, 55, 16, tzinfo=timezone.utc)
     assert run_start("mine", spawned_at=0.0) <= datetime.now(timezone.utc)
+
+
+def test_float32_matmul_sets_each_frameworks_own_switches() -> None:
+    """What ``float32_matmul`` changes in each framework (the GPU arithmetic these switches select is what
+    ``arithmetic`` reads back; on this CPU only the switches themselves can be seen); restored afterwards."""
+    jax = pytest.importorskip("jax")
+    torch = pytest.importorskip("torch")
+    from bench.engines.jax.device import set_float32_matmul as jax_set
+    from bench.engines.torch.device import set_float32_matmul as torch_set
+
+    before = (jax.config.jax_default_matmul_precision, torch.get_float32_matmul_precision(),
+              torch.backends.cudnn.allow_tf32)
+    try:
+        jax_set("framework"), torch_set("framework")
+        assert (jax.config.jax_default_matmul_precision, torch.get_float32_matmul_precision(),
+                torch.backends.cudnn.allow_tf32) == before
+        jax_set("tf32"), torch_set("tf32")
+        assert jax.config.jax_default_matmul_precision == "tensorfloat32"
+        assert torch.get_float32_matmul_precision() == "high" and torch.backends.cudnn.allow_tf32 is True
+        jax_set("highest"), torch_set("highest")
+        assert jax.config.jax_default_matmul_precision == "highest"
+        assert torch.get_float32_matmul_precision() == "highest" and torch.backends.cudnn.allow_tf32 is False
+    finally:
+        jax.config.update("jax_default_matmul_precision", before[0])
+        torch.set_float32_matmul_precision(before[1])
+        torch.backends.cudnn.allow_tf32 = before[2]
+
+
+def test_float32_matmul_is_a_setting_with_a_stated_default() -> None:
+    assert parse_config(["suite=smoke"]).float32_matmul == "framework"
+    assert parse_config(["suite=smoke", "float32_matmul=highest"]).float32_matmul == "highest"
+    with pytest.raises(ConfigError, match="float32_matmul='fp32' is not allowed; allowed: framework, tf32, highest"):
+        parse_config(["suite=smoke", "float32_matmul=fp32"])

@@ -39,6 +39,7 @@ SLURM_INSTALL = "pip install 'bench[slurm]'"
 TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
 JIT_COMPILE = ("auto", "true", "false")  # the values of the jit_compile key (Keras' own, as text)
 MEASURE_PEAK = ("true", "false", "fresh")  # the values of the measure_peak key
+FLOAT32_MATMUL = ("framework", "tf32", "highest")  # the values of the float32_matmul key
 TORCH_INSTALL = ("pip install 'bench[torch]' (PyPI's Linux wheel brings CUDA; for the CPU alone first "
                  "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
 JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
@@ -133,6 +134,10 @@ class SuiteConfig:
     measure_peak: Any = field(default=True, metadata=_help(
         "true | false | fresh (the devices' matmul peak, for MFU: true reads it from this host's cache, measured "
         "in a process of its own when absent or older than 30 days; fresh measures it again; docs/statistics.md)"))
+    float32_matmul: str = field(default="framework", metadata=_help(
+        "framework | tf32 | highest (float32 matmuls and convolutions on a GPU: framework keeps each framework's "
+        "default: JAX and TensorFlow TF32 for both, PyTorch FP32 matmuls and TF32 convolutions; tf32 or highest "
+        "runs every backend at one arithmetic; CPUs and TPUs are left as they are)"))
     processes: list[int] = field(default_factory=lambda: [1], metadata=_help(
         "a list of process counts for JAX points, e.g. [1,2]: N cooperating processes share the strategy's "
         "devices (cpu_x2 with 2: one CPU device each; docs/scale.md)"))

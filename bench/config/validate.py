@@ -20,6 +20,7 @@ from bench.config.keys import (
     DASK_INSTALL,
     DATA_SCALES,
     FIXED_STRATEGIES,
+    FLOAT32_MATMUL,
     IDENT,
     INPUT_PIPELINES,
     JAX_INSTALL,
@@ -202,6 +203,8 @@ def _check_numbers(cfg: SuiteConfig) -> None:
     if cfg.repeats != AUTO_REPEATS and not (isinstance(cfg.repeats, int) and not isinstance(cfg.repeats, bool)
                                             and cfg.repeats >= 1):
         raise ConfigError(f"repeats={cfg.repeats!r} is not allowed; allowed: an integer >= 1, or {AUTO_REPEATS}")
+    if cfg.float32_matmul not in FLOAT32_MATMUL:
+        raise ConfigError(f"float32_matmul={cfg.float32_matmul!r} is not allowed; allowed: {', '.join(FLOAT32_MATMUL)}")
     peak = str(cfg.measure_peak).strip().lower()
     if peak not in MEASURE_PEAK:
         raise ConfigError(f"measure_peak={cfg.measure_peak!r} is not allowed; allowed: {', '.join(MEASURE_PEAK)}")

@@ -130,10 +130,12 @@ def _locked() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def probe_in_child(backend: str, device_kind: str, precisions: list[str], env: dict[str, str]) -> dict[str, Any]:
+def probe_in_child(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
+                   float32_matmul: str = "framework") -> dict[str, Any]:
     """Run :mod:`bench.measure.probe_child` and return what it printed: ``{"device", "peaks": {precision:
     {"flops_per_s", "probe"}}}``, per device (FLOP/s of one device); ProbeFailed with its output's end otherwise."""
-    args = json.dumps({"backend": backend, "device_kind": device_kind, "precisions": precisions})
+    args = json.dumps({"backend": backend, "device_kind": device_kind, "precisions": precisions,
+                       "float32_matmul": float32_matmul})
     proc = subprocess.run([sys.executable, "-m", "bench.measure.probe_child", args], capture_output=True, text=True,
                           env=env, timeout=CHILD_TIMEOUT_S, check=False)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -159,7 +161,7 @@ def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dic
             missing = [p for p in precisions if p not in found]
             if missing:
                 started = time.perf_counter()
-                child = probe_in_child(backend, device_kind, missing, env)
+                child = probe_in_child(backend, device_kind, missing, env, float32_matmul)
                 now = datetime.now(timezone.utc).isoformat(timespec="seconds")
                 for p in missing:
                     entry = {**child["peaks"][p], "device": child["device"], "measured_at": now,
@@ -170,7 +172,8 @@ def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dic
 
 
 def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
-                 environ: dict[str, str] | None = None) -> tuple[dict[str, Any], str]:
+                 environ: dict[str, str] | None = None, float32_matmul: str = "framework"
+                 ) -> tuple[dict[str, Any], str]:
     """A worker's per-device peaks (:func:`cached_peaks`, with ``device_kind``) and "" , or ({}, why) when the probe
     failed; ({}, "") for a TPU (datasheet peak only). The child gets the worker's environment for one device of
     the strategy's kind: no multi-process variables, no split of the host into logical devices."""
@@ -184,7 +187,7 @@ def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before:
     env["XLA_FLAGS"] = " ".join(f for f in env.get("XLA_FLAGS", "").split() if "device_count" not in f)
     env.update(process_env(backend, kind, env))
     try:
-        return {**cached_peaks(backend, kind, precisions, env, not_before), "device_kind": kind}, ""
+        return {**cached_peaks(backend, kind, precisions, env, not_before, float32_matmul), "device_kind": kind}, ""
     except (ProbeFailed, OSError, subprocess.SubprocessError) as e:
         return {}, f"no matmul peak probe: {type(e).__name__}: {e}"[:400]
 

@@ -1,4 +1,4 @@
-"""``python -m bench.measure.probe_child '{"backend": ..., "device_kind": "cpu" | "gpu", "precisions": [...]}'``:
+"""``python -m bench.measure.probe_child '{"backend", "device_kind": "cpu" | "gpu", "precisions", "float32_matmul"}'``:
 the matmul peak probe (:func:`bench.measure.probes.matmul_peak`) in a process of its own, on the first device of a
 one-device strategy of that kind, printed as one JSON line ``{"device", "peaks": {precision: {"flops_per_s",
 "probe"}}}`` (FLOP/s of that one device). Started by :func:`bench.measure.peak_cache.cached_peaks` before a worker's
@@ -24,6 +24,8 @@ def main(argv: list[str]) -> int:
 
         engine = load(args["backend"])
         _, info = engine.make_strategy(STRATEGY[args["device_kind"]])
+        if info.device_kind == "gpu":  # the worker's float32 arithmetic (bench.config.keys: float32_matmul)
+            engine.set_float32_matmul(args.get("float32_matmul", "framework"))
         device = info.devices[0]
         peaks = {}
         for p in args["precisions"]:

@@ -176,6 +176,7 @@ class Record(Part):
     math_mode: str | None = None
     # the arithmetic per op class, read from the framework's settings (matmul, conv -> fp32, tf32, fp16, bf16)
     arithmetic: dict[str, str] | None = None
+    float32_matmul: str | None = None  # the float32_matmul setting asked (framework | tf32 | highest); None: before it
     compiler: str | None = None  # what compiled the train step, read from the compiled model (absent: not recorded)
     placement: Placement | None = None  # the layout on the devices, checked before the fit was timed
     input_threads: int | None = None  # threads (tf.data parallel calls, JAX engine workers) preparing batches

@@ -149,6 +149,7 @@ class PointFit:
             rec.dataset.classes = max(2, int(model.output_shape[-1]))
         rec.math_mode = worker.engine.math_mode(worker.resolved, self.point.precision)
         rec.arithmetic = worker.engine.arithmetic(worker.resolved, self.point.precision)
+        rec.float32_matmul = worker.job.float32_matmul
 
     def check_same_start(self, model: Any, initial: dict[str, Any] | None) -> None:
         """A multi-process point: every process's model starts from the same weights (on several hosts each reads

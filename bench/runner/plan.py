@@ -168,6 +168,7 @@ class WorkerJob:
     per_host: bool = False  # one bench per host started this process (process_id); False: bench started them all
     race: dict[str, Any] | None = None  # repeats=auto: the race's settings, written into every record
     fresh_peak: bool = False  # measure_peak=fresh: measure the peak again instead of reading this host's cache
+    float32_matmul: str = "framework"  # float32 matmuls/convolutions on a GPU: framework | tf32 | highest
 
     @classmethod
     def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
@@ -177,7 +178,7 @@ class WorkerJob:
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
                    cfg.tpu, cfg.tpu_connect_timeout_s, bool(cfg.measure_peak), cfg.measure_input, worker, log,
                    spawned_at, points[0].processes, process_id, coordinator, cfg.process_id >= 0, race_settings(cfg),
-                   cfg.measure_peak == "fresh")
+                   cfg.measure_peak == "fresh", cfg.float32_matmul)
 
     def to_json(self) -> str:
         """One line of JSON."""

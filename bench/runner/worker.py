@@ -143,6 +143,12 @@ class Worker:
         except StrategyUnavailable as e:
             self.skip_all(points, str(e), "StrategyUnavailable")
             return False
+        if job.float32_matmul != "framework":  # before any model is traced
+            if self.resolved.device_kind == "gpu":
+                self.engine.set_float32_matmul(job.float32_matmul)
+            else:
+                self.notes.append(f"float32_matmul={job.float32_matmul} applies on a GPU: {self.resolved.device_kind} "
+                                  "arithmetic left as it is")
         self.env = {**host_env(), **self.engine.framework_env(self.resolved), "device_kind": self.resolved.device_kind,
                     "device_count": self.resolved.num_replicas}
         if self.resolved.device_kind == "gpu":  # driver, CUDA, memory, form factor, clocks, power (or why not)
@@ -159,7 +165,8 @@ class Worker:
 
         job = self.job
         found, note = worker_peaks(job.backend, job.strategy, sorted({"float32", *(p.precision for p in points)}),
-                                   run_start(job.run_id, job.spawned_at) if job.fresh_peak else None)
+                                   run_start(job.run_id, job.spawned_at) if job.fresh_peak else None,
+                                   float32_matmul=job.float32_matmul)
         self.notes += [note] if note else []
         return found
 

@@ -15,6 +15,7 @@ from bench.engines.jax.device import (
     out_of_memory_error,
     peak_memory_bytes,
     reset_peak_memory,
+    set_float32_matmul,
 )
 from bench.engines.jax.memory import step_memory
 from bench.engines.jax.pipelines import Pipelines, make_pipelines
@@ -43,5 +44,6 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "set_float32_matmul",
     "step_memory",
 ]

@@ -83,6 +83,13 @@ def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
     return {"matmul": mode, "conv": mode}
 
 
+def set_float32_matmul(setting: str) -> None:
+    """float32 matmuls and convolutions on a GPU at ``tf32`` (TensorFloat-32) or ``highest`` (full FP32) through
+    ``jax_default_matmul_precision``; ``framework`` leaves XLA's default (TF32 on compute capability >= 8.0)."""
+    if setting != "framework":
+        jax.config.update("jax_default_matmul_precision", "tensorfloat32" if setting == "tf32" else "highest")
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """JAX cannot reset its peak-memory counters: always False (the peak read afterwards covers the worker
     process so far, recorded as such)."""

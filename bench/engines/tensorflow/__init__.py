@@ -16,6 +16,7 @@ from bench.engines.tensorflow.device import (
     out_of_memory_error,
     peak_memory_bytes,
     reset_peak_memory,
+    set_float32_matmul,
     step_memory,
 )
 from bench.engines.tensorflow.options import no_autotune
@@ -46,5 +47,6 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "set_float32_matmul",
     "step_memory",
 ]

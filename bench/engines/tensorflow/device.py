@@ -100,6 +100,13 @@ def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
     return {"matmul": mode, "conv": mode}
 
 
+def set_float32_matmul(setting: str) -> None:
+    """float32 matmuls and convolutions on a GPU at ``tf32`` or ``highest`` through TensorFlow's TensorFloat-32
+    switch (one for both op classes); ``framework`` leaves its default (on)."""
+    if setting != "framework":
+        tf.config.experimental.enable_tensor_float_32_execution(setting == "tf32")
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """Reset the devices' peak-memory counters before a point; True when they could be (GPU/TPU), so the
     peak read afterwards is the point's own."""

@@ -19,6 +19,7 @@ from bench.engines.torch.device import (
     out_of_memory_error,
     peak_memory_bytes,
     reset_peak_memory,
+    set_float32_matmul,
     step_memory,
 )
 from bench.engines.torch.strategies import activate, compiler, lost, make_strategy, placement
@@ -44,5 +45,6 @@ __all__ = [
     "peak_memory_bytes",
     "placement",
     "reset_peak_memory",
+    "set_float32_matmul",
     "step_memory",
 ]

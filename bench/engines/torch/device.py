@@ -90,6 +90,15 @@ def arithmetic(info: StrategyInfo, precision: str) -> dict[str, str]:
             "conv": "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"}
 
 
+def set_float32_matmul(setting: str) -> None:
+    """float32 matmuls (``torch.set_float32_matmul_precision``: ``high`` allows TF32, ``highest`` is FP32) and cuDNN
+    convolutions (``torch.backends.cudnn.allow_tf32``) at ``tf32`` or ``highest``; ``framework`` leaves PyTorch's
+    defaults (FP32 matmuls, TF32 convolutions)."""
+    if setting != "framework":
+        torch.set_float32_matmul_precision("high" if setting == "tf32" else "highest")
+        torch.backends.cudnn.allow_tf32 = setting == "tf32"
+
+
 def reset_peak_memory(info: StrategyInfo) -> bool:
     """Reset PyTorch's CUDA peak counters of the point's GPU (True), or False on the CPU (no device counters)."""
     if info.device_kind != "gpu":
