@@ -150,7 +150,7 @@ def _field_exists(path: str) -> bool:
 def test_the_record_fields_docs_name_are_fields_of_the_typed_record() -> None:
     text = (REPO / "docs" / "records.md").read_text()
     table = text[text.index("## Fields"):]
-    named = set(re.findall(r"`([a-z_]+(?:\.[a-z_]+)*)`", table))
+    named = set(re.findall(r"`([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)`", table))
     epoch_fields = {"epoch", "steps", "examples", "epoch_s", "train_s", "val_s", "setup_s", "loss", "accuracy",
                     "val_loss", "val_accuracy", "val_examples", "val_accuracy_batches", "val_rest_s", "stage"}
     stage_fields = {"name", "epochs", "trainable_params", "learning_rate", "flops_per_example", "warmup_overhead_s"}
