@@ -335,6 +335,15 @@ def test_learning_verdict():
     assert learning_verdict(_rec([1.0, 0.5], [0.1, 0.125])) == ""  # 2.5 pp above chance
     assert "chance 0.500" in learning_verdict(_rec([1.0, 0.5], [0.5, 0.51], chance=0.5))
     assert learning_verdict(_rec([None, None], [None, None])) == ""  # nothing to judge
+    # each reason true of the record: within the margin of chance, or below it by so many points
+    assert learning_verdict(_rec([1.0, 0.5], [0.45, 0.45], classes=2, chance=0.547)) == (
+        "val accuracy 0.450 is 9.7 pp below chance 0.547")
+    assert learning_verdict(_rec([1.0, 0.5], [0.54, 0.54], classes=2, chance=0.547)) == (
+        "val accuracy 0.540 within 2 pp of chance 0.547")
+    # a saturated start is said only beside a reason that flags the record (TensorFlow's seed 000 learns from one)
+    assert learning_verdict(_rec([3.2, 0.5], [0.6, 0.86], classes=2, chance=0.5)) == ""
+    assert learning_verdict(_rec([6.16, 7.56], [0.45, 0.45], classes=2, chance=0.547)).endswith(
+        "saturated start: epoch 1's loss 6.16 is 8.9x an untrained model's ln(2) = 0.69")
 
 
 def test_minimal_record_without_optional_fields(loaded):

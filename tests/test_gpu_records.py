@@ -222,3 +222,31 @@ def test_where_the_time_went_says_how_much_of_the_gpu_run_trained(report) -> Non
     assert r2["of which peak probe s"] == f"{probe:.1f} ({100 * probe / total:.0f}%)" == "21.8 (36%)"
     assert r2["of which training s"] == f"{training:.1f} ({100 * training / total:.0f}%)" == "11.6 (19%)"
     assert r2["total s"] == f"{total:.1f}"
+
+
+def test_the_not_learning_reasons_are_true_of_the_records_that_made_a_false_one() -> None:
+    """The JAX catsdogs_cnn records of the H200's quickstart said "val accuracy 0.453 within 2 pp of chance 0.547":
+    0.453 is 9.4 pp below chance, every image predicted as one class after a saturated start (issue 51). Now each
+    reason is checked against the record's own numbers, over every record of the fixtures."""
+    from bench.predictions import decode
+    from bench.records import load_records, upgrade
+    from bench.reporting.frames.learning import CHANCE_MARGIN_PP, learning_verdict
+
+    records = [upgrade(r) for r in load_records([H200 / r for r in RUNS]).records if r["status"] == "ok"]
+    said = {}
+    for r in records:
+        verdict = learning_verdict(r)
+        acc, chance = r.epochs[-1].val_accuracy, r.dataset.chance_accuracy
+        if "within" in verdict:
+            assert abs(acc - chance) <= CHANCE_MARGIN_PP / 100, verdict
+        if "below chance" in verdict:
+            assert acc < chance - CHANCE_MARGIN_PP / 100, verdict
+        if "predicted for all" in verdict:
+            assert len(set(decode(r.val_predictions).predicted.tolist())) == 1, verdict
+        said[(r.workload, r.strategy.name, r.dataset.scale, r.repeat)] = verdict
+    flagged = {k: v for k, v in said.items() if v}
+    assert {k[:2] for k in flagged} == {("catsdogs_cnn", s) for s in ("cpu", "cpu_x2", "gpu")}, flagged
+    for verdict in flagged.values():
+        assert "val accuracy 0.453 is 9.4 pp below chance 0.547" in verdict and "within" not in verdict
+        assert "one class (0) predicted for all 256 validation examples" in verdict
+        assert "saturated start: epoch 1's loss 6.16 is 8.9x" in verdict
