@@ -250,3 +250,18 @@ def test_the_not_learning_reasons_are_true_of_the_records_that_made_a_false_one(
         assert "val accuracy 0.453 is 9.4 pp below chance 0.547" in verdict and "within" not in verdict
         assert "one class (0) predicted for all 256 validation examples" in verdict
         assert "saturated start: epoch 1's loss 6.16 is 8.9x" in verdict
+
+
+def test_the_quickstart_that_learned_nothing_gets_no_speed_headline_and_says_what_to_try(report) -> None:
+    """The H200 quickstart's catsdogs_cnn under JAX learned nowhere, and its section printed a 61x speedup, a
+    lower bound, a cost table with a Pareto mark and a speedup heatmap (issue 51). Now it says why, for each
+    configuration, and what to try, and presents none of those as an answer."""
+    start = report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)")
+    part = report[start:report.index("\n## ", start + 5)]
+    assert "### Does not learn" in part and part.count("9.4 pp below chance 0.547") == 3
+    assert "What to try: a saturated start and one class predicted are what a loss read from probabilities" in part
+    assert "from_logits=True trains alike on every backend" in part
+    assert not any(h in part for h in ("### Cost", "### Lower bound", "-speedup.png", "-cost.png", "61.23x", "◆"))
+    assert part.count("— (not learning)") == 3
+    answer = report[report.index("## The answer"):report.index("## Environment")]
+    assert "**No configuration learns** (3 finished)" in answer and "*Does not learn*" in answer

@@ -81,7 +81,10 @@ def pareto_front(time_s: list[float], cost: list[float]) -> list[bool]:
 
 def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
     """The configurations to plot and which axes: time and cost to target when any configuration reached it
-    with a price, else steady s/epoch and USD/epoch. Adds ``on_front``."""
+    with a price, else steady s/epoch and USD/epoch. Adds ``on_front``. Only configurations that learn: a cost of
+    training that learns nothing is on no front."""
+    if "not_learning" in g:
+        g = g[g["not_learning"].fillna("") == ""]
     to_target = g[g["usd_to_target"].map(math.isfinite) & g["time_to_target_s"].map(math.isfinite)]
     if not to_target.empty:
         t, c = "time_to_target_s", "usd_to_target"

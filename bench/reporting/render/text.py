@@ -84,9 +84,12 @@ def number(v: float | None, fmt: str, dash: str = DASH) -> str:
 
 
 def speedup_cell(row: pd.Series) -> str:
-    """``1.85x [1.70, 2.01]``, ``~`` when not significant, ``baseline`` for the baseline itself."""
+    """``1.85x [1.70, 2.01]``, ``~`` when not significant, ``baseline`` for the baseline itself; none for a
+    configuration that does not learn (its speed says nothing about training)."""
     if row["status"] != "ok":
         return DASH
+    if row.get("not_learning"):
+        return f"{DASH} (not learning)"
     if not row["baseline"]:
         return "n/a (no baseline)"
     if row["baseline"] == row["strategy"]:

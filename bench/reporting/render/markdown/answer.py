@@ -199,7 +199,8 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     if win is None:
         ok = summary[summary["status"] == "ok"]
         lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
-                     "here; see the flags below." if len(ok) else "- **No configuration finished.**")
+                     "here; why and what to try: its section, *Does not learn*." if len(ok) else
+                     "- **No configuration finished.**")
     elif t is not None and not t.settled:
         lines += tradeoff_lines(a, summary, t)
     else:

@@ -119,13 +119,13 @@ def _times(ratio: float) -> str:
 
 
 def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -> list[str]:
-    """A workload's section: its fastest configuration measured here, and the shortest its training epoch could
+    """A workload's section: its fastest configuration that learns, and the shortest its training epoch could
     take on one chip of the device that ran it and of each accelerator of :data:`BOUND_DEVICES`, at 100 % of the
     chip's dense datasheet peak in the arithmetic the run would use there (:func:`bound_arithmetic`; the column says
     which); on the device that ran, how many times that bound the measurement took; with ``prices``, what that
     shortest epoch would cost at the chip's hourly price (USD)."""
     ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
-    ok = ok[ok["train_s_median"].map(math.isfinite)]
+    ok = ok[ok["train_s_median"].map(math.isfinite) & (ok["not_learning"].fillna("") == "")]  # training that learns
     if ok.empty:
         return []
     fastest = ok.sort_values("train_s_median", kind="stable").iloc[0]

@@ -21,6 +21,7 @@ from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.accuracy import parity_section
 from bench.reporting.render.markdown.answer import answer_section, best_section
 from bench.reporting.render.markdown.cost import bounds_section, cost_section, prices_used_section
+from bench.reporting.render.markdown.learning import learns_nowhere, not_learning_section
 from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
 from bench.reporting.render.markdown.tables import (
     break_even_section,
@@ -80,7 +81,7 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
                    "pipeline's own rate; fast accelerators starve on slow pipelines, so a faster pipeline, "
                    f"not a faster device, would help): {'; '.join(items)}.")
     learn = summary[summary["not_learning"] != ""]
-    if not learn.empty:
+    if not learn.empty and not learns_nowhere(summary):  # else its own section says it, with what to try
         items = [f"{config_label(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
         out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
     held = summary[(summary["accuracy_flag"] != "") & (summary["not_learning"] == "")]
@@ -132,12 +133,16 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
             lines += [sentence, ""]
         lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
         lines += break_even_section(be, a.show_backend)
-        bound = bounds_section(g, table)
-        bounded = bounded or bool(bound)
-        lines += bound
         figs = dict(figures.get((workload, dataset), {}))
-        if priced is not None:
-            lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
+        if learns_nowhere(g):  # why and what to try, in place of speedups, a cost front and bounds
+            lines += not_learning_section(g)
+            figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
+        else:
+            bound = bounds_section(g, table)
+            bounded = bounded or bool(bound)
+            lines += bound
+            if priced is not None:
+                lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
         if figs:
             lines += ["### Figures", ""]
             lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
