@@ -265,3 +265,41 @@ def test_the_quickstart_that_learned_nothing_gets_no_speed_headline_and_says_wha
     assert part.count("— (not learning)") == 3
     answer = report[report.index("## The answer"):report.index("## Environment")]
     assert "**No configuration learns** (3 finished)" in answer and "*Does not learn*" in answer
+
+
+def test_backends_are_compared_with_each_other_without_tensorflow_and_their_agreement_said_in_words(report) -> None:
+    """No TensorFlow on the H200 box: JAX and PyTorch were compared with nothing ("No finished points to compare"),
+    though from the same seed and initial weights they agreed on 9,998 of 10,000 fashion images (issue 51). Counted
+    by hand from the stored predictions too."""
+    from bench.predictions import decode
+    from bench.records import load_records
+
+    answer = report[report.index("## The answer"):report.index("## Environment")]
+    assert ("JAX and PyTorch gave the same prediction on 9,998 of 10,000 validation examples from the same seed "
+            "(gpu at b128 spe1 float32)") in answer
+    assert "JAX and PyTorch gave the same prediction on 1,964 of 2,000 validation examples" in answer
+    recs = {r["backend"]: decode(r["val_predictions"]) for r in load_records([H200 / "b"]).records}
+    assert int((recs["jax"].predicted == recs["torch"].predicted).sum()) == 1964
+    parity = report[report.index("## Accuracy parity"):]
+    assert "| torch     | gpu        | jax/gpu (other backend) |" in parity
+
+
+def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> None:
+    import pandas as pd
+
+    from bench.reporting.render.markdown.answer import backend_contrast
+
+    base = {"status": "ok", "global_batch_size": 32, "steps_per_execution": 1, "precision": "float32"}
+    summary = pd.DataFrame([
+        {**base, "strategy": "cpu", "not_learning": ""},
+        {**base, "strategy": "jax/cpu", "not_learning": "val accuracy 0.453 is 9.4 pp below chance 0.547; "
+                                                         "saturated start: epoch 1's loss 6.16 is 8.9x ln(2)"},
+        {**base, "strategy": "torch/cpu", "not_learning": "training loss fell only 1.0% from epoch 1 to 3"},
+        {**base, "strategy": "jax/cpu_x2", "not_learning": "x"},  # no other backend ran cpu_x2: no contrast
+    ])
+    lines = backend_contrast(summary)
+    assert len(lines) == 2 and lines[0].startswith(
+        "- **Learns under TensorFlow, not under JAX**, from the same seed and batches: jax/cpu at b32 spe1 float32")
+    assert "Likely cause: a saturated start and one class predicted are what a loss read from probabilities" in lines[0]
+    assert lines[1].startswith("- **Learns under TensorFlow, not under PyTorch**") and "Likely cause" not in lines[1]
+    assert backend_contrast(summary.assign(not_learning="")) == []

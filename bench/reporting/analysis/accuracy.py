@@ -105,15 +105,29 @@ def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
 
 
 PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "seeds", "val_accuracy", "baseline_val_accuracy",
-                  "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "per_seed", "flag"]
+                  "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "same_predictions", "compared",
+                  "per_seed", "flag"]
+REFERENCE_BACKENDS = ("tensorflow", "jax", "torch")  # a backend is compared with the first of these that ran
+
+
+def _other_backend(label: str, by_name: Mapping[str, Any]) -> str | None:
+    """The label of the same strategy under the first of :data:`REFERENCE_BACKENDS` that ran it before ``label``'s
+    own backend (TensorFlow; JAX where TensorFlow is absent, as on GPU boxes and TPU VMs); None without one."""
+    backend, name = split_label(label)
+    for ref in REFERENCE_BACKENDS[:REFERENCE_BACKENDS.index(backend)] if backend in REFERENCE_BACKENDS else ():
+        other = name if ref == "tensorflow" else f"{ref}/{name}"
+        if other in by_name:
+            return other
+    return None
 
 
 def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
                     margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
-    """Accuracy of every strategy against its baseline, and of every non-TensorFlow backend against TensorFlow on
-    the same strategy name, at equal workload, dataset, global batch, spe and precision, paired by seed (module
-    docstring): one row per comparison (``kind``: ``strategy`` or ``backend``), the interval Bonferroni-corrected
-    over the workload's comparisons; ``flag`` = the verdict is *differs*."""
+    """Accuracy of every strategy against its baseline, and of every backend against another on the same strategy
+    name (:func:`_other_backend`: TensorFlow, else JAX), at equal workload, dataset, global batch, spe and
+    precision, paired by seed (module docstring): one row per comparison (``kind``: ``strategy`` or ``backend``),
+    the interval Bonferroni-corrected over the workload's comparisons; ``flag`` = the verdict is *differs*;
+    ``same_predictions`` of ``compared`` validation examples got the same class from both (over the seeds)."""
     conf = summary[summary["status"] == "ok"] if not summary.empty else summary
     if conf.empty:
         return pd.DataFrame(columns=PARITY_COLUMNS)
@@ -128,10 +142,9 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
             if base is not None and base["strategy"] != s:  # the same strategy name on another backend: a backend gap
                 same_name = split_label(base["strategy"])[1] == split_label(s)[1]
                 pairs.append(("backend" if same_name else "strategy", row, base))
-            backend, name = split_label(s)
-            if backend != "tensorflow" and name in by_name and name != (base["strategy"] if base is not None
-                                                                         else None):
-                pairs.append(("backend", row, by_name[name]))
+            ref = _other_backend(s, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
+            if ref is not None and ref != (base["strategy"] if base is not None else None):
+                pairs.append(("backend", row, by_name[ref]))
     counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
     index = index or SeedIndex(points, CONFIG_KEY)
     rows = []
@@ -142,5 +155,6 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
                      "baseline": ref["strategy"], "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],
                      "baseline_val_accuracy": ref["final_val_accuracy"], "diff_pp": c.mean_pp, "low_pp": c.low_pp,
                      "high_pp": c.high_pp, "p": c.p, "verdict": c.verdict, "agreement": c.agreement,
+                     "same_predictions": c.same[0], "compared": c.same[1],
                      "per_seed": tuple(sorted(c.diffs.items())), "flag": c.verdict == DIFFERS})
     return pd.DataFrame(rows, columns=PARITY_COLUMNS)

@@ -60,6 +60,7 @@ class SeedComparison:
     p: float
     verdict: str
     agreement: float
+    same: tuple[int, int] = (0, 0)  # (examples predicted as the same class, examples compared), over the seeds
 
     @property
     def seeds(self) -> int:
@@ -134,6 +135,19 @@ def agreement(a: dict[int, Predictions], b: dict[int, Predictions], seeds: list[
     return float(np.median(found)) if found else math.nan
 
 
+def same_predictions(a: dict[int, Predictions], b: dict[int, Predictions], seeds: list[int]) -> tuple[int, int]:
+    """(validation examples the two configurations' models from one seed predicted as the same class, examples
+    compared), summed over ``seeds`` with stored predictions of the same examples; (0, 0) without."""
+    same = total = 0
+    for seed in seeds:
+        if seed in a and seed in b:
+            n = min(a[seed].n, b[seed].n)
+            if n and np.array_equal(a[seed].labels[:n], b[seed].labels[:n]):
+                same += int(np.sum(a[seed].predicted[:n] == b[seed].predicted[:n]))
+                total += n
+    return same, total
+
+
 def compare_seeds(index: SeedIndex, a: dict[str, object], b: dict[str, object], comparisons: int,
                   margin_pp: float) -> SeedComparison:
     """Configuration ``a`` against ``b`` (each: column -> value over the index's keys), paired by seed (kept in
@@ -144,6 +158,7 @@ def compare_seeds(index: SeedIndex, a: dict[str, object], b: dict[str, object], 
         common = sorted(set(va.index) & set(vb.index))
         diffs = {int(s): 100 * float(va[s] - vb[s]) for s in common}
         mean, low, high, p = interval(list(diffs.values()), max(1, comparisons))
+        pa, pb = index.predictions(a), index.predictions(b)
         index._compared[key] = SeedComparison(diffs, mean, low, high, p, verdict(len(diffs), low, high, margin_pp),
-                                              agreement(index.predictions(a), index.predictions(b), common))
+                                              agreement(pa, pb, common), same_predictions(pa, pb, common))
     return index._compared[key]

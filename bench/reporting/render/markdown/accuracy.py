@@ -61,9 +61,10 @@ def accuracy_cell(r: pd.Series) -> str:
 
 def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = False) -> list[str]:
     """One row per comparison of :func:`bench.reporting.analysis.accuracy.accuracy_parity`: a strategy against its
-    baseline, or a backend against TensorFlow on the same strategy, paired by seed."""
+    baseline, or a backend against another on the same strategy (TensorFlow, else JAX), paired by seed."""
     lines = ["## Accuracy parity", "",
-             "Each strategy against the baseline, and each backend against TensorFlow on the same strategy, at "
+             "Each strategy against the baseline, and each backend against another on the same strategy "
+             "(TensorFlow, or JAX where TensorFlow did not run), at "
              "equal workload, dataset, global batch, spe and precision. The unit is the training run: repeat r "
              "trains from seed + r under every strategy, so the runs pair by seed. diff = the mean over seeds of "
              "the difference of final validation accuracies (pp), with a 95% interval (Student's t, "

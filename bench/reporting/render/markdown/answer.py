@@ -10,9 +10,10 @@ import pandas as pd
 from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.analysis.tradeoff import Tradeoff
 from bench.reporting.frames.keys import config_key, rows_of, same_config, same_settings
-from bench.reporting.frames.labels import config_label, config_name
+from bench.reporting.frames.labels import config_label, config_name, split_label
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
+from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
 from bench.reporting.render.text import (
     counted,
     flag,
@@ -189,6 +190,52 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
             "fastest to it."]
 
 
+BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+
+
+def backend_contrast(summary: pd.DataFrame) -> list[str]:
+    """A line per configuration that learns under one backend and not under another (same strategy, batch, spe and
+    precision: the same seed, initial weights and batches), with the likely cause when the reasons name it."""
+    ok = summary[summary["status"] == "ok"].assign(
+        _backend=[split_label(s)[0] for s in summary[summary["status"] == "ok"]["strategy"]],
+        _name=[split_label(s)[1] for s in summary[summary["status"] == "ok"]["strategy"]])
+    lines = []
+    for _, g in ok.groupby(["_name", "global_batch_size", "steps_per_execution", "precision"], sort=True):
+        learns, fails = g[g["not_learning"] == ""], g[g["not_learning"] != ""]
+        if learns.empty or fails.empty:
+            continue
+        yes = ", ".join(BACKEND_NAMES.get(b, b) for b in learns["_backend"])
+        for _, no in fails.iterrows():
+            cause = (f" Likely cause: {PROBABILITY_LOSS}." if any(k in no["not_learning"] for k in
+                                                                    ("saturated start", "predicted for all")) else "")
+            lines.append(f"- **Learns under {yes}, not under {BACKEND_NAMES.get(no['_backend'], no['_backend'])}**, "
+                         f"from the same seed and batches: {config_label(no)} ({no['not_learning']}).{cause}")
+    return lines
+
+
+def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """In words, per pair of backends compared by seed: how many validation examples got the same class from both,
+    summed over their configurations (each configuration's share too when there are several)."""
+    rows = rows_of(a.parity, workload, dataset)
+    rows = rows[(rows["kind"] == "backend") & (rows["compared"] > 0)] if len(rows) else rows
+    out = []
+    pairs = [tuple(BACKEND_NAMES.get(split_label(s)[0], s) for s in (r["baseline"], r["strategy"]))
+             for _, r in rows.iterrows()]
+    for pair in dict.fromkeys(pairs):
+        g = rows[[p == pair for p in pairs]]
+        same, total = int(g["same_predictions"].sum()), int(g["compared"].sum())
+        if len(g) == 1:
+            r = g.iloc[0]
+            where = f"{split_label(r['strategy'])[1]} at b{r['global_batch_size']} spe{r['steps_per_execution']} " \
+                    f"{r['precision']}"
+        else:
+            shares = 100 * g["same_predictions"] / g["compared"]
+            where = f"{len(g)} configurations, {shares.min():.1f}-{shares.max():.1f}% each"
+        out.append(f"{pair[0]} and {pair[1]} gave the same prediction on {same:,} of {total:,} validation examples "
+                   f"from the same seed ({where})")
+    return out
+
+
 def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     """A few lines a person reads first: the fastest configuration that learns and what to know about it (without a
     target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
@@ -196,6 +243,7 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     lines = [f"### {workload_title(workload, dataset)}", ""]
     win = winner(a, workload, dataset)
     t = a.tradeoffs.get((workload, dataset))
+    lines += backend_contrast(summary)  # first: the same model trained on one backend and not on another
     if win is None:
         ok = summary[summary["status"] == "ok"]
         lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
@@ -205,7 +253,7 @@ def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
         lines += tradeoff_lines(a, summary, t)
     else:
         lines += _winner_lines(a, summary, win, workload, dataset)
-    findings = []
+    findings = backend_agreement(a, workload, dataset)
     for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
         lo, hi = min(w["ratios"]), max(w["ratios"])
         spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
