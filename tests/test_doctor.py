@@ -188,6 +188,31 @@ def test_a_tensorflow_that_cannot_compile_xla_on_its_cpu_gets_a_warning_not_a_fa
     assert "strategies=[tpu]" in xla.fix
 
 
+def test_a_loss_read_from_probabilities_is_a_portability_warning() -> None:
+    """Issue 51: a cross-entropy on a sigmoid or softmax output trains under TensorFlow (which computes it from the
+    logits behind the output) and can stop learning under JAX and PyTorch (which clip the probabilities): seed 000's
+    catsdogs_cnn predicted one class under JAX. The doctor warns, naming the layer, the loss and the fix; a linear
+    head with from_logits=True passes. On the seed's own model and on a user's."""
+    keras = pytest.importorskip("keras")
+    from bench.readiness.framework_checks import loss_findings
+    from bench.workloads.models import build_model, compile_kwargs
+
+    seed = build_model("catsdogs_cnn")
+    (f,) = loss_findings(seed, compile_kwargs("catsdogs_cnn"), "catsdogs_cnn", B)
+    assert f.status == WARN and f.check == "probability_loss"
+    assert f.evidence.startswith(f"BinaryCrossentropy reads probabilities from {seed.layers[-1].name} (sigmoid)")
+    assert "BinaryCrossentropy(from_logits=True)" in f.fix and "activation=None" in f.fix
+
+    def user(activation, loss):
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation=activation, name="head")])
+        return loss_findings(model, {"loss": loss}, "mine:make", B)[0]
+
+    assert user("softmax", "sparse_categorical_crossentropy").status == WARN  # the string form
+    assert "from head (softmax)" in user("softmax", keras.losses.SparseCategoricalCrossentropy()).evidence
+    assert user(None, keras.losses.SparseCategoricalCrossentropy(from_logits=True)).status == OK
+    assert user("softmax", "mse").status == OK  # no cross-entropy: nothing read as a probability here
+
+
 def test_float64_and_string_inputs_fail_the_dtype_check() -> None:
     pytest.importorskip("keras")
     from bench.readiness.framework_checks import dtype_findings

@@ -53,6 +53,7 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
     model = wl.new_model()
     settings = dict(wl.compile_settings())
     out.extend(fc.layer_findings(model, workload, backend))
+    out.extend(fc.loss_findings(model, settings, workload, backend))
     try:
         model(x)  # built on the data, as fit builds it: an error here is the model's, not XLA's
     except Exception as e:

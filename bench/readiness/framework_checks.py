@@ -14,6 +14,8 @@
   ``from_generator``), which a TPU host runs one call at a time and a TPU Node cannot run at all.
 - ``static_shapes`` (TensorFlow): an unknown dimension in what the pipeline yields (no ``drop_remainder``,
   unpadded sequences): XLA compiles one program per shape.
+- ``probability_loss``: a cross-entropy reading probabilities from a sigmoid or softmax output, which trains
+  differently under JAX and PyTorch than under TensorFlow (:func:`loss_findings`): a warning.
 """
 
 from __future__ import annotations
@@ -71,6 +73,42 @@ def layer_findings(model: Any, workload: str, backend: str) -> list[Finding]:
     random = sorted({type(ly).__name__ for ly in layers if type(ly).__name__.startswith("Random")})
     note = f" ({', '.join(random)} compile with XLA)" if random else ""
     return [Finding(workload, backend, "layers", OK, f"{len(layers)} layers, none a TPU cannot run{note}")]
+
+
+CROSSENTROPY = {"binary_crossentropy": "BinaryCrossentropy", "categorical_crossentropy": "CategoricalCrossentropy",
+                "sparse_categorical_crossentropy": "SparseCategoricalCrossentropy"}
+
+
+def _loss_of(loss: Any) -> tuple[str, bool]:
+    """(the Keras cross-entropy class a loss is, "" for any other loss; whether it reads logits)."""
+    if isinstance(loss, str):
+        return CROSSENTROPY.get(loss.lower(), ""), False
+    config = loss.get_config() if hasattr(loss, "get_config") else {}
+    name = type(loss).__name__
+    if name == "LossFunctionWrapper":  # keras.losses.binary_crossentropy wrapped: its function's name
+        name = CROSSENTROPY.get(str(config.get("name", "")), "")
+    return (name if name in CROSSENTROPY.values() else ""), bool(config.get("from_logits", False))
+
+
+def loss_findings(model: Any, settings: dict[str, Any], workload: str, backend: str) -> list[Finding]:
+    """``probability_loss``: a cross-entropy that reads probabilities from a sigmoid or softmax output. Keras'
+    TensorFlow backend computes it from the logits behind the output; its JAX and PyTorch backends clip the
+    probabilities, so a saturated start loses its gradient: seed 000's model learns under TensorFlow and predicts
+    one class under JAX from the same weights and batches (issue 51). A warning under every backend: the same model
+    trains differently on another."""
+    loss, from_logits = _loss_of(settings.get("loss"))
+    last = model.layers[-1] if getattr(model, "layers", None) else None
+    activation = getattr(getattr(last, "activation", None), "__name__", "")
+    if loss and not from_logits and activation in ("sigmoid", "softmax"):
+        layer = getattr(last, "name", "the output")
+        return [Finding(workload, backend, "probability_loss", WARN,
+                        f"{loss} reads probabilities from {layer} ({activation}): TensorFlow computes it from the "
+                        "logits, JAX and PyTorch clip the probabilities (a saturated start stops learning there)",
+                        f"a linear output (activation=None) and {loss}(from_logits=True): the same math on every "
+                        "backend; predictions then are logits (threshold 0, or apply the activation)")]
+    said = ("reads logits (from_logits=True)" if from_logits else
+            f"{loss or 'the loss'} on a {activation or 'linear'} output")
+    return [Finding(workload, backend, "probability_loss", OK, f"{said}: the same math under every backend")]
 
 
 def dtype_findings(model: Any, x: Any, workload: str, backend: str) -> list[Finding]:
