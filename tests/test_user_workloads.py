@@ -140,18 +140,22 @@ def test_a_model_that_does_not_fit_its_data_is_refused_before_any_point(user_mod
                        ": [7] vs. [7,3] (compiled loss: sparse_categorical_crossentropy. bench feeds integer class ids",
     }
     from bench.runner import preflight
-    from bench.runner.preflight import check_models, model_problems
+    from bench.runner.preflight import check_models
 
     paths = ["uw_good:make", *cases, "uw_one_hot_loss:make", "uw_logits_ok:make"]
     cfg = parse_config(["suite=smoke", f"workloads=[{','.join(paths)}]", "strategies=[cpu]", "batch_sizes=[16]"])
-    found = model_problems(cfg)  # one child process checks them all
+    found, warned = preflight.preflight(cfg)  # one child process checks them all
     assert found["uw_good:make"] == ""
+    # issue 51: a softmax output into a cross-entropy that reads probabilities trains differently under JAX and
+    # PyTorch than under TensorFlow: a warning (the run goes on), none for a linear head with from_logits=True
+    assert warned["uw_good:make"].startswith("SparseCategoricalCrossentropy reads probabilities from ")
+    assert "from_logits=True" in warned["uw_good:make"] and warned["uw_logits_ok:make"] == ""
     assert found["uw_one_hot_loss:make"] == ""  # categorical_crossentropy: fed one-hot labels, it fits
     assert found["uw_logits_ok:make"] == ""  # logits with from_logits=True
     for path, problem in cases.items():
         assert problem in found[path], (path, found[path])
     with monkeypatch.context() as m, pytest.raises(ConfigError) as e:
-        m.setattr(preflight, "model_problems", lambda _: found)  # the same answer, without a second child
+        m.setattr(preflight, "preflight", lambda _: (found, warned))  # the same answer, without a second child
         check_models(cfg)
     named = [f"workloads[{i}]='{path}': " for i, path in enumerate(cases, start=1)]
     assert str(e.value).startswith(named[0]) and all(n in str(e.value) for n in named), str(e.value)

@@ -128,12 +128,30 @@ def _declared_input(model: object, given: tuple[int, ...]) -> str:
             "build it with keras.Input(shape) matching x_train.shape[1:]")
 
 
+def portability(workload: str, data: str, backend: str) -> str:
+    """The doctor's ``probability_loss`` warning for a user workload's model, as one line ("" without one): a loss
+    read from probabilities trains differently under JAX and PyTorch than under TensorFlow. In the child."""
+    from bench.readiness.findings import WARN
+    from bench.readiness.framework_checks import loss_findings
+    from bench.workloads.models import runnable
+
+    wl = runnable(get_workload(workload, data))
+    (found,) = loss_findings(wl.new_model(), wl.compile_settings(), workload, backend)
+    return f"{found.evidence}; fix: {found.fix}" if found.status == WARN else ""
+
+
 def model_problems(cfg: SuiteConfig) -> dict[str, str]:
-    """{user workload: why its model does not fit its data, "" when it does}, every user workload of ``cfg``
-    checked in one child process ({} without user workloads); ConfigError when the check itself fails."""
+    """{user workload: why its model does not fit its data, "" when it does} (:func:`preflight`)."""
+    return preflight(cfg)[0]
+
+
+def preflight(cfg: SuiteConfig) -> tuple[dict[str, str], dict[str, str]]:
+    """({user workload: why its model does not fit its data, "" when it does}, {user workload: a portability
+    warning, "" without one}), every user workload of ``cfg`` checked in one child process ({}, {} without user
+    workloads); ConfigError when the check itself fails."""
     users = [w for w in cfg.workloads if is_import_path(w)]
     if not users:
-        return {}
+        return {}, {}
     backend = cfg.backends[0]
     env = cpu_child_env(backend, os.environ)
     own = any(get_workload(w, cfg.data).input_fn is not None for w in users)  # may be tf.data under JAX
@@ -147,34 +165,40 @@ def model_problems(cfg: SuiteConfig) -> dict[str, str]:
     if proc.returncode != 0 or not lines:
         tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
         raise ConfigError(f"workloads: the check of the user models failed (exit {proc.returncode}): {tail}")
-    found: dict[str, str] = json.loads(lines[-1])
-    return found
+    answer = json.loads(lines[-1])
+    return dict(answer["problems"]), dict(answer["warnings"])
 
 
 def check_models(cfg: SuiteConfig) -> None:
     """ConfigError naming every user workload whose model does not fit its data, first one first, each with
-    its index in ``workloads`` (nothing runs then)."""
-    found = model_problems(cfg)
+    its index in ``workloads`` (nothing runs then); a portability warning on stderr for each model whose loss
+    reads probabilities (the run goes on)."""
+    found, warned = preflight(cfg)
     bad = [f"workloads[{i}]={shown(w)!r}: {found[w]}" for i, w in enumerate(cfg.workloads) if found.get(w)]
     if bad:
         raise ConfigError("; ".join(bad))
+    for i, w in enumerate(cfg.workloads):
+        if warned.get(w):
+            print(f"bench: warning: workloads[{i}]={shown(w)!r}: {warned[w]}", file=sys.stderr)
 
 
 def main() -> int:
-    """Child process: the job on stdin, one JSON line {workload: problem or ""} on stdout."""
+    """Child process: the job on stdin, one JSON line {"problems": {workload: problem or ""}, "warnings": {...}} on
+    stdout."""
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
     prepare_process(job["backend"], tensorflow=job.get("tensorflow", False))  # a workload's own tf.data input_fn
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
-    result = {}
+    result, warned = {}, {}
     for w in job["workloads"]:
         try:
             result[w] = problems(w, job["data"], job["backend"])
+            warned[w] = "" if result[w] else portability(w, job["data"], job["backend"])
         except Exception as e:  # the data or the pipeline: name it, never crash the check
             result[w] = f"{type(e).__name__}: {first_line(e)}"
-    out.write(json.dumps(result) + "\n")
+    out.write(json.dumps({"problems": result, "warnings": warned}) + "\n")
     out.flush()
     return 0
 
