@@ -125,7 +125,9 @@ def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -
     which); on the device that ran, how many times that bound the measurement took; with ``prices``, what that
     shortest epoch would cost at the chip's hourly price (USD)."""
     ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
-    ok = ok[ok["train_s_median"].map(math.isfinite) & (ok["not_learning"].fillna("") == "")]  # training that learns
+    ok = ok[ok["train_s_median"].map(math.isfinite)]
+    if "not_learning" in ok:  # training that learns
+        ok = ok[ok["not_learning"].fillna("") == ""]
     if ok.empty:
         return []
     fastest = ok.sort_values("train_s_median", kind="stable").iloc[0]
