@@ -80,6 +80,7 @@ def test_workers_of_one_host_wait_for_the_one_that_measures(child) -> None:
     for t in threads:
         t.join()
     assert len(child) == 1 and len(found) == 3
+    assert sorted(f["cached"] for f in found) == [False, True, True]  # the two that waited read, measured nothing
     assert {f["peaks"]["float32"]["flops_per_s"] for f in found} == {2e11}
 
 

@@ -159,6 +159,7 @@ def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dic
         with _locked():  # another worker may have measured them while this one waited
             found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
             missing = [p for p in precisions if p not in found]
+            cached = not missing  # another worker measured them while this one waited: read, not measured
             if missing:
                 started = time.perf_counter()
                 child = probe_in_child(backend, device_kind, missing, env, float32_matmul)
