@@ -13,7 +13,7 @@ from bench.reporting.frames.keys import config_key, rows_of, same_config, same_s
 from bench.reporting.frames.labels import config_label, config_name, split_label
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
-from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
+from bench.reporting.render.markdown.learning import PROBABILITY_LOSS, PROBABILITY_SIGNS
 from bench.reporting.render.text import (
     counted,
     flag,
@@ -196,9 +196,9 @@ BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 def backend_contrast(summary: pd.DataFrame) -> list[str]:
     """A line per configuration that learns under one backend and not under another (same strategy, batch, spe and
     precision: the same seed, initial weights and batches), with the likely cause when the reasons name it."""
-    ok = summary[summary["status"] == "ok"].assign(
-        _backend=[split_label(s)[0] for s in summary[summary["status"] == "ok"]["strategy"]],
-        _name=[split_label(s)[1] for s in summary[summary["status"] == "ok"]["strategy"]])
+    ok = summary[summary["status"] == "ok"]
+    labels = [split_label(s) for s in ok["strategy"]]
+    ok = ok.assign(_backend=[b for b, _ in labels], _name=[n for _, n in labels])
     lines = []
     for _, g in ok.groupby(["_name", "global_batch_size", "steps_per_execution", "precision"], sort=True):
         learns, fails = g[g["not_learning"] == ""], g[g["not_learning"] != ""]
@@ -206,8 +206,8 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
             continue
         yes = ", ".join(BACKEND_NAMES.get(b, b) for b in learns["_backend"])
         for _, no in fails.iterrows():
-            cause = (f" Likely cause: {PROBABILITY_LOSS}." if any(k in no["not_learning"] for k in
-                                                                    ("saturated start", "predicted for all")) else "")
+            probability = any(k in no["not_learning"] for k in PROBABILITY_SIGNS)
+            cause = f" Likely cause: {PROBABILITY_LOSS}." if probability else ""
             lines.append(f"- **Learns under {yes}, not under {BACKEND_NAMES.get(no['_backend'], no['_backend'])}**, "
                          f"from the same seed and batches: {config_label(no)} ({no['not_learning']}).{cause}")
     return lines

@@ -12,9 +12,9 @@ PROBABILITY_LOSS = ("a saturated start and one class predicted are what a loss r
                     "Keras' JAX and PyTorch backends, which clip them (TensorFlow computes the same loss from the "
                     "logits behind the output): if the output is a sigmoid or softmax into a cross-entropy, a linear "
                     "output with from_logits=True trains alike on every backend")
+PROBABILITY_SIGNS = ("saturated start", "predicted for all")  # what frames.learning says a probability loss does
 ADVICE = (  # (a phrase of the not-learning reason, what to try), in this order
-    ("saturated start", PROBABILITY_LOSS),
-    ("predicted for all", PROBABILITY_LOSS),
+    *((sign, PROBABILITY_LOSS) for sign in PROBABILITY_SIGNS),
     ("rose", "a lower learning rate"),
     ("fell only", "more epochs or examples (epochs, n_train, data_scale=full)"),
     ("chance", "check the labels, and that the loss matches the output layer (seed 004's softmax into "
