@@ -303,3 +303,24 @@ def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> N
     assert "Likely cause: a saturated start and one class predicted are what a loss read from probabilities" in lines[0]
     assert lines[1].startswith("- **Learns under TensorFlow, not under PyTorch**") and "Likely cause" not in lines[1]
     assert backend_contrast(summary.assign(not_learning="")) == []
+
+
+def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_pooled_with_todays(report) -> None:
+    """The H200 records trained catsdogs_cnn with the seed's sigmoid output (revision 1, before 2026-11-28, issue 51);
+    today's reads logits. The report says so in the workload's section; merged with records of today's definition,
+    the earlier ones get their own label (never one configuration); a user's workload of the same name is its own."""
+    from bench.records import as_records, load_records
+    from bench.reporting.frames.labels import workload_labels
+    from bench.workloads import earlier_definition
+
+    part = report[report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)"):]
+    assert ("**Not today's workload**: these records trained `catsdogs_cnn` as bench defined it before 2026-11-28: a "
+            "sigmoid output read as probabilities") in part[:part.index("### Does not learn")]
+    assert "the old form trains today as `catsdogs_cnn_sigmoid`" in part
+    old = [r for r in as_records(load_records([H200 / "r1"]).records) if r.workload == "catsdogs_cnn"]
+    assert old and all(r.workload_revision is None for r in old)
+    today = [r.model_copy(update={"workload_revision": 2}) for r in old]
+    assert set(workload_labels(old)) == {"catsdogs_cnn"} == set(workload_labels(today))
+    assert workload_labels([old[0], today[0]]) == ["catsdogs_cnn/sigmoid output, before 2026-11-28", "catsdogs_cnn"]
+    assert earlier_definition("catsdogs_cnn", None, source="my_pkg.models:catsdogs_cnn") is None
+    assert earlier_definition("catsdogs_cnn_sigmoid", None) is None  # the literal variant: its only definition

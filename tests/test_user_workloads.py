@@ -205,6 +205,7 @@ def test_the_example_workloads_run_end_to_end_under_each_backend(tmp_path) -> No
     digits, keras_io = by_workload["digits_cnn"], by_workload["keras_io_mnist_convnet"]
     for r in digits:
         assert r["point_id"].startswith("digits_cnn-") and r["workload_source"] == "examples.digits:make"
+        assert "workload_revision" not in r  # a user's workload: bench keeps no definition of it
         assert r["dataset"]["shape"] == [16, 16, 1] and r["label_format"] == "integer"
     for r in keras_io:
         assert r["workload_source"] == "examples.keras_io_mnist:make" and r["dataset"]["shape"] == [28, 28, 1]

@@ -13,7 +13,9 @@ from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
 # (parameters, output shape). reuters_textcnn: seed 004's printed summary (Total params: 332,856).
 EXPECTED = {
     "fashion_cnn": (108_810, (None, 10)),  # Conv2D 640 + Dense 13*13*64*10+10
+    "fashion_cnn_softmax": (108_810, (None, 10)),  # the seed's softmax output: no weights
     "catsdogs_cnn": (8_515_137, (None, 1)),  # 896 + 18,496 + 73,856 + 8,388,864 + 32,896 + 129
+    "catsdogs_cnn_sigmoid": (8_515_137, (None, 1)),
     "reuters_textcnn": (332_856, (None, 46)),
     "reuters_textcnn_logits_bug": (332_856, (None, 46)),
     # 448 + 4,640 + 18,496 + 73,856 + 516 (Dense 128 -> 4); the layer variant adds no weights
@@ -64,16 +66,20 @@ def test_two_step_fit_updates_weights(name: str) -> None:
     assert any(not np.array_equal(a, b) for a, b in zip(before, model.get_weights(), strict=True))
 
 
-# What each built-in compiled to when compile_kwargs branched on workload names (recorded from that code before
-# the settings became Workload data): (optimizer class, learning rate, loss class, its from_logits (None: the loss
-# has none), metrics as (class, name)). "catsdogs_cnn on 3 classes": on_source drops binary_labels there.
+# What each built-in compiles to: the seeds' optimizers, learning rates, losses and metrics (recorded when
+# compile_kwargs branched on workload names, before the settings became Workload data), the losses reading logits
+# since revision 2 (2026-11-28, issue 51) except in the seeds' literal variants: (optimizer class, learning rate,
+# loss class, its from_logits (None: the loss has none), metrics as (class, name)). "catsdogs_cnn on 3 classes":
+# on_source drops binary_labels there.
 ACCURACY, TOP5 = ("SparseCategoricalAccuracy", "accuracy"), ("SparseTopKCategoricalAccuracy", "top5_accuracy")
-ADAM_SPARSE = ("Adam", 1e-3, "SparseCategoricalCrossentropy", False, [ACCURACY])
+ADAM_SPARSE = ("Adam", 1e-3, "SparseCategoricalCrossentropy", True, [ACCURACY])
 EXPECTED_COMPILE = {
     "fashion_cnn": ADAM_SPARSE,
-    "catsdogs_cnn": ("Adam", 1e-3, "BinaryCrossentropy", False, [("BinaryAccuracy", "accuracy")]),
+    "fashion_cnn_softmax": ("Adam", 1e-3, "SparseCategoricalCrossentropy", False, [ACCURACY]),
+    "catsdogs_cnn": ("Adam", 1e-3, "BinaryCrossentropy", True, [("BinaryAccuracy", "accuracy")]),
+    "catsdogs_cnn_sigmoid": ("Adam", 1e-3, "BinaryCrossentropy", False, [("BinaryAccuracy", "accuracy")]),
     "catsdogs_cnn on 3 classes": ADAM_SPARSE,
-    "reuters_textcnn": ("Nadam", 1e-3, "SparseCategoricalCrossentropy", False, [ACCURACY, TOP5]),
+    "reuters_textcnn": ("Nadam", 1e-3, "SparseCategoricalCrossentropy", True, [ACCURACY, TOP5]),
     "reuters_textcnn_logits_bug": ("Nadam", 1e-3, "SoftmaxOnProbabilities", None, [ACCURACY, TOP5]),
     "plant_cnn": ADAM_SPARSE,
     "plant_cnn_layer_aug": ADAM_SPARSE,
@@ -102,6 +108,8 @@ def test_compile_settings_are_the_seeds_for_every_builtin() -> None:
         assert [(type(m).__name__, m.name) for m in kwargs["metrics"]] == metrics, case
         if len(metrics) > 1:
             assert kwargs["metrics"][1].get_config()["k"] == 5, case
+        if metrics[0][0] == "BinaryAccuracy":  # a logit of 0 is a probability of 0.5
+            assert kwargs["metrics"][0].get_config()["threshold"] == (0.0 if from_logits else 0.5), case
         assert compile_kwargs(wl)["optimizer"] is not kwargs["optimizer"], case  # fresh objects per call
 
 
@@ -130,7 +138,28 @@ def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
     # The seed's math: -log softmax(p)[0], not -log p[0] (what the corrected loss computes).
     expected_bug = -np.log(np.exp(0.7) / np.exp([0.7, 0.2, 0.1]).sum())
     assert float(bug(labels, probs)) == pytest.approx(expected_bug, rel=1e-5)
-    assert float(good(labels, probs)) == pytest.approx(-np.log(0.7), rel=1e-5)
+    assert float(good(labels, tf.math.log(probs))) == pytest.approx(-np.log(0.7), rel=1e-5)  # it reads logits
+
+
+@pytest.mark.parametrize(("builtin", "literal"), [("catsdogs_cnn", "catsdogs_cnn_sigmoid"),
+                                                  ("fashion_cnn", "fashion_cnn_softmax")])
+def test_a_logits_builtin_is_its_seeds_model_and_loss_from_logits(builtin: str, literal: str) -> None:
+    """Issue 51: a built-in's linear output with from_logits=True is the seed's sigmoid or softmax output and loss,
+    the same math (what Keras' TensorFlow backend computed anyway): from the same weights, the seed's probabilities
+    are the activation of the built-in's logits, and the two losses agree on an ordinary batch."""
+    from bench.workloads import LOGITS, PROBABILITIES, get_workload
+
+    assert (get_workload(builtin).head, get_workload(literal).head) == (LOGITS, PROBABILITIES)
+    keras.utils.set_random_seed(0)
+    ours, seeds = build_model(builtin), build_model(literal)
+    seeds.set_weights(ours.get_weights())
+    x, y = _batch(builtin, 8)
+    logits, probs = np.asarray(ours(x)), np.asarray(seeds(x))
+    activation = keras.ops.sigmoid if logits.shape[-1] == 1 else keras.ops.softmax
+    np.testing.assert_allclose(np.asarray(activation(logits)), probs, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(logits, probs)  # the built-in's output is not probabilities
+    ours_loss = float(compile_kwargs(builtin)["loss"](y, logits))
+    assert ours_loss == pytest.approx(float(compile_kwargs(literal)["loss"](y, probs)), rel=1e-4)
 
 
 def test_registry_holds_factories_and_the_worker_attaches_the_seed_models() -> None:

@@ -153,6 +153,9 @@ class Record(Part):
     point: dict[str, Any] | None = None  # the planned point as the plan wrote it
     workload_variant: str | None = None
     workload_source: str | None = None
+    # a built-in's definition (bench.workloads.registry: revision 2 reads logits); absent: a user's workload, or
+    # a built-in's record from before 2026-11-28 (revision 1)
+    workload_revision: Positive | None = None
     batch_scaling: str | None = None
     requested_steps_per_execution: Positive | None = None  # the user's request when the plan resolved another
     effective_steps_per_execution: Positive | None = None  # what the worker compiled with

@@ -13,7 +13,8 @@ The public names live in:
 
 - :mod:`~bench.workloads.base`: ``Workload``, ``WorkloadError``, ``is_import_path``, ``shown``, ``run_name``,
   ``stage_epochs``;
-- :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``);
+- :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``) and their earlier definitions (``EARLIER``,
+  ``earlier_definition``);
 - :mod:`~bench.workloads.targets`: ``target_for``, ``TARGET_SOURCE``;
 - :mod:`~bench.workloads.user`: user workloads from import paths (``imported``);
 - :mod:`~bench.workloads.resolve`: ``get_workload``, data-source adaptation (``on_source``, ``dataset_size``,
@@ -25,8 +26,11 @@ The public names live in:
 from __future__ import annotations
 
 from bench.workloads.base import (
+    HEADS,
+    LOGITS,
     LOSS_KINDS,
     MIN_STAGED_EPOCHS,
+    PROBABILITIES,
     SOFTMAX_ON_PROBABILITIES,
     SPARSE_CE,
     STAGES,
@@ -38,26 +42,32 @@ from bench.workloads.base import (
     shown,
     stage_epochs,
 )
-from bench.workloads.registry import PLANT_IMAGES, PLANT_TARGET, WORKLOADS
+from bench.workloads.registry import EARLIER, PLANT_IMAGES, PLANT_TARGET, WORKLOADS, Earlier, earlier_definition
 from bench.workloads.resolve import batch_misfit, dataset_size, get_workload, on_source, source_of, uses_source
 from bench.workloads.targets import TARGET_SOURCE, target_for
 from bench.workloads.user import imported
 
 __all__ = [
+    "EARLIER",
+    "HEADS",
+    "LOGITS",
     "LOSS_KINDS",
     "MIN_STAGED_EPOCHS",
     "PLANT_IMAGES",
     "PLANT_TARGET",
+    "PROBABILITIES",
     "SOFTMAX_ON_PROBABILITIES",
     "SPARSE_CE",
     "STAGES",
     "TARGET_SOURCE",
     "WORKLOADS",
     "CompileSettings",
+    "Earlier",
     "Workload",
     "WorkloadError",
     "batch_misfit",
     "dataset_size",
+    "earlier_definition",
     "get_workload",
     "imported",
     "is_import_path",

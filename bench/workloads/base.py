@@ -18,6 +18,13 @@ CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
 SPARSE_CE = "sparse_categorical_crossentropy"
 SOFTMAX_ON_PROBABILITIES = "softmax_on_probabilities"  # seed 004's bug: a softmax output, then from_logits=True
 LOSS_KINDS = (SPARSE_CE, SOFTMAX_ON_PROBABILITIES)
+# A built-in's output (``head``): logits, read by a loss with from_logits=True (the same math under every Keras
+# backend), or the seed's probabilities (a sigmoid or softmax output read by the loss as probabilities: Keras'
+# TensorFlow backend computes that loss from the logits behind the output, JAX and PyTorch clip the probabilities,
+# and a saturated start stops learning there: issue 51)
+LOGITS = "logits"
+PROBABILITIES = "probabilities"
+HEADS = (LOGITS, PROBABILITIES)
 
 
 class WorkloadError(ValueError):
@@ -89,6 +96,10 @@ class Workload:
     learning_rate: float = 1e-3
     loss: str = SPARSE_CE
     top_k: int = 0
+    head: str = LOGITS  # a built-in's output: HEADS (a sigmoid or softmax one only in the seeds' literal variants)
+    # a built-in's definition: raised when its model or compile settings change what trains (records carry it as
+    # ``workload_revision``; bench.workloads.registry.EARLIER says what an earlier one was)
+    revision: int = 1
     input_fn: Callable[[str, int, int], Any] | None = None  # the user's own pipeline (class docstring), or data
 
     @property

@@ -8,6 +8,11 @@ vocabulary), so a built-in workload runs on any data source (:func:`bench.worklo
 own data they are exactly the seeds' models (parameter counts pinned in ``tests/test_workloads.py``).
 Under a mixed precision policy the final layer runs in float32 (Keras' advice), which changes no
 parameter count or shape.
+
+The output is linear (logits) and the loss reads it with ``from_logits=True`` (``head="logits"``): the math Keras'
+TensorFlow backend already used for the seeds' sigmoid and softmax outputs, and the same under JAX and PyTorch,
+which clip probabilities instead (a saturated start there stops learning: issue 51). The seeds' literal outputs
+(``head="probabilities"``) train as the variants ``catsdogs_cnn_sigmoid`` and ``fashion_cnn_softmax``.
 """
 
 from __future__ import annotations
@@ -23,12 +28,21 @@ import keras
 from keras import layers
 
 from bench.data.synthetic import REUTERS_VOCAB  # seed 004's summary: Embedding params 216,874 = 30,982 x 7
-from bench.workloads import SOFTMAX_ON_PROBABILITIES, SPARSE_CE, Workload, get_workload
+from bench.workloads import HEADS, LOGITS, SOFTMAX_ON_PROBABILITIES, SPARSE_CE, Workload, get_workload
 from bench.workloads.labels import expects_one_hot
 
 
+def output_activation(wl: Workload, probabilities: str) -> str:
+    """The final layer's activation: ``linear`` for a logits head, else the seed's ``probabilities`` one
+    (``sigmoid`` or ``softmax``)."""
+    if wl.head not in HEADS:
+        raise ValueError(f"workload {wl.name!r}: head={wl.head!r}; allowed: {', '.join(HEADS)}")
+    return "linear" if wl.head == LOGITS else probabilities
+
+
 def build_fashion_cnn(wl: Workload) -> keras.Model:
-    """Seed 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax."""
+    """Seed 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax (the seed's, in
+    ``fashion_cnn_softmax``) or linear (logits), in float32."""
     return keras.Sequential(
         [
             keras.Input(wl.shape),
@@ -37,18 +51,18 @@ def build_fashion_cnn(wl: Workload) -> keras.Model:
             layers.Activation("relu"),
             layers.Flatten(),
             layers.Dense(wl.classes),
-            layers.Activation("softmax", dtype="float32"),
+            layers.Activation(output_activation(wl, "softmax"), dtype="float32"),
         ],
         name="fashion_cnn",
     )
 
 
 def build_catsdogs_cnn(wl: Workload) -> keras.Model:
-    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, sigmoid
-    (softmax over the classes on data with more than 2)."""
+    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, Dense 1 with the
+    seed's sigmoid (``catsdogs_cnn_sigmoid``) or linear (logits); Dense(classes) on data with more than 2."""
     conv = {"padding": "same", "activation": "relu", "kernel_initializer": "he_uniform"}
-    head = (layers.Dense(1, activation="sigmoid", dtype="float32") if wl.binary_labels
-            else layers.Dense(wl.classes, activation="softmax", dtype="float32"))
+    head = (layers.Dense(1, activation=output_activation(wl, "sigmoid"), dtype="float32") if wl.binary_labels
+            else layers.Dense(wl.classes, activation=output_activation(wl, "softmax"), dtype="float32"))
     return keras.Sequential(
         [
             keras.Input(wl.shape),
@@ -70,7 +84,8 @@ def build_catsdogs_cnn(wl: Workload) -> keras.Model:
 
 
 def build_reuters_textcnn(wl: Workload) -> keras.Model:
-    """Seed 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46 softmax."""
+    """Seed 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46, linear (logits)
+    or the seed's softmax (``reuters_textcnn_logits_bug``)."""
     return keras.Sequential(
         [
             keras.Input(wl.shape, dtype="int32"),
@@ -80,7 +95,7 @@ def build_reuters_textcnn(wl: Workload) -> keras.Model:
             layers.Conv1D(filters=32, kernel_size=3, activation="relu"),
             layers.MaxPool1D(2),
             layers.Flatten(),
-            layers.Dense(wl.classes, activation="softmax", dtype="float32"),
+            layers.Dense(wl.classes, activation=output_activation(wl, "softmax"), dtype="float32"),
         ],
         name="reuters_textcnn",
     )
@@ -108,7 +123,7 @@ def build_plant_cnn(wl: Workload) -> keras.Model:
             layers.MaxPooling2D(),
             layers.Conv2D(64, 3, **conv),
             layers.GlobalMaxPooling2D(),
-            layers.Dense(wl.classes, activation="softmax", dtype="float32"),
+            layers.Dense(wl.classes, activation=output_activation(wl, "softmax"), dtype="float32"),
         ],
         name="plant_cnn",
     )
@@ -152,7 +167,7 @@ def build_plant_transfer(wl: Workload) -> keras.Model:
     x = backbone(ToSigned()(inputs), training=False)
     x = layers.GlobalAveragePooling2D()(x)
     x = layers.Dropout(0.2)(x)
-    outputs = layers.Dense(wl.classes, activation="softmax", dtype="float32")(x)
+    outputs = layers.Dense(wl.classes, activation=output_activation(wl, "softmax"), dtype="float32")(x)
     model = keras.Model(inputs, outputs, name="plant_transfer")
     model.bench_pretrained = "imagenet" if weights else None  # recorded as pretrained_weights
     return model
@@ -211,7 +226,9 @@ class SoftmaxOnProbabilities(keras.losses.Loss):
 
 BUILDERS = {
     "fashion_cnn": build_fashion_cnn,
+    "fashion_cnn_softmax": build_fashion_cnn,
     "catsdogs_cnn": build_catsdogs_cnn,
+    "catsdogs_cnn_sigmoid": build_catsdogs_cnn,
     "reuters_textcnn": build_reuters_textcnn,
     "reuters_textcnn_logits_bug": build_reuters_textcnn,
     "plant_cnn": build_plant_cnn,
@@ -232,9 +249,10 @@ def build_model(workload: str | Workload) -> keras.Model:
     return BUILDERS[wl.name](wl)
 
 
-LOSSES: dict[str, Callable[[], keras.losses.Loss]] = {  # Workload.loss -> the loss for integer class labels
-    SPARSE_CE: keras.losses.SparseCategoricalCrossentropy,  # from_logits=False: the softmax outputs
-    SOFTMAX_ON_PROBABILITIES: SoftmaxOnProbabilities,  # seed 004's softmax output with from_logits=True
+# Workload.loss -> the loss for integer class labels, given whether the output is logits
+LOSSES: dict[str, Callable[[bool], keras.losses.Loss]] = {
+    SPARSE_CE: lambda logits: keras.losses.SparseCategoricalCrossentropy(from_logits=logits),
+    SOFTMAX_ON_PROBABILITIES: lambda logits: SoftmaxOnProbabilities(),  # seed 004's softmax, from_logits=True
 }
 
 
@@ -242,7 +260,8 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
     """Optimizer, loss and metrics of a built-in workload, from its data (fresh objects on every call): the
     ``keras.optimizers`` class ``optimizer`` at ``learning_rate``; with ``binary_labels`` binary cross-entropy
     and binary accuracy, else the loss kind ``loss`` (:data:`LOSSES`), sparse categorical accuracy and, when
-    ``top_k`` > 0, top-k accuracy as ``top{k}_accuracy``.
+    ``top_k`` > 0, top-k accuracy as ``top{k}_accuracy``. A logits ``head``: the losses read logits
+    (``from_logits=True``) and binary accuracy thresholds them at 0 (a probability of 0.5).
 
     Every workload reports its main metric as ``accuracy`` so records and reports use one name.
     """
@@ -253,13 +272,14 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
     if wl.loss not in LOSSES:
         raise ValueError(f"workload {wl.name!r}: loss={wl.loss!r}; allowed: {', '.join(LOSSES)}")
     optimizer = optimizer_class(learning_rate=wl.learning_rate)
+    logits = output_activation(wl, "") == "linear"
     if wl.binary_labels:
-        return {"optimizer": optimizer, "loss": keras.losses.BinaryCrossentropy(),
-                "metrics": [keras.metrics.BinaryAccuracy(name="accuracy")]}
+        return {"optimizer": optimizer, "loss": keras.losses.BinaryCrossentropy(from_logits=logits),
+                "metrics": [keras.metrics.BinaryAccuracy(name="accuracy", threshold=0.0 if logits else 0.5)]}
     metrics = [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
     if wl.top_k:
         metrics.append(keras.metrics.SparseTopKCategoricalAccuracy(wl.top_k, name=f"top{wl.top_k}_accuracy"))
-    return {"optimizer": optimizer, "loss": LOSSES[wl.loss](), "metrics": metrics}
+    return {"optimizer": optimizer, "loss": LOSSES[wl.loss](logits), "metrics": metrics}
 
 
 def runnable(workload: Workload) -> Workload:

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bench.records import RecordLike, as_records
-from bench.reporting.frames.labels import content_names, identity_columns, one_name_per_content, strategy_labels
+from bench.reporting.frames.labels import (
+    content_names,
+    identity_columns,
+    one_name_per_content,
+    strategy_labels,
+    workload_labels,
+)
 from bench.reporting.stats.sample import as_float
 
 EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -46,9 +52,9 @@ def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
     """One row per point and epoch, the columns of :data:`EPOCH_COLUMNS`, in the per-point frame's labels."""
     typed = as_records(records)
     rows = []
-    for r, label in zip(typed, strategy_labels(typed), strict=True):
+    for r, label, workload in zip(typed, strategy_labels(typed), workload_labels(typed), strict=True):
         steady = {e.epoch for e in r.steady_epochs()}
-        ids = identity_columns(r, label)  # as the per-point frame's
+        ids = identity_columns(r, label, workload)  # as the per-point frame's
         for e in r.epochs:
             train_s, examples = as_float(e.training_s()), as_float(e.examples)
             rows.append({

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from bench.records import BACKENDS, Dataset, Record, RecordLike, as_records
+from bench.workloads import earlier_definition
 
 TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
 TORCH_COMPILE = "torch.compile"  # a PyTorch point compiled with jit_compile=True (bench.engines.torch.strategies)
@@ -163,13 +164,42 @@ def config_name(row: pd.Series) -> str:
     return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"
 
 
-def identity_columns(r: Record, label: str) -> dict[str, Any]:
+def earlier_definition_text(r: Record) -> str:
+    """Why a built-in's record is not today's workload of that name, in a sentence ("" when it is): the output and
+    loss its revision trained (:data:`bench.workloads.EARLIER`), and what replaced them."""
+    earlier = earlier_definition(r.workload, r.workload_revision, r.workload_source)
+    if earlier is None:
+        return ""
+    literal = f"; the old form trains today as `{earlier.literal}`" if earlier.literal else ""
+    return (f"these records trained `{r.workload}` as bench defined it before {earlier.until}: a {earlier.output} "
+            "read as probabilities by its cross-entropy, which JAX and PyTorch compute from clipped probabilities (a "
+            f"saturated start can stop learning there); today's `{r.workload}` outputs logits, read with "
+            f"from_logits=True{literal}")
+
+
+def workload_labels(records: Sequence[Record]) -> list[str]:
+    """Each record's workload as tables show it: its name, its variant after a slash, and where the records hold
+    two definitions of one built-in, the earlier one's after it too (``catsdogs_cnn/sigmoid output, before
+    2026-11-28``), so two definitions are never pooled (records of one definition keep the name, and the report says
+    which definition it was: :func:`earlier_definition_text`)."""
+    earlier = [earlier_definition(r.workload, r.workload_revision, r.workload_source) for r in records]
+    kinds: dict[str, set[bool]] = {}
+    for r, e in zip(records, earlier, strict=True):
+        kinds.setdefault(r.workload, set()).add(e is None)
+    out = []
+    for r, e in zip(records, earlier, strict=True):
+        parts = [r.workload_variant or "", e.label if e and len(kinds[r.workload]) > 1 else ""]
+        out.append(r.workload + (f"/{', '.join(p for p in parts if p)}" if any(parts) else ""))
+    return out
+
+
+def identity_columns(r: Record, label: str, workload: str) -> dict[str, Any]:
     """The columns that say which point a row belongs to, the same in the per-point and the per-epoch frame:
-    run, point, workload (its variant after a slash), data set (label, name, content hash), strategy ``label``
-    (:func:`strategy_labels`), backend, global batch (examples; a skipped point that never knew it: its planned
-    batch, else 0), steps_per_execution that ran, precision, repeat and status."""
+    run, point, ``workload`` (its label: :func:`workload_labels`), data set (label, name, content hash), strategy
+    ``label`` (:func:`strategy_labels`), backend, global batch (examples; a skipped point that never knew it: its
+    planned batch, else 0), steps_per_execution that ran, precision, repeat and status."""
     return {"run_id": r.run_id, "point_id": r.point_id,
-            "workload": r.workload + (f"/{r.workload_variant}" if r.workload_variant else ""),
+            "workload": workload,
             "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
             "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
             "global_batch_size": int(r.global_batch_size or (r.point or {}).get("batch_size") or 0),

@@ -42,10 +42,12 @@ from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.labels import (
     compiler_mark,
     dataset_label,
+    earlier_definition_text,
     host_of,
     identity_columns,
     one_name_per_content,
     strategy_labels,
+    workload_labels,
 )
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
 from bench.reporting.frames.runs import with_run_peaks
@@ -82,8 +84,8 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
     are read as the current typed model (:func:`bench.records.upgrade`: what an absent field means is settled
     there)."""
     typed = as_records(records)
-    rows = [_point_row(r, label, min_loss_drop, chance_margin_pp)
-            for r, label in zip(typed, strategy_labels(typed), strict=True)]
+    rows = [_point_row(r, label, workload, min_loss_drop, chance_margin_pp)
+            for r, label, workload in zip(typed, strategy_labels(typed), workload_labels(typed), strict=True)]
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
@@ -142,10 +144,10 @@ def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     return [i in first for i in frame.index]
 
 
-def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
+def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
     """One row of :func:`points_frame` (timing, identity, learning)."""
     s, ds = r.strategy, r.dataset
-    ids = identity_columns(r, label)
+    ids = identity_columns(r, label, workload)
     gb = ids["global_batch_size"]
     steady = r.steady_epochs()
     rates = []
@@ -182,6 +184,7 @@ def _point_row(r: Record, label: str, min_loss_drop: float, chance_margin_pp: fl
         "target_accuracy": target, "time_to_target_s": ttt,
         "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
         "predictions": decode(r.val_predictions),
+        "earlier_definition": earlier_definition_text(r),  # a built-in's record of an earlier definition
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
         **_process_columns(r, label),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
@@ -232,7 +235,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("point_id", "text", "the point: workload, backend, strategy, batch, spe, precision, repeat"),
     ("suite", "text", "the suite, or the workloads of a run given without one"),
     ("host", "text", "the machine's host name"),
-    ("workload", "text", "the workload's name (its variant after a slash)"),
+    ("workload", "text", "the workload's name (its variant, or a built-in's earlier definition, after a slash)"),
     ("dataset", "text", "the data set: name (no path) and how much of it was used"),
     ("input_pipeline", "text", "default, cached, slow_decode, autotune or numpy"),
     ("strategy", "text", "the strategy as the report labels it (backend/ prefix under JAX)"),

@@ -70,7 +70,7 @@ HOW_TO_READ = (
 
 
 def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
-    out = []
+    out = [f"**Not today's workload**: {text}." for text in sorted(set(summary.get("earlier_definition", ()))) if text]
     bound = summary[summary["input_bound"]]
     if not bound.empty:
         items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
