@@ -52,6 +52,17 @@ def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:
     assert [(p.steps_per_execution, p.requested_steps_per_execution) for p in cpu2] == [(3, 8)]
 
 
+def test_a_torch_point_asked_only_for_several_steps_per_call_runs_one_and_keeps_the_request() -> None:
+    """Keras' PyTorch backend runs one step per call. suite=cnn asks catsdogs_cnn for spe 8 alone: under torch that
+    point runs as spe 1 (it was skipped, so `backends=[torch]` trained no catsdogs_cnn), the request kept; beside a
+    requested 1, fashion_cnn's spe 8 stays as asked (the plan then records it skipped: it would repeat spe 1)."""
+    points = plan(parse_config(["suite=cnn", "backends=[torch]", "strategies=[cpu]"]))
+    ids = {p.point_id: p.requested_steps_per_execution for p in points}
+    assert ids["catsdogs_cnn-torch-cpu-b32-spe1-fp32-r0"] == 8
+    assert ids["fashion_cnn-torch-cpu-b32-spe8-fp32-r0"] is ids["fashion_cnn-torch-cpu-b32-spe1-fp32-r0"] is None
+    assert len(points) == 5
+
+
 def test_point_ids_name_scaling_and_precision() -> None:
     cfg = parse_config(["suite=smoke", "batch_scaling=per_replica", "batch_sizes=[16]",
                         "precisions=[mixed_bfloat16]", "strategies=[cpu_x2]"])

@@ -29,7 +29,8 @@ def unsupported(backend: str, strategy: str, steps_per_execution: int, processes
         return f"strategy {strategy} needs {what}; under backends=torch bench runs cpu, gpu and auto"
     if steps_per_execution > 1:
         return (f"steps_per_execution={steps_per_execution}: Keras' PyTorch backend runs one step per call (its "
-                "trainer raises 'steps_per_execution must be 1 with the PyTorch backend'); torch points run with 1")
+                "trainer raises 'steps_per_execution must be 1 with the PyTorch backend'); beside a requested 1 it "
+                "would repeat that point (a sweep without 1 runs it as 1)")
     if processes > 1:
         return "one process: Keras' PyTorch backend has no multi-process data parallelism"
     return ""

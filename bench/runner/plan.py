@@ -200,8 +200,13 @@ def epoch_steps(cfg: SuiteConfig, strategy: str, n_train: int, batch: int) -> in
     return n_train // (batch * replicas) if replicas else None
 
 
-def resolved_spe(cfg: SuiteConfig, strategy: str, n_train: int, batch: int, spe: int) -> tuple[int, int | None]:
-    """(steps_per_execution the point runs, the requested value when that differs else None)."""
+def resolved_spe(cfg: SuiteConfig, backend: str, strategy: str, n_train: int, batch: int, spe: int,
+                 sweep: Sequence[int] = ()) -> tuple[int, int | None]:
+    """(steps_per_execution the point runs, the requested value when that differs else None). Under PyTorch, whose
+    Keras trainer runs one step per call, a request above 1 runs as 1 when the point's ``sweep`` of values has no 1
+    (``suite=cnn`` asks catsdogs_cnn for 8 alone); beside a 1 it stays as asked, and is recorded skipped."""
+    if backend == "torch" and spe > 1 and 1 not in sweep:
+        return 1, spe
     steps = epoch_steps(cfg, strategy, n_train, batch)
     if not steps:
         return spe, None
@@ -225,7 +230,8 @@ def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:
                     listed = {"global_batch_size" if cfg.batch_scaling == "global" else "per_replica_batch_size": batch}
                     jits = jit_values(cfg, backend, strategy)
                     for requested, jit in ((r, j) for r in axes["steps_per_execution"] for j in jits):
-                        spe, asked = resolved_spe(cfg, strategy, n_train, batch, requested)
+                        spe, asked = resolved_spe(cfg, backend, strategy, n_train, batch, requested,
+                                                  axes["steps_per_execution"])
                         for precision in cfg.precisions:
                             seed = cfg.seed + repeat if cfg.repeat_seeds == "distinct" else cfg.seed
                             point = Point(
