@@ -61,6 +61,11 @@ def test_a_torch_point_asked_only_for_several_steps_per_call_runs_one_and_keeps_
     assert ids["catsdogs_cnn-torch-cpu-b32-spe1-fp32-r0"] == 8
     assert ids["fashion_cnn-torch-cpu-b32-spe8-fp32-r0"] is ids["fashion_cnn-torch-cpu-b32-spe1-fp32-r0"] is None
     assert len(points) == 5
+    from bench.runner.session import tpu_backends
+
+    both = plan(parse_config(["suite=cnn", "backends=[tensorflow,torch]"]))
+    alone = plan(parse_config(["suite=cnn", "backends=[torch]"]))
+    assert tpu_backends(both) == ["tensorflow"] and tpu_backends(alone) == []  # torch's TPU points: recorded skipped
 
 
 def test_point_ids_name_scaling_and_precision() -> None:

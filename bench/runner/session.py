@@ -4,6 +4,7 @@ report. Imports no framework (workers do).
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from collections import Counter
@@ -17,7 +18,7 @@ from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
 from bench.runner.progress import Progress
 from bench.runner.rundir import find_run, new_run_id, points_to_run, suite_of, write_manifest
-from bench.runner.unsupported import announce, record_skipped
+from bench.runner.unsupported import announce, record_skipped, why_not
 
 EXIT_INTERRUPTED = 130
 
@@ -145,6 +146,12 @@ def launch(cfg: SuiteConfig, todo: list[Point], run_id: str, run_dir: Path) -> N
               file=sys.stderr)
 
 
+def tpu_backends(points: list[Point]) -> list[str]:
+    """The backends with TPU points a worker will run: the doctor checks those before the run (a backend whose TPU
+    points are recorded skipped, PyTorch's, has nothing to check: its "failures" were noise before a CPU run)."""
+    return sorted({p.backend for p in points if p.strategy == "tpu" and not why_not(p)})
+
+
 def run_suite(cfg: SuiteConfig) -> int:
     """Run every point of ``cfg``; returns the exit status (0; 1 when no point succeeded; 2 when resume names no
     usable run; 128 + the signal's number when interrupted)."""
@@ -163,10 +170,11 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
         return 2, None
     write_manifest(run_dir, run_id, cfg, points)
     announce(todo)
-    if any(p.strategy == "tpu" for p in todo):
+    checked = tpu_backends(todo)
+    if checked:
         from bench.readiness.command import before_tpu_points
 
-        before_tpu_points(cfg, run_dir)
+        before_tpu_points(dataclasses.replace(cfg, backends=checked), run_dir)
     status = 0
     try:
         if is_raced(cfg):
