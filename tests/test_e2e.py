@@ -35,7 +35,7 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
         assert len({r["process"]["pid"] for r in recs if not r["peak_cached"]}) <= 1, backend
     for r in by_status["ok"]:
         assert r["run_id"] == run_dir.name and r["suite"] == "smoke"
-        assert r["workload_revision"] == 2  # a built-in reading logits (bench.workloads.registry.LOGITS_SINCE)
+        assert r["workload_revision"] == 2  # a built-in reading logits (bench.records.revisions.LOGITS_SINCE)
         assert [e["epoch"] for e in r["epochs"]] == [1, 2]
         steps = r["steps_per_epoch"]
         assert steps == 512 // 64

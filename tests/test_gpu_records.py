@@ -310,8 +310,8 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     today's reads logits. The report says so in the workload's section; merged with records of today's definition,
     the earlier ones get their own label (never one configuration); a user's workload of the same name is its own."""
     from bench.records import as_records, load_records
+    from bench.records.revisions import earlier_definition
     from bench.reporting.frames.labels import workload_labels
-    from bench.workloads import earlier_definition
 
     part = report[report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)"):]
     assert ("**Not today's workload**: these records trained `catsdogs_cnn` as bench defined it before 2026-11-28: a "

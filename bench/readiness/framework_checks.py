@@ -103,7 +103,7 @@ def loss_findings(model: Any, settings: dict[str, Any], workload: str, backend: 
         layer = getattr(last, "name", "the output")
         return [Finding(workload, backend, "probability_loss", WARN,
                         f"{loss} reads probabilities from {layer} ({activation}): TensorFlow computes it from the "
-                        "logits, JAX and PyTorch clip the probabilities (a saturated start stops learning there)",
+                        "logits, JAX and PyTorch clip the probabilities (a saturated start can stop learning there)",
                         f"a linear output (activation=None) and {loss}(from_logits=True): the same math on every "
                         "backend; predictions then are logits (threshold 0, or apply the activation)")]
     said = ("reads logits (from_logits=True)" if from_logits else

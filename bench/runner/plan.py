@@ -30,15 +30,19 @@ from bench.config import (
     USER_PIPELINE,
     SuiteConfig,
     axes_for,
-    effective_steps_per_execution,
     jit_values,
     most_repeats,
     race_settings,
     shard_of,
     splits,
-    strategy_replicas,
 )
+from bench.runner.steps import resolved_spe
 from bench.workloads import dataset_size, get_workload, is_import_path
+
+# Point fields left out of its record form at these values (each one the only value before the field existed: one
+# backend, synthetic data, spe as asked, one process, TensorFlow without XLA), so an old point's hash is unchanged
+OMITTED_AT = {"backend": "tensorflow", "data": "synthetic", "requested_steps_per_execution": None, "processes": 1,
+              "jit_compile": False}
 
 
 @dataclass(frozen=True)
@@ -113,16 +117,9 @@ class Point:
         is what earlier versions computed."""
         d = asdict(self)
         global_, per_replica = d.pop("global_batch_size"), d.pop("per_replica_batch_size")
-        if d["backend"] == "tensorflow":
-            del d["backend"]
-        if d["data"] == "synthetic":  # as for backend: the hash of a point on synthetic data is unchanged
-            del d["data"]
-        if d["requested_steps_per_execution"] is None:  # ran as asked: the form bench always wrote
-            del d["requested_steps_per_execution"]
-        if d["processes"] == 1:  # one process: the form bench always wrote
-            del d["processes"]
-        if d["jit_compile"] is False:  # TensorFlow without XLA, as Keras' "auto" chose on a CPU: the form bench wrote
-            del d["jit_compile"]
+        for key, first in OMITTED_AT.items():  # at the value every point had before the key: the form bench wrote
+            if d[key] == first and type(d[key]) is type(first):
+                del d[key]
         listed = global_ if global_ is not None else per_replica
         return {**d, "batch_size": listed, "batch_scaling": self.batch_scaling}
 
@@ -189,29 +186,6 @@ class WorkerJob:
         """The job :meth:`to_json` wrote."""
         d = json.loads(line)
         return cls(**{**d, "points": tuple(Point.from_record(p) for p in d["points"])})
-
-
-def epoch_steps(cfg: SuiteConfig, strategy: str, n_train: int, batch: int) -> int | None:
-    """Training steps of one epoch of a point, when the plan can know them: ``n_train // global batch``; None for
-    a per-replica batch on a strategy whose replicas only the hardware tells (tpu, gpus, auto)."""
-    if cfg.batch_scaling == "global":
-        return n_train // batch if batch else None
-    replicas = strategy_replicas(strategy)
-    return n_train // (batch * replicas) if replicas else None
-
-
-def resolved_spe(cfg: SuiteConfig, backend: str, strategy: str, n_train: int, batch: int, spe: int,
-                 sweep: Sequence[int] = ()) -> tuple[int, int | None]:
-    """(steps_per_execution the point runs, the requested value when that differs else None). Under PyTorch, whose
-    Keras trainer runs one step per call, a request above 1 runs as 1 when the point's ``sweep`` of values has no 1
-    (``suite=cnn`` asks catsdogs_cnn for 8 alone); beside a 1 it stays as asked, and is recorded skipped."""
-    if backend == "torch" and spe > 1 and 1 not in sweep:
-        return 1, spe
-    steps = epoch_steps(cfg, strategy, n_train, batch)
-    if not steps:
-        return spe, None
-    eff = effective_steps_per_execution(spe, steps)
-    return (eff, None) if eff == spe else (eff, spe)
 
 
 def plan(cfg: SuiteConfig, repeats: Sequence[int] | None = None) -> list[Point]:

@@ -13,8 +13,8 @@ The public names live in:
 
 - :mod:`~bench.workloads.base`: ``Workload``, ``WorkloadError``, ``is_import_path``, ``shown``, ``run_name``,
   ``stage_epochs``;
-- :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``) and their earlier definitions (``EARLIER``,
-  ``earlier_definition``);
+- :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``; their earlier definitions:
+  :mod:`bench.records.revisions`);
 - :mod:`~bench.workloads.targets`: ``target_for``, ``TARGET_SOURCE``;
 - :mod:`~bench.workloads.user`: user workloads from import paths (``imported``);
 - :mod:`~bench.workloads.resolve`: ``get_workload``, data-source adaptation (``on_source``, ``dataset_size``,
@@ -42,13 +42,12 @@ from bench.workloads.base import (
     shown,
     stage_epochs,
 )
-from bench.workloads.registry import EARLIER, PLANT_IMAGES, PLANT_TARGET, WORKLOADS, Earlier, earlier_definition
+from bench.workloads.registry import PLANT_IMAGES, PLANT_TARGET, WORKLOADS
 from bench.workloads.resolve import batch_misfit, dataset_size, get_workload, on_source, source_of, uses_source
 from bench.workloads.targets import TARGET_SOURCE, target_for
 from bench.workloads.user import imported
 
 __all__ = [
-    "EARLIER",
     "HEADS",
     "LOGITS",
     "LOSS_KINDS",
@@ -62,12 +61,10 @@ __all__ = [
     "TARGET_SOURCE",
     "WORKLOADS",
     "CompileSettings",
-    "Earlier",
     "Workload",
     "WorkloadError",
     "batch_misfit",
     "dataset_size",
-    "earlier_definition",
     "get_workload",
     "imported",
     "is_import_path",

@@ -21,7 +21,7 @@ LOSS_KINDS = (SPARSE_CE, SOFTMAX_ON_PROBABILITIES)
 # A built-in's output (``head``): logits, read by a loss with from_logits=True (the same math under every Keras
 # backend), or the seed's probabilities (a sigmoid or softmax output read by the loss as probabilities: Keras'
 # TensorFlow backend computes that loss from the logits behind the output, JAX and PyTorch clip the probabilities,
-# and a saturated start stops learning there: issue 51)
+# and a saturated start can stop learning there: issue 51)
 LOGITS = "logits"
 PROBABILITIES = "probabilities"
 HEADS = (LOGITS, PROBABILITIES)

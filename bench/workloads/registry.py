@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from bench.data import plants
 from bench.data.synthetic import REUTERS_VOCAB
+from bench.records.revisions import CURRENT
 from bench.workloads.base import PROBABILITIES, SOFTMAX_ON_PROBABILITIES, Workload
 
 PLANT_TARGET = 0.85  # five seeds, 2026-11-25 (bench/workloads/targets.py)
@@ -23,13 +23,11 @@ PLANT_IMAGES = "plants"  # the dataset of generated JPEG files (bench.data.plant
 
 
 def builtin(name: str, **fields: Any) -> Callable[[], Workload]:
-    """The factory of a built-in workload (data; the worker attaches the seed's model and Keras objects)."""
-    return functools.partial(Workload, name=name, **fields)
+    """The factory of a built-in workload (data; the worker attaches the seed's model and Keras objects), at its
+    definition's revision (:data:`bench.records.revisions.CURRENT`)."""
+    return functools.partial(Workload, name=name, revision=CURRENT.get(name, 1), **fields)
 
 
-# Revision 2 (2026-11-28, issue 51): every built-in outputs logits, read by its loss with from_logits=True, where
-# revision 1 had the seeds' sigmoid or softmax output read as probabilities (EARLIER)
-LOGITS_SINCE = 2
 FASHION = {"dataset": "fashion", "seed": "002", "shape": (28, 28, 1), "classes": 10, "full": (60000, 10000),
            "reduced": (4096, 1024), "target_accuracy": {"reduced": 0.85}}
 CATSDOGS = {"dataset": "catsdogs", "seed": "000", "shape": (128, 128, 3), "classes": 2, "full": (8000, 2000),
@@ -38,27 +36,27 @@ REUTERS = {"dataset": "reuters", "seed": "004", "shape": (300,), "classes": 46, 
            "reduced": (4096, 1024), "vocab": REUTERS_VOCAB, "optimizer": "Nadam", "top_k": 5,
            "target_accuracy": {"reduced": 0.40}}
 PLANTS = {"dataset": PLANT_IMAGES, "seed": "001", "classes": 4, "full": plants.sizes("full"),
-          "reduced": plants.sizes("reduced"), "revision": LOGITS_SINCE}
+          "reduced": plants.sizes("reduced")}
 PIPELINE_AUGMENTATION = ("crop", "flip", "rot90", "brightness", "contrast")
 
 WORKLOADS: dict[str, Callable[[], Workload]] = {
     "fashion_cnn": builtin(
         "fashion_cnn", description="Fashion-MNIST CNN under TPUStrategy: Conv2D 64 -> MaxPool -> ReLU -> Dense 10 "
-        "(logits), sparse CE from logits, Adam 1e-3", revision=LOGITS_SINCE, **FASHION),
+        "(logits), sparse CE from logits, Adam 1e-3", **FASHION),
     "fashion_cnn_softmax": builtin(
         "fashion_cnn_softmax", description="seed 002 as published: fashion_cnn with a softmax output read by sparse "
         "CE as probabilities (trains differently under JAX and PyTorch than under TensorFlow)",
         variant="softmax output", head=PROBABILITIES, **FASHION),
     "catsdogs_cnn": builtin(
         "catsdogs_cnn", description="Colab TPU cats-vs-dogs CNN: 3 x (Conv2D + MaxPool), Dense 256/128 + Dropout, "
-        "Dense 1 (logits), binary cross-entropy from logits, Adam", revision=LOGITS_SINCE, **CATSDOGS),
+        "Dense 1 (logits), binary cross-entropy from logits, Adam", **CATSDOGS),
     "catsdogs_cnn_sigmoid": builtin(
         "catsdogs_cnn_sigmoid", description="seed 000 as published: catsdogs_cnn with a sigmoid output read by "
         "binary cross-entropy as probabilities (learns under TensorFlow; under JAX and PyTorch a saturated start "
         "predicts one class)", variant="sigmoid output", head=PROBABILITIES, **CATSDOGS),
     "reuters_textcnn": builtin(
         "reuters_textcnn", description="Reuters Conv1D text classifier: Embedding 7 -> Conv1D 64/5 -> Conv1D "
-        "32/3 -> Dense 46 (logits), Nadam, sparse CE from logits", revision=LOGITS_SINCE, **REUTERS),
+        "32/3 -> Dense 46 (logits), Nadam, sparse CE from logits", **REUTERS),
     "reuters_textcnn_logits_bug": builtin(
         "reuters_textcnn_logits_bug", description="seed 004 as published: softmax output with from_logits=True; "
         "it does not learn (a test case for stall detection)", variant="softmax+from_logits",
@@ -80,33 +78,3 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
         "(Adam 1e-5); pipeline augmentation as plant_cnn", shape=(96, 96, 3), augment=PIPELINE_AUGMENTATION,
         frozen=("backbone",), **PLANTS),
 }
-
-
-@dataclass(frozen=True)
-class Earlier:
-    """An earlier definition of a built-in: what its records of that revision trained."""
-
-    output: str  # the output and loss, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
-    until: str  # the day bench changed it (ISO date)
-    literal: str = ""  # today's variant that trains it, when there is one
-
-    @property
-    def label(self) -> str:
-        """What a report appends to the workload's name: ``sigmoid output, before 2026-11-28``."""
-        return f"{self.output}, before {self.until}"
-
-
-_PROBS = {"fashion_cnn": ("softmax output", "fashion_cnn_softmax"),
-          "catsdogs_cnn": ("sigmoid output", "catsdogs_cnn_sigmoid"), "reuters_textcnn": ("softmax output", ""),
-          "plant_cnn": ("softmax output", ""), "plant_cnn_layer_aug": ("softmax output", ""),
-          "plant_transfer": ("softmax output", "")}
-EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that revision trained
-    (name, 1): Earlier(output, "2026-11-28", literal) for name, (output, literal) in _PROBS.items()}
-
-
-def earlier_definition(workload: str, revision: int | None, source: str | None = None) -> Earlier | None:
-    """What a record of ``workload`` at ``revision`` (None: written before records carried it, revision 1) trained
-    when that is not today's definition of the built-in; None for today's, and for a user's workload (``source``)."""
-    if source or workload not in WORKLOADS:
-        return None
-    return EARLIER.get((workload, revision or 1)) if (revision or 1) != WORKLOADS[workload]().revision else None

@@ -26,7 +26,14 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.seeds import DIFFERS, SeedIndex, compare_seeds
-from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_of, same_config, same_settings
+from bench.reporting.frames.keys import (
+    CONFIG_KEY,
+    MATCH_KEY,
+    compared_spe,
+    config_of,
+    same_config,
+    same_settings,
+)
 from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import Candidates, baseline_rows, pick_baseline
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -132,7 +139,8 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     if conf.empty:
         return pd.DataFrame(columns=PARITY_COLUMNS)
     pairs = []
-    for _, g in conf.groupby(MATCH_KEY, sort=True, dropna=False):
+    conf = conf.assign(_spe=compared_spe(conf))  # PyTorch's spe1 (asked 8) beside the others' spe8
+    for _, g in conf.groupby([*MATCH_KEY[:3], "_spe", *MATCH_KEY[4:]], sort=True, dropna=False):
         strategies = sorted(set(g["strategy"]))
         cands = Candidates(baseline_rows(g.reset_index(drop=True), baseline))
         by_name = {r["strategy"]: r for _, r in g.iterrows()}

@@ -46,3 +46,16 @@ def same_config(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Seri
 def same_settings(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
     """Whether two rows ran at the same global batch, steps_per_execution and precision (:data:`SETTINGS`)."""
     return all(a[k] == b[k] for k in SETTINGS)
+
+
+def compared_spe(frame: pd.DataFrame) -> list[int]:
+    """Per row, the steps_per_execution at which another backend's row is its counterpart when accuracy or learning
+    are compared: the one that ran, except for a row Keras' PyTorch backend ran at 1 because the sweep asked for
+    more (one step per call there: ``requested_steps_per_execution``), which stands beside the other backends' rows
+    asked for the same. steps_per_execution changes neither the batches nor the math, only the host calls."""
+    out = []
+    for _, r in frame.iterrows():
+        ran = int(r["steps_per_execution"])
+        asked = {int(a) for a in (r.get("spe_requested") or ()) if a == a} - {ran}
+        out.append(asked.pop() if r.get("backend") == "torch" and ran == 1 and len(asked) == 1 else ran)
+    return out

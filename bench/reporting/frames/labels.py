@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from bench.records import BACKENDS, Dataset, Record, RecordLike, as_records
-from bench.workloads import earlier_definition
+from bench.records.revisions import earlier_definition
 
 TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
 TORCH_COMPILE = "torch.compile"  # a PyTorch point compiled with jit_compile=True (bench.engines.torch.strategies)

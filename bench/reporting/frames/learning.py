@@ -75,10 +75,14 @@ def learning_verdict(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
 def configuration_not_learning(seeds: list[int], verdicts: list[str]) -> str:
     r"""A configuration's not-learning text from its ok points' seeds and :func:`learning_verdict`\ s: "" when at
     least half of its seeds learn (a seed's repeats count once: any of them flagged flags the seed), else the
-    reasons, with ``k/n seeds`` when there was more than one seed."""
+    reasons; with more than one seed, ``in k/n seeds`` and the reasons of the first of them, each true of its record
+    (the other seeds' numbers differ: every seed's reasons are in the per-point frame)."""
     flagged = {s for s, v in zip(seeds, verdicts, strict=True) if v}
     n = len(set(seeds))
     if not flagged or 2 * len(flagged) <= n:
         return ""
-    reasons = "; ".join(sorted({v for v in verdicts if v}))
-    return reasons if n == 1 else f"{reasons} (in {len(flagged)}/{n} seeds)"
+    if n == 1:
+        return "; ".join(sorted({v for v in verdicts if v}))
+    first = min(flagged)
+    said = next(v for s, v in zip(seeds, verdicts, strict=True) if s == first and v)
+    return f"in {len(flagged)}/{n} seeds; seed {first}: {said}"

@@ -9,7 +9,7 @@ import pandas as pd
 
 from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import config_key, rows_of, same_config, same_settings
+from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
 from bench.reporting.frames.labels import config_label, config_name, split_label
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
@@ -195,16 +195,18 @@ BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 
 def backend_contrast(summary: pd.DataFrame) -> list[str]:
     """A line per configuration that learns under one backend and not under another (same strategy, batch, spe and
-    precision: the same seed, initial weights and batches), with the likely cause when the reasons name it."""
+    precision: the same seed, initial weights and batches; PyTorch's spe1 beside the spe it was asked for,
+    :func:`~bench.reporting.frames.keys.compared_spe`), with the likely cause when the reasons name it."""
     ok = summary[summary["status"] == "ok"]
     labels = [split_label(s) for s in ok["strategy"]]
-    ok = ok.assign(_backend=[b for b, _ in labels], _name=[n for _, n in labels])
+    ok = ok.assign(_backend=[b for b, _ in labels], _name=[n for _, n in labels], _spe=compared_spe(ok))
     lines = []
-    for _, g in ok.groupby(["_name", "global_batch_size", "steps_per_execution", "precision"], sort=True):
+    for _, g in ok.groupby(["_name", "global_batch_size", "_spe", "precision"], sort=True):
         learns, fails = g[g["not_learning"] == ""], g[g["not_learning"] != ""]
         if learns.empty or fails.empty:
             continue
-        yes = ", ".join(BACKEND_NAMES.get(b, b) for b in learns["_backend"])
+        names = list(dict.fromkeys(BACKEND_NAMES.get(b, b) for b in learns["_backend"]))
+        yes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
         for _, no in fails.iterrows():
             probability = any(k in no["not_learning"] for k in PROBABILITY_SIGNS)
             cause = f" Likely cause: {PROBABILITY_LOSS}." if probability else ""

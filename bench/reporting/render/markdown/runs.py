@@ -23,10 +23,14 @@ def spe_notes(summary: pd.DataFrame) -> list[str]:
         other = [a for a in r.get("spe_requested") or () if a != ran]
         if not other:
             continue
+        asked_text = " and ".join(f"spe{a}" for a in other)
+        if r.get("backend") == "torch" and ran == 1:
+            out.append(f"{r['strategy']} at b{r['global_batch_size']}: {asked_text} ran as spe1, the only value Keras' "
+                       "PyTorch backend runs (one step per call)")
+            continue
         steps = as_float(r.get("steps_per_epoch"))
         why = (f"the largest divisor of the epoch's {int(steps)} steps not above it" if math.isfinite(steps)
                else "the largest divisor of the epoch's steps not above it")
-        asked_text = " and ".join(f"spe{a}" for a in other)
         out.append(f"{r['strategy']} at b{r['global_batch_size']}: {asked_text} ran as spe{ran}, {why} (Keras "
                    "would otherwise run whole executions past the end of the epoch)")
     return out

@@ -1,0 +1,48 @@
+"""What a built-in workload's records trained, by ``workload_revision``: part of the record contract, so that a
+report can say which definition a record of ``catsdogs_cnn`` trained whatever bench version reads it. Pure data, no
+imports: the registry (:mod:`bench.workloads.registry`) takes each built-in's revision from :data:`CURRENT`, the
+report side reads :func:`earlier_definition`.
+
+Revision 2 (2026-11-28, issue 51): every built-in below outputs logits, read by its loss with ``from_logits=True``,
+where revision 1 had the seeds' sigmoid or softmax output read as probabilities. A record without
+``workload_revision`` (written before it) is revision 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LOGITS_SINCE = 2
+CURRENT: dict[str, int] = {name: LOGITS_SINCE for name in (  # built-ins whose definition changed: today's revision
+    "fashion_cnn", "catsdogs_cnn", "reuters_textcnn", "plant_cnn", "plant_cnn_layer_aug", "plant_transfer")}
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """An earlier definition of a built-in: what its records of that revision trained."""
+
+    output: str  # the output and loss, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
+    until: str  # the day bench changed it (ISO date)
+    literal: str = ""  # today's variant that trains it, when there is one
+
+    @property
+    def label(self) -> str:
+        """What a report appends to the workload's name: ``sigmoid output, before 2026-11-28``."""
+        return f"{self.output}, before {self.until}"
+
+
+_PROBABILITIES = {"fashion_cnn": ("softmax output", "fashion_cnn_softmax"),
+                  "catsdogs_cnn": ("sigmoid output", "catsdogs_cnn_sigmoid"), "reuters_textcnn": ("softmax output", ""),
+                  "plant_cnn": ("softmax output", ""), "plant_cnn_layer_aug": ("softmax output", ""),
+                  "plant_transfer": ("softmax output", "")}
+EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that revision trained
+    (name, 1): Earlier(output, "2026-11-28", literal) for name, (output, literal) in _PROBABILITIES.items()}
+
+
+def earlier_definition(workload: str, revision: int | None, source: str | None = None) -> Earlier | None:
+    """What a record of ``workload`` at ``revision`` (None: written before records carried it, revision 1) trained
+    when that is not today's definition of the built-in; None for today's, for a built-in that never changed, and
+    for a user's workload (``source``)."""
+    if source or workload not in CURRENT or (revision or 1) == CURRENT[workload]:
+        return None
+    return EARLIER.get((workload, revision or 1))
