@@ -59,7 +59,7 @@ BAD_INPUT = [
     (["point_timeout_s=-5"], "point_timeout_s=-5", "must be a positive number of seconds"),
     (["batch_sizes=[100000]"], "batch_sizes", "larger than fashion_cnn's training split"),
     # unknown names
-    (["workloads=[resnet]"], "workloads[0]='resnet'", "allowed: fashion_cnn, catsdogs_cnn"),
+    (["workloads=[resnet]"], "workloads[0]='resnet'", "allowed: fashion_cnn, fashion_cnn_softmax, catsdogs_cnn"),
     (["strategies=[cpu,cuda]"], "strategies[1]='cuda'", "allowed: cpu, cpu_onedevice, cpu_xN"),
     (["strategies=[cpu_x1]"], "strategies[0]='cpu_x1'", "allowed: cpu, cpu_onedevice, cpu_xN"),
     (["precisions=[fp8]"], "precisions[0]='fp8'", "allowed: float32, mixed_float16, mixed_bfloat16"),

@@ -107,9 +107,9 @@ def test_unknown_key_lists_keys() -> None:
 
 def test_unknown_workload() -> None:
     assert err("suite=cnn", "workloads=[resnet]") == (
-        "workloads[0]='resnet' is not a workload; allowed: fashion_cnn, catsdogs_cnn, reuters_textcnn, "
-        "reuters_textcnn_logits_bug, plant_cnn, plant_cnn_layer_aug, plant_transfer, or an import path "
-        "my_pkg.my_module:make")
+        "workloads[0]='resnet' is not a workload; allowed: fashion_cnn, fashion_cnn_softmax, catsdogs_cnn, "
+        "catsdogs_cnn_sigmoid, reuters_textcnn, reuters_textcnn_logits_bug, plant_cnn, plant_cnn_layer_aug, "
+        "plant_transfer, or an import path my_pkg.my_module:make")
 
 
 def test_empty_list() -> None:
@@ -200,7 +200,8 @@ def test_unwritable_results_dir(tmp_path) -> None:
 
 @pytest.mark.parametrize(("override", "message"), [
     ("+workload_axes.imdb.batch_sizes=[32]", "workload_axes.imdb: not a workload; allowed: fashion_cnn, "
-                                             "catsdogs_cnn, reuters_textcnn, reuters_textcnn_logits_bug, plant_cnn, "
+                                             "fashion_cnn_softmax, catsdogs_cnn, catsdogs_cnn_sigmoid, "
+                                             "reuters_textcnn, reuters_textcnn_logits_bug, plant_cnn, "
                                              "plant_cnn_layer_aug, plant_transfer"),
     ("workload_axes.fashion_cnn.batch_sizes=[32]", "workload_axes.fashion_cnn.batch_sizes: not in this suite's "
      "workload_axes; add it with Hydra's +: +workload_axes.fashion_cnn.batch_sizes=[...] (allowed keys per "
