@@ -65,6 +65,15 @@ def _peak_for(peak: Any, precision: str) -> float:
     return as_float(peak)
 
 
+def _probe_columns(r: Record) -> dict[str, Any]:
+    """The matmul probe's figures at the point's precision: peak FLOP/s, the datasheet's, the probe's scope, and the
+    fixed cost of one compiled call (s)."""
+    return {"peak_flops_per_s": _peak_for(r.peak_flops_per_s, r.precision),
+            "datasheet_peak_flops_per_s": _peak_for(r.datasheet_peak_flops_per_s, r.precision),
+            "peak_scope": r.peak_scope or "",
+            "dispatch_s": _peak_for({k: v.get("dispatch_s") for k, v in (r.peak_probe or {}).items()}, r.precision)}
+
+
 def error_text(error: ErrorInfo | None) -> str:
     """``"Type: message"`` on one line ("" when there is no error)."""
     if error is None:
@@ -196,9 +205,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",
         "input_examples_per_s": as_float(r.input_examples_per_s),
         "flops_per_example": as_float(r.flops_per_example),
-        "peak_flops_per_s": _peak_for(r.peak_flops_per_s, r.precision),
-        "datasheet_peak_flops_per_s": _peak_for(r.datasheet_peak_flops_per_s, r.precision),
-        "peak_scope": r.peak_scope or "",
+        **_probe_columns(r),
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
         "device_scope": _device_scope(r),

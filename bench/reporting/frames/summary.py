@@ -82,7 +82,8 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "not_learning": configuration_not_learning(list(ok["seed"]), list(ok["not_learning"])),
         "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
-        "flops_per_example": flops, "gflops_per_s": gflops,
+        "flops_per_example": flops, "gflops_per_s": gflops, "peak_flops_per_s": peak,
+        "dispatch_s": finite_median(ok["dispatch_s"]),  # one compiled call's fixed cost (the matmul probe's)
         # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %
         "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak else math.nan,
         "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
