@@ -119,3 +119,22 @@ def test_the_h200_fashion_step_at_batch_32_is_overhead_bound_from_its_records() 
     assert at128["limit"] == UNDETERMINED and at128["fixed_low"] < FIXED_SHARE < at128["fixed_high"]
     one = frame[frame["batch2"] == 0]  # no other batch of the configuration in the records
     assert set(one["limit"]) == {UNDETERMINED} and one["fixed_share"].isna().all()
+
+
+def test_the_sentence_gives_the_label_its_numbers_and_the_lever() -> None:
+    import pandas as pd
+
+    from bench.reporting.render.markdown.limits import limit_sentence
+
+    row = {"global_batch_size": 32, "limit": OVERHEAD, "step_ms": 1.206, "batch2": 128, "step2_ms": 1.708,
+           "fixed_share": 0.861, "fixed_low": 0.621, "fixed_high": 1.021, "compute_floor_ms": 1.1e-4,
+           "input_share": 0.088}
+    assert limit_sentence(pd.Series(row)) == (
+        "**overhead-bound**: 1.21 ms a step at b32, 86% [62%, 102%] of it fixed (1.71 ms at b128); its FLOPs at the "
+        "measured peak take 0.11 µs: a larger batch or steps_per_execution would help; a faster device would not")
+    assert limit_sentence(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
+        "**input-bound**: training runs at 94% of the rate its input pipeline delivers alone")
+    alone = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "batch2": 0}))
+    assert "no other batch of this configuration" in alone and "batch_sizes=[32,64]" in alone
+    noisy = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "fixed_share": 0.74, "fixed_low": 0.38}))
+    assert noisy.endswith("its fixed share's interval straddles 50% (more repeats would tell)")

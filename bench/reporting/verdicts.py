@@ -17,6 +17,7 @@ import pandas as pd
 
 from bench.records import RecordLike, as_records
 from bench.reporting.analysis.accuracy import accuracy_parity, add_learning
+from bench.reporting.analysis.limits import limits_frame
 from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
@@ -171,6 +172,7 @@ class Analysis:
     seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
     race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.analysis.race_replay)
     compilers: pd.DataFrame = field(default_factory=pd.DataFrame)  # compiler variants weighed (compiler_break_even)
+    limits: pd.DataFrame = field(default_factory=pd.DataFrame)  # what limits each configuration (analysis.limits)
 
     @property
     def show_backend(self) -> bool:
@@ -218,7 +220,7 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
                     {key: t for key, t in found.items() if t is not None}, index,
-                    replay(points, baseline, parity_margin_pp), compiler_break_even(summary))
+                    replay(points, baseline, parity_margin_pp), compiler_break_even(summary), limits_frame(summary))
 
 
 def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:

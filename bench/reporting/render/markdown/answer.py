@@ -14,6 +14,7 @@ from bench.reporting.frames.labels import config_label, config_name, split_label
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
 from bench.reporting.render.markdown.learning import PROBABILITY_LOSS, PROBABILITY_SIGNS
+from bench.reporting.render.markdown.limits import limit_of, limit_sentence
 from bench.reporting.render.text import (
     counted,
     flag,
@@ -68,6 +69,9 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
     best_base = best_baseline(a, summary, win)
     lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
              f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
+    lim = limit_of(a.limits, win)
+    if lim is not None:
+        lines.append(f"- **What limits it:** {limit_sentence(lim)}.")
     same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
     if same and not (best_base is not None and same_settings(best_base, win)):
         lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
