@@ -324,3 +324,11 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     assert workload_labels([old[0], today[0]]) == ["catsdogs_cnn/sigmoid output, before 2026-11-28", "catsdogs_cnn"]
     assert earlier_definition("catsdogs_cnn", None, source="my_pkg.models:catsdogs_cnn") is None
     assert earlier_definition("catsdogs_cnn_sigmoid", None) is None  # the literal variant: its only definition
+
+
+def test_the_results_table_flags_what_limits_a_configuration(report) -> None:
+    """Issue 52: fashion_cnn's JAX/GPU rows at batch 32 (its other batch in the records: 128) are flagged
+    overhead-bound in the results table; rows without a second batch or within the noise carry no limit flag."""
+    rows = [line for line in report.splitlines() if "overhead-bound" in line and line.startswith("|")]
+    assert len(rows) == 2 and all(line.startswith("| jax       | gpu        | gpu x1    | 32 ") for line in rows)
+    assert "| undetermined" not in report

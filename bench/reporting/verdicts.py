@@ -215,12 +215,15 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     parity = accuracy_parity(points, summary, baseline, parity_margin_pp, index)
     flagged = set(zip(*(parity.loc[parity["flag"], k] for k in CONFIG_KEY), strict=True))
     summary["parity_flag"] = [key in flagged for key in zip(*(summary[k] for k in CONFIG_KEY), strict=True)]
+    limits = limits_frame(summary)
+    labels = {tuple(r[k] for k in CONFIG_KEY): r["limit"] for _, r in limits.iterrows()}
+    summary["limit"] = [labels.get(key, "") for key in zip(*(summary[k] for k in CONFIG_KEY), strict=True)]
     found = {key: tradeoff(summary, points, *key, parity_margin_pp, index)
              for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
                     {key: t for key, t in found.items() if t is not None}, index,
-                    replay(points, baseline, parity_margin_pp), compiler_break_even(summary), limits_frame(summary))
+                    replay(points, baseline, parity_margin_pp), compiler_break_even(summary), limits)
 
 
 def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:

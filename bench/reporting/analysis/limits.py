@@ -39,6 +39,7 @@ Z95 = 1.959964
 INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
     "input-bound", "overhead-bound", "compute-bound", "memory-bound", "mixed", "undetermined")
 LABELS = (INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED)
+SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, MIXED)  # the labels a results table flags (input-bound: its own flag)
 
 
 @dataclass(frozen=True)

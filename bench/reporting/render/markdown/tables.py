@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
+from bench.reporting.analysis.limits import SAID_LIMITS
 from bench.reporting.frames.keys import PIPELINE_KEY
 from bench.reporting.frames.runs import run_peaks
 from bench.reporting.frames.speedups import ratio_ci
@@ -34,24 +35,19 @@ from bench.reporting.verdicts import absent_strategies
 
 
 def _flags(row: pd.Series) -> str:
-    flags = []
-    if row["status"] != "ok":
-        flags.append(shorten(f"{row['status']}: {row['error']}"))
-    elif row["n_ok"] < row["n_points"]:
-        flags.append(f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok")
-    if row["not_learning"]:
-        flags.append("not learning")
-    elif row.get("accuracy_flag", ""):
-        flags.append(row["accuracy_flag"])
-    if row["input_bound"]:
-        flags.append("input-bound")
-    if row.get("two_speeds"):  # across processes (bench.reporting.stats.spread): the range is part of the answer
-        flags.append(two_speeds_text(row["two_speeds"]))
-    if row.get("parity_flag", False):
-        flags.append("parity")
-    if row.get("mfu_over_peak", False):
-        flags.append("above the probed peak (MFU not shown)")
-    return "; ".join(flags)
+    """The results table's flags column: status, learning, what limits it (input-bound; overhead-, compute-,
+    memory-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe."""
+    limit = row.get("limit", "")
+    flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
+             f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
+             else "",
+             "not learning" if row["not_learning"] else row.get("accuracy_flag", ""),
+             "input-bound" if row["input_bound"] else limit if limit in SAID_LIMITS else "",
+             # across processes (bench.reporting.stats.spread): the range is part of the answer
+             two_speeds_text(row["two_speeds"]) if row.get("two_speeds") else "",
+             "parity" if row.get("parity_flag", False) else "",
+             "above the probed peak (MFU not shown)" if row.get("mfu_over_peak", False) else ""]
+    return "; ".join(f for f in flags if f)
 
 
 def gpu_summary(gpu: dict[str, Any] | None) -> str:
