@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-INPUT_SHARE = 0.8  # training at >= 80 % of the input pipeline's own rate: input-bound (frames.summary's line)
+from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
+
+INPUT_SHARE = INPUT_BOUND_FRACTION  # training at >= 80 % of the input pipeline's own rate: input-bound (one line)
 FIXED_SHARE = 0.5  # a step at least half fixed cost (doubling the batch adds <= 50 %): overhead, unless ...
 DEVICE_SHARE = 0.25  # ... the device floors explain a quarter of the step or more (then: mixed)
 NEAR_ROOF = 0.5  # the compute floor alone explains half the step: compute-bound without a memory floor
@@ -38,7 +40,6 @@ Z95 = 1.959964
 
 INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
     "input-bound", "overhead-bound", "compute-bound", "memory-bound", "mixed", "undetermined")
-LABELS = (INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED)
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, MIXED)  # the labels a results table flags (input-bound: its own flag)
 
 

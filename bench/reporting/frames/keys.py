@@ -56,6 +56,6 @@ def compared_spe(frame: pd.DataFrame) -> list[int]:
     out = []
     for _, r in frame.iterrows():
         ran = int(r["steps_per_execution"])
-        asked = {int(a) for a in (r.get("spe_requested") or ()) if a == a} - {ran}
+        asked = {int(a) for a in r.get("spe_requested") or ()} - {ran}
         out.append(asked.pop() if r.get("backend") == "torch" and ran == 1 and len(asked) == 1 else ran)
     return out
