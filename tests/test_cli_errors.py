@@ -64,7 +64,7 @@ BAD_INPUT = [
     (["strategies=[cpu_x1]"], "strategies[0]='cpu_x1'", "allowed: cpu, cpu_onedevice, cpu_xN"),
     (["precisions=[fp8]"], "precisions[0]='fp8'", "allowed: float32, mixed_float16, mixed_bfloat16"),
     (["batchsize=64"], "batchsize: unknown key", "allowed keys: description, workloads"),
-    (["suite=nope"], "suite='nope'", "allowed: cnn, plant, smoke, text"),
+    (["suite=nope"], "suite='nope'", "allowed: cnn, plant, regimes, smoke, text"),
     (["progress=loud"], "progress='loud'", "allowed: auto, on, off"),
     (["resume=../elsewhere"], "resume='../elsewhere'", "allowed: latest or a run_id"),
     # cross-field rules

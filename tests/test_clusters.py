@@ -30,7 +30,7 @@ SLURM_INSTALL = "apt-get install -y slurm-wlm munge"
 # 2 worker groups (2 repeats) of 2 points (2 batch sizes), a few seconds a group: a fault lands inside a group
 SWEEP = ["suite=smoke", "workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu]", "batch_sizes=[32,64]",
          "steps_per_execution=[2]", "repeats=2", "n_train=256", "n_val=64", "epochs=2", "measure_peak=false",
-         "measure_input=false", "report=false", "progress=off"]
+         "measure_input=false", "second_batch=false", "report=false", "progress=off"]
 
 
 def free_port() -> int:

@@ -35,12 +35,12 @@ def test_every_suite_file_is_valid() -> None:
 
 
 def test_unknown_suite_names_the_allowed_ones() -> None:
-    assert err("suite=cnnn") == "suite='cnnn' is not a suite; allowed: cnn, plant, smoke, text"
+    assert err("suite=cnnn") == "suite='cnnn' is not a suite; allowed: cnn, plant, regimes, smoke, text"
 
 
 def test_missing_suite() -> None:
-    assert err() == ("suite: missing; allowed: cnn, plant, smoke, text (e.g. suite=cnn), or name the workloads "
-                     "without a suite (e.g. workloads=[fashion_cnn])")
+    assert err() == ("suite: missing; allowed: cnn, plant, regimes, smoke, text (e.g. suite=cnn), or name the "
+                     "workloads without a suite (e.g. workloads=[fashion_cnn])")
     assert err("epochs=2").startswith("suite: missing")  # keys alone name nothing to run
 
 

@@ -67,6 +67,12 @@ def test_smoke_writes_one_valid_record_per_point(smoke_run) -> None:
         assert r["placement"]["batch"] == (split if r["strategy"]["name"] == "cpu_x2" else one), r["point_id"]
         assert r["compiler"] == ("XLA (jax.jit)" if r["backend"] == "jax" else "TensorFlow graph (tf.function, no XLA)")
         assert r["input_threads"] >= 1
+        # issue 52: the bandwidth probe beside the matmul probe, the step's byte count, and, the smoke suite sweeping
+        # one batch, the extra stage at twice it: 512 examples at b128 are 4 steps (a whole execution of spe 4)
+        assert r["peak_bytes_per_s"] > 1e8 and r["bandwidth_probe"]["n"] == 2**26
+        assert r["bytes_per_example"] > 0 and r["weight_bytes_per_step"] > 0 and r["byte_count"]
+        second = r["second_batch"]
+        assert (second["global_batch_size"], second["steps"]) == (128, 4) and second["step_s"] > 0, r["point_id"]
 
 
 @pytest.mark.slow
@@ -200,7 +206,7 @@ def test_every_repeat_is_its_own_process_a_seeded_training_run_and_parity_is_jud
 
     proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu_onedevice,cpu_x2]", "batch_sizes=[32]",
                      "steps_per_execution=[3]", "repeats=3", "epochs=2", "n_train=256", "n_val=144",
-                     "measure_input=false", "report=false", f"results_dir={tmp_path}")
+                     "measure_input=false", "second_batch=false", "report=false", f"results_dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "steps_per_execution=3 does not divide the 8 steps" in proc.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]

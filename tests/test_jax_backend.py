@@ -152,7 +152,7 @@ def test_every_point_of_a_jax_worker_is_data_parallel_and_a_lost_distribution_fa
 
     proc = run_bench("workloads=[fashion_cnn]", "backends=[jax]", "strategies=[cpu_x2]", "batch_sizes=[32,64,128]",
                      "steps_per_execution=[1]", "epochs=2", "n_train=512", "n_val=128", "report=false",
-                     "measure_peak=false", "measure_input=false", f"results_dir={tmp_path}",
+                     "measure_peak=false", "measure_input=false", "second_batch=false", f"results_dir={tmp_path}",
                      env={"BENCH_FAULT": "unplaced:b128"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = tmp_path.iterdir()

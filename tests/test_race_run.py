@@ -23,7 +23,7 @@ from bench.reporting.verdicts import analyze
 from tests.conftest import run_bench
 
 SWEEP = ("workloads=[fashion_cnn]", "strategies=[cpu,cpu_x16]", "batch_sizes=[32]", "steps_per_execution=[1]",
-         "epochs=2", "n_train=1024", "n_val=256", "measure_peak=false", "measure_input=false")
+         "epochs=2", "n_train=1024", "n_val=256", "measure_peak=false", "measure_input=false", "second_batch=false")
 
 
 def fastest(records: list[dict]) -> str:

@@ -24,7 +24,7 @@ from bench.runner.session import resume_command
 from tests.conftest import REPO
 
 TINY = ["suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]", "epochs=2", "n_train=256", "n_val=64",
-        "report=false", "measure_peak=false", "measure_input=false"]
+        "report=false", "measure_peak=false", "measure_input=false", "second_batch=false"]
 
 
 def bench_env(tag: str, fault: str | None = None) -> dict[str, str]:

@@ -19,7 +19,9 @@ In short:
   :class:`PipelineUnavailable` where it cannot run);
 - ``matmul_chain(device, dtype, n, chained) -> run`` (one compiled call that chains ``chained`` n x n matmuls and
   waits for them) and ``dispatch_probe(device) -> run`` (one compiled call that does nothing): the matmul peak
-  probe sizes itself with them (:func:`bench.measure.probes.matmul_peak`); ``framework_env(info) -> dict`` (versions and
+  probe sizes itself with them (:func:`bench.measure.probes.matmul_peak`); ``stream_chain(device, n, chained) ->
+  run`` (one compiled call that adds 1 to an n-element float32 vector ``chained`` times, then sums it): the
+  bandwidth probe (:func:`bench.measure.probes.stream_bandwidth`); ``framework_env(info) -> dict`` (versions and
   accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
   ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
   ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
@@ -138,6 +140,8 @@ class Engine(Protocol):
                      ) -> Callable[[], None]: ...
 
     def dispatch_probe(self, device: str) -> Callable[[], None]: ...
+
+    def stream_chain(self, device: str, n: int = 1 << 26, chained: int = 1) -> Callable[[], None]: ...
 
     def framework_env(self, info: StrategyInfo) -> dict[str, Any]: ...
 

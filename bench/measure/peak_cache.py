@@ -36,6 +36,7 @@ from bench.measure.env import cpu_model
 MAX_AGE_DAYS = 30  # an entry older than this is measured again (a driver or BIOS update, a new box behind a name)
 PROBE_VERSION = 1  # bump when the probe's method changes: older entries are then measured again
 CHILD_TIMEOUT_S = 600.0
+BANDWIDTH = "bandwidth"  # the bandwidth probe's entry beside the precisions' (bench.measure.probes.stream_bandwidth)
 PACKAGES = {"tensorflow": ("tensorflow", "keras"), "jax": ("jax", "jaxlib", "keras"), "torch": ("torch", "keras")}
 
 
@@ -175,7 +176,8 @@ def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dic
 def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
                  environ: dict[str, str] | None = None, float32_matmul: str = "framework"
                  ) -> tuple[dict[str, Any], str]:
-    """A worker's per-device peaks (:func:`cached_peaks`, with ``device_kind``) and "" , or ({}, why) when the probe
+    """A worker's per-device peaks for ``precisions`` and its bandwidth (:func:`cached_peaks` with :data:`BANDWIDTH`,
+    and ``device_kind``) and "", or ({}, why) when the probe
     failed; ({}, "") for a TPU (datasheet peak only). The child gets the worker's environment for one device of
     the strategy's kind: no multi-process variables, no split of the host into logical devices."""
     from bench.engines import JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID, process_env
@@ -188,7 +190,8 @@ def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before:
     env["XLA_FLAGS"] = " ".join(f for f in env.get("XLA_FLAGS", "").split() if "device_count" not in f)
     env.update(process_env(backend, kind, env))
     try:
-        return {**cached_peaks(backend, kind, precisions, env, not_before, float32_matmul), "device_kind": kind}, ""
+        return {**cached_peaks(backend, kind, [*precisions, BANDWIDTH], env, not_before, float32_matmul),
+                "device_kind": kind}, ""
     except (ProbeFailed, OSError, subprocess.SubprocessError) as e:
         return {}, f"no matmul peak probe: {type(e).__name__}: {e}"[:400]
 

@@ -1,8 +1,10 @@
 """``python -m bench.measure.probe_child '{"backend", "device_kind": "cpu" | "gpu", "precisions", "float32_matmul"}'``:
 the matmul peak probe (:func:`bench.measure.probes.matmul_peak`) in a process of its own, on the first device of a
 one-device strategy of that kind, printed as one JSON line ``{"device", "peaks": {precision: {"flops_per_s",
-"probe"}}}`` (FLOP/s of that one device). Started by :func:`bench.measure.peak_cache.cached_peaks` before a worker's
-framework starts, so the worker's allocator never holds the probe's matrices.
+"probe"}}}`` (FLOP/s of that one device); ``"bandwidth"`` among the precisions adds the bandwidth probe
+(:func:`bench.measure.probes.stream_bandwidth`) as ``{"bytes_per_s", "probe"}``. Started by
+:func:`bench.measure.peak_cache.cached_peaks` before a worker's framework starts, so the worker's allocator never
+holds the probe's matrices.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ def main(argv: list[str]) -> int:
 
     prepare_process(args["backend"], builtin_only=True)
     with contextlib.redirect_stdout(sys.stderr):  # frameworks print; stdout carries the one JSON line
-        from bench.measure.probes import PEAK_DTYPES, matmul_peak
+        from bench.measure.peak_cache import BANDWIDTH
+        from bench.measure.probes import PEAK_DTYPES, matmul_peak, stream_bandwidth
 
         engine = load(args["backend"])
         _, info = engine.make_strategy(STRATEGY[args["device_kind"]])
@@ -29,6 +32,10 @@ def main(argv: list[str]) -> int:
         device = info.devices[0]
         peaks = {}
         for p in args["precisions"]:
+            if p == BANDWIDTH:
+                rate, sized = stream_bandwidth(engine, device)
+                peaks[p] = {"bytes_per_s": rate, "probe": sized}
+                continue
             flops, sized = matmul_peak(engine, device, PEAK_DTYPES[p])
             peaks[p] = {"flops_per_s": flops, "probe": sized}
     print(json.dumps({"device": device, "peaks": peaks}), flush=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.engines import Engine, StrategyInfo
+from bench.measure.peak_cache import BANDWIDTH
 from bench.records import Memory
 
 PEAK_DTYPES = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
@@ -29,20 +30,26 @@ class Peaks:
     probe: dict[str, dict[str, float]] = field(default_factory=dict)
     measured_at: str = ""  # when the probe ran (UTC, ISO 8601): the oldest of the precisions' entries
     cached: bool = False  # read from this host's cache (bench.measure.peak_cache): this worker measured nothing
+    bytes_per_s: float | None = None  # the devices' memory bandwidth (:func:`stream_bandwidth`), bytes/s
+    bandwidth_probe: dict[str, float] | None = None  # how the bandwidth probe was sized (n, chained, region_s)
 
 
 def scaled_peaks(found: dict[str, Any], info: StrategyInfo) -> Peaks:
     """The worker's :class:`Peaks` from :func:`bench.measure.peak_cache.cached_peaks`' per-device figures:
     logical CPUs share the host's cores (one device's probe is the whole host's peak); GPUs are separate devices
-    (one's probe times their number). Empty for a TPU (datasheet peak only: no TPU-side probe)."""
+    (one's probe times their number), as for the bandwidth (:data:`BANDWIDTH`'s entry: logical CPUs share the
+    host's memory). Empty for a TPU (datasheet peak only: no TPU-side probe)."""
     if info.device_kind == "tpu" or not found.get("peaks"):
         return Peaks()
     scale = info.num_replicas if info.device_kind == "gpu" else 1
-    entries = found["peaks"]
+    entries = {p: e for p, e in found["peaks"].items() if p != BANDWIDTH}
+    stream = found["peaks"].get(BANDWIDTH)
     return Peaks(flops_per_s={p: scale * e["flops_per_s"] for p, e in entries.items()},
                  scope=f"{scale} x {info.devices[0]}", measure_s=float(found["measure_s"]),
                  probe={p: e["probe"] for p, e in entries.items()},
-                 measured_at=min(e["measured_at"] for e in entries.values()), cached=bool(found["cached"]))
+                 measured_at=min(e["measured_at"] for e in found["peaks"].values()), cached=bool(found["cached"]),
+                 bytes_per_s=scale * stream["bytes_per_s"] if stream else None,
+                 bandwidth_probe=stream["probe"] if stream else None)
 
 
 # The probe sizes itself (docs/statistics.md, "The matmul peak probe"): the matrix grows until one product takes
@@ -78,6 +85,27 @@ def matmul_peak(engine: Engine, device: str, dtype: str) -> tuple[float, dict[st
     tiny()
     dispatch = min(_seconds(tiny) for _ in range(REPS))
     return 2 * n**3 * chained / region, {"n": n, "chained": chained, "region_s": region, "dispatch_s": dispatch}
+
+
+# The bandwidth probe (docs/statistics.md, "The bandwidth probe"), sized like the matmul probe: a vector four times
+# the largest last-level cache bench expects (256 MiB of float32: an H100's or H200's L2 is 50 MiB, a server CPU's
+# L3 up to ~100s of MiB), passes chained inside one compiled call until it lasts REGION_S.
+STREAM_N = 1 << 26  # elements (float32)
+
+
+def stream_bandwidth(engine: Engine, device: str, n: int = STREAM_N) -> tuple[float, dict[str, float]]:
+    """Bytes/s of chained elementwise passes over an ``n``-element float32 vector on ``device`` (each pass reads and
+    writes every element once, 8 bytes an element, as STREAM counts; the final sum reads it once more), and how the
+    probe was sized: ``n``, ``chained`` passes per call and the fastest call's ``region_s`` (seconds). Every compiled
+    call runs once untimed first."""
+    one = engine.stream_chain(device, n, 1)
+    one()
+    pass_s = _seconds(one)
+    chained = max(1, math.ceil(REGION_S / max(pass_s, 1e-9)))
+    run = engine.stream_chain(device, n, chained)
+    run()
+    region = min(_seconds(run) for _ in range(REPS))
+    return (8 * chained + 4) * n / region, {"n": n, "chained": chained, "region_s": region}
 
 
 def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from bench.records.parts import Check, Memory, Part, Placement, Process, RaceSettings, Topology
+from bench.records.parts import Check, Memory, Part, Placement, Process, RaceSettings, SecondBatch, Topology
 from bench.records.types import Count, Finite, Fraction, Positive, Rate, Seconds
 
 Status = Literal["ok", "failed", "skipped", "diverged"]
@@ -188,6 +188,10 @@ class Record(Part):
     flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
     flops_per_example: Rate | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: Rate | None = None
+    byte_count: str | None = None  # how the two byte figures were counted (bench.measure.traffic.BYTE_COUNT)
+    bytes_per_example: Count | None = None  # activation bytes one example moves in a training step (last stage's)
+    weight_bytes_per_step: Count | None = None  # weight and optimizer-state bytes a step moves, whatever the batch
+    second_batch: SecondBatch | None = None  # the extra timed stage at another batch (None: the sweep had one, or off)
     point_wall_s: Seconds | None = None  # data, build, compile, fit, probes: the whole point
     fit_wall_s: Seconds | None = None  # wall clock around the whole fit
     teardown_s: Seconds | None = None  # after the last epoch's end until fit returned
@@ -203,6 +207,10 @@ class Record(Part):
     peak_cached: bool | None = None  # read from this host's cache (bench.measure.peak_cache); None: before the cache
     # the matmul probe's sizing per precision: n, products per call, fastest call's region_s, fixed cost dispatch_s
     peak_probe: dict[str, dict[str, float]] | None = None
+    # the devices' memory bandwidth from bench's stream probe (bench.measure.probes.stream_bandwidth), bytes/s, and
+    # how it was sized (n float32 elements, chained passes per call, the fastest call's region_s); None: not measured
+    peak_bytes_per_s: Rate | None = None
+    bandwidth_probe: dict[str, float] | None = None
     datasheet_peak_flops_per_s: PeakFlops | None = None
     datasheet_peak_missing: str | None = None  # why a point has no datasheet peak (a CPU, an unknown accelerator)
     # set by bench.records.upgrade: every absent field's meaning is filled in (never stored)

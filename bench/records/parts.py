@@ -110,3 +110,17 @@ class RaceSettings(Part):
 
     max_repeats: int = Field(ge=2, le=1000)
     budget_s: Seconds = 0.0
+
+
+class SecondBatch(Part):
+    """A short extra timed stage after a point whose configuration the run swept at one batch only (issue 52): the
+    same model, compiled the same way, trained on at ``global_batch_size`` (twice the point's, else half) for a
+    warm-up epoch and a timed one of ``steps`` steps; ``step_s`` is the timed epoch's seconds per step, ``warmup_s``
+    the first epoch's (tracing, compilation), ``measure_s`` the whole stage. What tells a step's fixed cost from the
+    part that grows with the batch (bench.reporting.analysis.limits) where the sweep has no other batch."""
+
+    global_batch_size: Count
+    steps: Count
+    step_s: Seconds
+    warmup_s: Seconds | None = None
+    measure_s: Seconds | None = None

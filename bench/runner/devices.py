@@ -41,8 +41,8 @@ def record_placement(fit: Any) -> None:
 
 def record_peaks(fit: Any) -> None:
     """The peaks ``fit``'s MFU is held against: the worker's matmul probe (this host's cached figure, or measured by
-    a child process before the worker's framework started)
-    and the datasheet's for the devices that ran, or why the record has none."""
+    a child process before the worker's framework started), the devices' bandwidth and the step's byte count (the memory
+    floor), and the datasheet's for the devices that ran, or why the record has none."""
     from bench.measure.datasheets import datasheet_peak, why_no_peak
 
     rec, worker, precision = fit.rec, fit.worker, fit.point.precision
@@ -52,11 +52,28 @@ def record_peaks(fit: Any) -> None:
         rec.peak_measure_s = worker.peaks.measure_s
         rec.peak_measured_at, rec.peak_cached = worker.peaks.measured_at or None, worker.peaks.cached
         rec.peak_probe = {p: worker.peaks.probe[p] for p in sorted({"float32", precision}) if p in worker.peaks.probe}
+        rec.peak_bytes_per_s, rec.bandwidth_probe = worker.peaks.bytes_per_s, worker.peaks.bandwidth_probe
+    record_bytes(fit)
     info, accelerator = worker.resolved, worker.env.get("accelerator")
     rec.datasheet_peak_flops_per_s = datasheet_peak(info.device_kind, accelerator, precision, info.num_replicas,
                                                     rec.math_mode)
     if rec.datasheet_peak_flops_per_s is None:
         rec.datasheet_peak_missing = why_no_peak(info.device_kind, accelerator, precision, rec.math_mode)
+
+
+def record_bytes(fit: Any) -> None:
+    """The step's analytic byte count (:mod:`bench.measure.traffic`), the memory floor's numerator, read after the
+    fit (the optimizer's slots exist then); a model whose layers cannot be read (a subclassed model's layers have no
+    symbolic input) gets none and a note, never a failed point."""
+    from bench.measure.traffic import BYTE_COUNT, bytes_per_example, weight_bytes_per_step
+
+    try:
+        per_example = bytes_per_example(fit.model)
+        per_step = weight_bytes_per_step(fit.model, getattr(fit.model, "optimizer", None))
+    except Exception as e:  # a count beside the point, not the point
+        fit.rec.notes.append(f"no byte count (memory floor): {type(e).__name__}: {e}"[:300])
+        return
+    fit.rec.bytes_per_example, fit.rec.weight_bytes_per_step, fit.rec.byte_count = per_example, per_step, BYTE_COUNT
 
 
 def record_step_memory(fit: Any) -> None:

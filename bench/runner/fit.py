@@ -26,6 +26,7 @@ from bench.runner.feeds import describe_feed, make_feed
 from bench.runner.init_weights import weights_digest
 from bench.runner.plan import Point, WorkerJob
 from bench.runner.point_record import TPU_AUGMENTATION_NOTE
+from bench.runner.second_batch import measure_second_batch
 from bench.workloads import get_workload, stage_epochs
 
 TIMES = ("epoch_s", "train_s", "val_s")  # an epoch's seconds each process of a multi-process point reports
@@ -81,6 +82,7 @@ class PointFit:
         autotune_mark = self.worker.engine.autotune_mark()
         timer = self.train(stages)
         self.after_fit(timer, autotune_mark)
+        measure_second_batch(self)  # a short extra stage where the sweep has no other batch of this configuration
 
     def record_labels(self) -> None:
         """The labels' format as fed (``label_format``), with a note when bench adapted them to the model."""

@@ -166,6 +166,7 @@ class WorkerJob:
     race: dict[str, Any] | None = None  # repeats=auto: the race's settings, written into every record
     fresh_peak: bool = False  # measure_peak=fresh: measure the peak again instead of reading this host's cache
     float32_matmul: str = "framework"  # float32 matmuls/convolutions on a GPU: framework | tf32 | highest
+    second_batch: bool = True  # a short extra timed stage at another batch where the sweep has one batch only
 
     @classmethod
     def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
@@ -175,7 +176,7 @@ class WorkerJob:
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
                    cfg.tpu, cfg.tpu_connect_timeout_s, bool(cfg.measure_peak), cfg.measure_input, worker, log,
                    spawned_at, points[0].processes, process_id, coordinator, cfg.process_id >= 0, race_settings(cfg),
-                   cfg.measure_peak == "fresh", cfg.float32_matmul)
+                   cfg.measure_peak == "fresh", cfg.float32_matmul, bool(cfg.second_batch))
 
     def to_json(self) -> str:
         """One line of JSON."""

@@ -159,8 +159,8 @@ class Worker:
         return True
 
     def probe_peaks(self, points: list[Point]) -> dict[str, Any]:
-        """The devices' matmul peak per precision, per device (:func:`bench.measure.peak_cache.worker_peaks`); a
-        probe that failed is a note on every record (the points run without an MFU)."""
+        """The devices' matmul peak per precision and bandwidth, per device (:func:`bench.measure.peak_cache.
+        worker_peaks`); a probe that failed is a note on every record (the points run without an MFU)."""
         from bench.measure.peak_cache import run_start, worker_peaks
 
         job = self.job

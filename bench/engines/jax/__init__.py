@@ -16,6 +16,7 @@ from bench.engines.jax.device import (
     peak_memory_bytes,
     reset_peak_memory,
     set_float32_matmul,
+    stream_chain,
 )
 from bench.engines.jax.memory import step_memory
 from bench.engines.jax.pipelines import Pipelines, make_pipelines
@@ -46,4 +47,5 @@ __all__ = [
     "reset_peak_memory",
     "set_float32_matmul",
     "step_memory",
+    "stream_chain",
 ]

@@ -33,6 +33,15 @@ def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: in
     return lambda: step(a).block_until_ready()
 
 
+def stream_chain(device: str, n: int = 1 << 26, chained: int = 1) -> Callable[[], None]:
+    """A compiled program on ``device`` that adds 1 to every element of an ``n``-element float32 vector ``chained``
+    times (a loop: each pass needs the last), then sums it and waits: ``(8 chained + 4) n`` bytes read or written
+    (bench.measure.probes.stream_bandwidth)."""
+    a = jax.device_put(jnp.zeros((n,), jnp.float32), _device(device))
+    step = jax.jit(lambda x: jnp.sum(jax.lax.fori_loop(0, chained, lambda _, y: y + 1.0, x)))
+    return lambda: step(a).block_until_ready()
+
+
 def dispatch_probe(device: str) -> Callable[[], None]:
     """A compiled program on ``device`` that does almost nothing: its round trip is the fixed cost of one call."""
     one = jax.device_put(jnp.ones((), jnp.float32), _device(device))

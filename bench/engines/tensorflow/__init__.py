@@ -18,6 +18,7 @@ from bench.engines.tensorflow.device import (
     reset_peak_memory,
     set_float32_matmul,
     step_memory,
+    stream_chain,
 )
 from bench.engines.tensorflow.options import no_autotune
 from bench.engines.tensorflow.pipelines import Pipelines, make_pipelines
@@ -49,4 +50,5 @@ __all__ = [
     "reset_peak_memory",
     "set_float32_matmul",
     "step_memory",
+    "stream_chain",
 ]

@@ -31,6 +31,25 @@ def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: in
     return run
 
 
+def stream_chain(device: str, n: int = 1 << 26, chained: int = 1) -> Callable[[], None]:
+    """A ``tf.function`` on ``device`` that adds 1 to every element of an ``n``-element float32 vector ``chained``
+    times (a ``while_loop``: each pass needs the last), then sums it and fetches the sum: ``(8 chained + 4) n`` bytes
+    read or written (bench.measure.probes.stream_bandwidth)."""
+    with tf.device(device):
+        a = tf.zeros((n,), tf.float32)
+
+    @tf.function
+    def step(x: tf.Tensor) -> tf.Tensor:
+        _, y = tf.while_loop(lambda i, _: i < chained, lambda i, y: (i + 1, y + 1.0), (tf.constant(0), x))
+        return tf.reduce_sum(y)
+
+    def run() -> None:
+        with tf.device(device):
+            step(a).numpy()
+
+    return run
+
+
 def dispatch_probe(device: str) -> Callable[[], None]:
     """A ``tf.function`` on ``device`` that does almost nothing: its round trip is the fixed cost of one call."""
     with tf.device(device):

@@ -21,6 +21,7 @@ from bench.engines.torch.device import (
     reset_peak_memory,
     set_float32_matmul,
     step_memory,
+    stream_chain,
 )
 from bench.engines.torch.strategies import activate, compiler, lost, make_strategy, placement
 
@@ -47,4 +48,5 @@ __all__ = [
     "reset_peak_memory",
     "set_float32_matmul",
     "step_memory",
+    "stream_chain",
 ]

@@ -37,6 +37,22 @@ def matmul_chain(device: str, dtype: str = "float32", n: int = 1024, chained: in
     return run
 
 
+def stream_chain(device: str, n: int = 1 << 26, chained: int = 1) -> Callable[[], None]:
+    """A call on ``device`` that adds 1 to every element of an ``n``-element float32 vector ``chained`` times (one
+    kernel a pass, eagerly, each needing the last; in place, as the other engines' compilers reuse the buffer: a
+    fresh allocation per pass would time the allocator), then sums it and waits: ``(8 chained + 4) n`` bytes read or
+    written (bench.measure.probes.stream_bandwidth)."""
+    a = torch.zeros((n,), dtype=torch.float32, device=torch_device(device))
+
+    def run() -> None:
+        with torch.no_grad():
+            for _ in range(chained):
+                a.add_(1.0)
+            float(a.sum())
+
+    return run
+
+
 def dispatch_probe(device: str) -> Callable[[], None]:
     """A call on ``device`` that does almost nothing: its round trip is the fixed cost of one call."""
     dev = torch_device(device)

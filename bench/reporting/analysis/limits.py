@@ -7,7 +7,8 @@ part and a part that grows with the batch from a second batch ``B2`` of the same
 ``t = a + b·B`` gives the **fixed share** ``φ = a / t(B)`` (doubling the batch adds 10 % to the step: φ = 0.9). The
 **input share** ``ι`` is the training rate over the input pipeline's own; the **compute floor** ``t_c`` is the step's
 training FLOPs over the measured matmul peak at the arithmetic that ran; the **memory floor** ``t_m`` the step's bytes
-over a measured bandwidth (absent until bench measures one); the **device share** ``δ = max(t_c, t_m) / t(B)``.
+(:mod:`bench.measure.traffic`'s count) over the measured bandwidth (:func:`bench.measure.probes.stream_bandwidth`);
+the **device share** ``δ = max(t_c, t_m) / t(B)``.
 
 Rules, the first that fires (:func:`classify`): input-bound when ``ι ≥ 0.8`` (the report's existing line); with a
 second batch, overhead-bound when ``φ ≥ 0.5`` and ``δ < 0.25`` (mixed when the floors explain more); else the step
@@ -36,11 +37,21 @@ ROOF_MARGIN = 2.0  # compute- or memory-bound only when its floor is twice the o
 # Between-process spread of a step time where a configuration has fewer than 3 processes: the coefficient of
 # variation of steady epoch time across five processes on the 2-core CPU box (docs/statistics.md: 16 %)
 PROCESS_CV = 0.16
+# The spread of a step time within one process (the same docs/statistics.md measurement: five repeats inside one
+# process, 5.5 %): what an extra stage's ratio to its own point's step carries, the process's speed cancelling out
+IN_PROCESS_CV = 0.055
 Z95 = 1.959964
 
 INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
     "input-bound", "overhead-bound", "compute-bound", "memory-bound", "mixed", "undetermined")
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, MIXED)  # the labels a results table flags (input-bound: its own flag)
+# What would make a configuration with each label faster (the report's sentence and report.json say it)
+LEVERS = {
+    INPUT: "a faster input pipeline (decoded data cached, more parallel reads), not a faster device, would help",
+    OVERHEAD: "a larger batch or steps_per_execution would help; a faster device would not",
+    COMPUTE: "a faster device, or a narrower arithmetic (mixed precision), would help",
+    MEMORY: "fewer bytes moved (fusion, a narrower dtype) or more bandwidth would help",
+}
 
 
 @dataclass(frozen=True)
@@ -125,8 +136,8 @@ def classify(ev: Evidence) -> Limit:
 # same host, at another global batch
 PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precision", "host"]
 LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "fixed_share", "fixed_low",
-                 "fixed_high", "batch2", "step_ms", "step2_ms", "input_share", "compute_floor_ms", "device_share",
-                 "call_ms"]
+                 "fixed_high", "batch2", "batch2_from", "step_ms", "step2_ms", "input_share", "compute_floor_ms",
+                 "memory_floor_ms", "device_share", "call_ms"]
 
 
 def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
@@ -139,18 +150,36 @@ def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
     return math.sqrt(sd**2 / max(n1, 1) + sd**2 / max(n2, 1))
 
 
+def memory_floor_s(row: pd.Series, batch: int) -> float:
+    """Seconds the step's bytes take at the measured bandwidth: ``batch`` examples' activation bytes plus every
+    replica's weight bytes (each replica holds and updates all weights) over the devices' bandwidth (all replicas';
+    logical CPUs share the host's); NaN without a bandwidth or a byte count."""
+    bandwidth = row.get("peak_bytes_per_s", math.nan)
+    per_example, weights = row.get("bytes_per_example", math.nan), row.get("weight_bytes_per_step", math.nan)
+    replicas = row.get("num_replicas", 1)
+    replicas = int(replicas) if isinstance(replicas, int | float) and replicas == replicas and replicas > 0 else 1
+    if not (bandwidth > 0 and math.isfinite(per_example) and math.isfinite(weights)):
+        return math.nan
+    return float((batch * per_example + replicas * weights) / bandwidth)
+
+
 def evidence_of(row: pd.Series, partner: pd.Series | None) -> Evidence:
     """A summary row's :class:`Evidence` (seconds per training step), with ``partner``, the same configuration at
-    another batch, when there is one."""
+    another batch, when there is one; else the row's extra stage at a second batch (``second_batch``) when it ran."""
     batch = int(row["global_batch_size"])
     step = batch / row["examples_per_s"] if row["examples_per_s"] > 0 else math.nan
     peak, flops = row.get("peak_flops_per_s", math.nan), row.get("flops_per_example", math.nan)
     common = {"input_share": row["examples_per_s"] / row["input_examples_per_s"]
               if row.get("input_examples_per_s", 0) > 0 else math.nan,
               "compute_floor_s": flops * batch / peak if peak > 0 else math.nan,
+              "memory_floor_s": memory_floor_s(row, batch),
               "call_s": row.get("dispatch_s", math.nan) / int(row["steps_per_execution"])}
     if partner is None or not partner["examples_per_s"] > 0:
-        return Evidence(batch, step, **common)
+        size, step2 = int(row.get("second_batch") or 0), row.get("second_step_s", math.nan)
+        if not (size and step2 > 0):
+            return Evidence(batch, step, **common)
+        pairs = max(1, len(row["second_rates"]))  # each process timed both: its own speed cancels in the ratio
+        return Evidence(batch, step, size, step2, math.sqrt(2 / pairs) * math.log1p(IN_PROCESS_CV), **common)
     batch2 = int(partner["global_batch_size"])
     return Evidence(batch, step, batch2, batch2 / partner["examples_per_s"],
                     log_step_se(row["repeat_rates"], partner["repeat_rates"]), **common)
@@ -171,7 +200,9 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
             ev = limit.evidence
             rows.append({**{k: row[k] for k in PARTNER_KEY}, "global_batch_size": ev.batch, "limit": limit.label,
                          "fixed_share": limit.fixed, "fixed_low": limit.fixed_low, "fixed_high": limit.fixed_high,
-                         "batch2": ev.batch2, "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
+                         "batch2": ev.batch2, "batch2_from": "" if not ev.batch2 else "sweep" if partner is not None
+                         else "extra stage", "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
                          "input_share": ev.input_share, "compute_floor_ms": 1e3 * ev.compute_floor_s,
+                         "memory_floor_ms": 1e3 * ev.memory_floor_s,
                          "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s})
     return pd.DataFrame(rows, columns=LIMIT_COLUMNS)

@@ -38,6 +38,7 @@ import pandas as pd
 from bench.measure.datasheets import datasheet_peak
 from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
+from bench.reporting.frames.floors import probe_columns
 from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.labels import (
     compiler_mark,
@@ -53,25 +54,6 @@ from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, lea
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
 from bench.reporting.stats.sample import as_float, finite_median, last_finite
-
-
-def _peak_for(peak: Any, precision: str) -> float:
-    """Look up a peak FLOP/s (dict keyed by dtype, or a plain number) for a Keras precision policy."""
-    if isinstance(peak, dict):
-        for key in (precision, precision.removeprefix("mixed_")):
-            if key in peak:
-                return as_float(peak[key])
-        return math.nan
-    return as_float(peak)
-
-
-def _probe_columns(r: Record) -> dict[str, Any]:
-    """The matmul probe's figures at the point's precision: peak FLOP/s, the datasheet's, the probe's scope, and the
-    fixed cost of one compiled call (s)."""
-    return {"peak_flops_per_s": _peak_for(r.peak_flops_per_s, r.precision),
-            "datasheet_peak_flops_per_s": _peak_for(r.datasheet_peak_flops_per_s, r.precision),
-            "peak_scope": r.peak_scope or "",
-            "dispatch_s": _peak_for({k: v.get("dispatch_s") for k, v in (r.peak_probe or {}).items()}, r.precision)}
 
 
 def error_text(error: ErrorInfo | None) -> str:
@@ -205,7 +187,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",
         "input_examples_per_s": as_float(r.input_examples_per_s),
         "flops_per_example": as_float(r.flops_per_example),
-        **_probe_columns(r),
+        **probe_columns(r),
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
         "device_scope": _device_scope(r),

@@ -84,6 +84,8 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "flops_per_example": flops, "gflops_per_s": gflops, "peak_flops_per_s": peak,
         "dispatch_s": finite_median(ok["dispatch_s"]),  # one compiled call's fixed cost (the matmul probe's)
+        **{c: finite_median(ok[c]) for c in ("peak_bytes_per_s", "bytes_per_example", "weight_bytes_per_step")},
+        **_second_batch(ok),
         # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %
         "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak else math.nan,
         "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
@@ -94,6 +96,17 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "step_mib": _max(g["step_mib"]),
         "race_looks": int(max(g["race_looks"])),
     }
+
+
+def _second_batch(ok: dict[str, list[Any]]) -> dict[str, Any]:
+    """The extra stage's batch (0: none), median seconds per step and examples/s per process, over the ok points
+    that ran it at the commonest such batch."""
+    sizes = [int(b) for b in ok["second_batch"] if b]
+    if not sizes:
+        return {"second_batch": 0, "second_step_s": math.nan, "second_rates": ()}
+    size = max(set(sizes), key=sizes.count)
+    steps = [s for b, s in zip(ok["second_batch"], ok["second_step_s"], strict=True) if b == size and s > 0]
+    return {"second_batch": size, "second_step_s": finite_median(steps), "second_rates": tuple(size / s for s in steps)}
 
 
 def _max(values: Any) -> float:

@@ -22,6 +22,7 @@ from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.frames.keys import CONFIG_KEY, rows_of
 from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import ratio_ci
+from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
@@ -124,6 +125,7 @@ class Configuration(_Part):
     target: Target | None = None
     parity: list[Parity] = Field(default_factory=list)
     speedup: Speedup | None = None
+    limit: Limit | None = None  # what limits it, its evidence and lever (bench.reporting.analysis.limits)
 
 
 class Answer(_Part):
@@ -204,7 +206,7 @@ def _per_repeat(r: pd.Series, column: str, value_column: str | None = None) -> S
                   low=_num(r[f"{column}_low"]), high=_num(r[f"{column}_high"]), n=len(samples), samples=samples)
 
 
-def _configuration(r: pd.Series, mine: pd.DataFrame) -> Configuration:
+def _configuration(r: pd.Series, mine: pd.DataFrame, limit: Limit | None = None) -> Configuration:
     """One configuration's object from its summary row ``r`` and its parity rows ``mine``."""
     target = None
     if r["status"] == "ok" and math.isfinite(as_float(r["target_accuracy"])):
@@ -226,7 +228,7 @@ def _configuration(r: pd.Series, mine: pd.DataFrame) -> Configuration:
         train_s=_per_repeat(r, "repeat_train_s"), epoch_s=_per_repeat(r, "repeat_epoch_s"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
-        target=target, speedup=speedup,
+        target=target, speedup=speedup, limit=limit,
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),
@@ -255,7 +257,9 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
 def report_data(a: Analysis) -> ReportData:
     """The verdicts of an analysis as data (module docstring)."""
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
-    configs = [_configuration(r, parity.rows(r)) for _, r in a.summary.iterrows()]
+    limits = limits_by_config(a.limits)
+    configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
+               for _, r in a.summary.iterrows()]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
                       workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))

@@ -1,4 +1,5 @@
-"""The Cost, Prices used and Lower bound sections (the numbers are :mod:`bench.reporting.analysis.cost`'s).
+"""The Cost and Prices used sections, and the cells of the "What this model could reach" one (the numbers are
+:mod:`bench.reporting.analysis.cost`'s).
 """
 
 from __future__ import annotations
@@ -9,21 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.measure.datasheets import DATASHEET_PEAK_FLOPS, chip_of
 from bench.reporting.analysis.cost import (
-    bound_arithmetic,
-    bound_devices,
     break_even_usd_per_hour,
-    epoch_flops,
     frontier,
-    lower_bound_s,
     single_price,
-    units,
 )
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.text import DASH, markdown_table, seconds, usd
-from bench.reporting.stats.sample import as_float
 
 
 def _or_nan(v: float | None) -> float:
@@ -113,56 +107,6 @@ def bound_cell(s: float) -> str:
     return f"≥ {seconds(s * 1e3)} ms" if s >= 1e-4 else f"≥ {seconds(s * 1e6)} µs"
 
 
-def _times(ratio: float) -> str:
+def times_cell(ratio: float) -> str:
     """``583x`` / ``2.4x``: how many times the bound a measurement took."""
     return DASH if not math.isfinite(ratio) else f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
-
-
-def bounds_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None) -> list[str]:
-    """A workload's section: its fastest configuration that learns, and the shortest its training epoch could
-    take on one chip of the device that ran it and of each accelerator of :data:`BOUND_DEVICES`, at 100 % of the
-    chip's dense datasheet peak in the arithmetic the run would use there (:func:`bound_arithmetic`; the column says
-    which); on the device that ran, how many times that bound the measurement took; with ``prices``, what that
-    shortest epoch would cost at the chip's hourly price (USD)."""
-    ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
-    ok = ok[ok["train_s_median"].map(math.isfinite)]
-    if "not_learning" in ok:  # training that learns
-        ok = ok[ok["not_learning"].fillna("") == ""]
-    if ok.empty:
-        return []
-    fastest = ok.sort_values("train_s_median", kind="stable").iloc[0]
-    flops = epoch_flops(fastest)
-    ran = chip_of(str(fastest.get("device_kind")), str(fastest.get("accelerator") or ""))
-    row = {"fastest measured": config_label(fastest), "train s/epoch": seconds(fastest["train_s_median"]),
-           "GFLOP/epoch": f"{flops / 1e9:,.1f}"}
-    times = {"fastest measured": "measured ÷ bound, on the chips that ran", "train s/epoch": "", "GFLOP/epoch": ""}
-    cost = {"fastest measured": "USD per 1M training examples at that bound", "train s/epoch": "",
-            "GFLOP/epoch": ""}
-    per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
-    devices = bound_devices([(ran.kind, ran.model)] if ran is not None else [])
-    chips = units(ran.kind, str(fastest.get("accelerator")), as_float(fastest.get("num_replicas", 1)),
-                  math.nan) if ran is not None else 1.0  # the bound on the chips that ran is the bound / chips
-    for name, kind, model, key in devices:
-        here = ran is not None and (ran.kind, ran.model) == (kind, model)
-        recorded = str(fastest.get("math_mode") or "")
-        tag = recorded if here and (kind, model, recorded) in DATASHEET_PEAK_FLOPS else bound_arithmetic(
-            kind, model, str(fastest["precision"]))
-        bound = lower_bound_s(flops, DATASHEET_PEAK_FLOPS.get((kind, model, tag or "")))
-        column = f"{name} ({tag.upper()})" if tag else name
-        row[column] = bound_cell(bound)
-        times[column] = _times(fastest["train_s_median"] * chips / bound) if here else ""
-        price = prices[key].usd_per_hour if prices is not None and key in prices else None
-        cost[column] = (f"≥ {usd(bound * per_million * price / 3600)}" if price is not None and math.isfinite(bound)
-                        else DASH)
-    table = [row] + ([times] if ran is not None else []) + ([cost] if prices is not None else [])
-    return ["### Lower bound on other accelerators", "",
-            "The shortest this training epoch could possibly take on one chip of each accelerator: its FLOPs "
-            "over the chip's dense datasheet peak in the arithmetic the run would use there (in brackets: TF32 "
-            "for float32 on GPUs that have it, bf16 on TPUs), at 100 % of it. A bound, not a prediction: real "
-            "epochs are longer (input pipeline, host calls, memory traffic, and no device runs at its peak). "
-            "n chips divide it by n at best."
-            + (" On the device that ran: how many times its bound (over the chips that ran) the measurement took."
-               if ran is not None else "")
-            + (" The last row prices it (*Prices used*): the least a million training examples could cost "
-               "there." if prices is not None else ""), "",
-            markdown_table(table), ""]

@@ -20,8 +20,9 @@ from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.accuracy import parity_section
 from bench.reporting.render.markdown.answer import answer_section, best_section
-from bench.reporting.render.markdown.cost import bounds_section, cost_section, prices_used_section
+from bench.reporting.render.markdown.cost import cost_section, prices_used_section
 from bench.reporting.render.markdown.learning import learns_nowhere, not_learning_section
+from bench.reporting.render.markdown.reach import reach_section
 from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
 from bench.reporting.render.markdown.tables import (
     break_even_section,
@@ -138,7 +139,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
             lines += not_learning_section(g)
             figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
         else:
-            bound = bounds_section(g, table)
+            bound = reach_section(g, table, a.limits)
             bounded = bounded or bool(bound)
             lines += bound
             if priced is not None:

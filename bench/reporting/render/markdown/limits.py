@@ -8,22 +8,13 @@ import math
 import pandas as pd
 
 from bench.reporting.analysis.limits import (
-    COMPUTE,
     FIXED_SHARE,
     INPUT,
-    MEMORY,
+    LEVERS,
     MIXED,
-    OVERHEAD,
     UNDETERMINED,
 )
 from bench.reporting.frames.keys import CONFIG_KEY
-
-LEVERS = {
-    INPUT: "a faster input pipeline (decoded data cached, more parallel reads), not a faster device, would help",
-    OVERHEAD: "a larger batch or steps_per_execution would help; a faster device would not",
-    COMPUTE: "a faster device, or a narrower arithmetic (mixed precision), would help",
-    MEMORY: "fewer bytes moved (fusion, a narrower dtype) or more bandwidth would help",
-}
 
 
 def _ms(value: float) -> str:
@@ -44,15 +35,20 @@ def limit_sentence(lim: pd.Series) -> str:
     label, step = lim["limit"], lim["step_ms"]
     floor = (f"; its FLOPs at the measured peak take {_ms(lim['compute_floor_ms'])}"
              if math.isfinite(lim["compute_floor_ms"]) else "")
+    memory = lim.get("memory_floor_ms", math.nan)
+    floor += (f"{', its' if floor else '; its'} bytes at the measured bandwidth {_ms(memory)}"
+              if math.isfinite(memory) else "")
     if label == INPUT:
         return (f"**{label}**: training runs at {lim['input_share']:.0%} of the rate its input pipeline delivers "
                 f"alone; {LEVERS[INPUT]}")
     if not lim["batch2"]:
         return (f"**{UNDETERMINED}**: {_ms(step)} a step at b{lim['global_batch_size']}{floor}; the records hold no "
                 "other batch of this configuration, which is what tells fixed from per-example cost (sweep "
-                f"batch_sizes=[{lim['global_batch_size']},{2 * lim['global_batch_size']}])")
+                f"batch_sizes=[{lim['global_batch_size']},{2 * lim['global_batch_size']}], or run with "
+                "second_batch=true, the default since 2026-11-28)")
+    extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
     fixed = (f"{lim['fixed_share']:.0%} [{lim['fixed_low']:.0%}, {lim['fixed_high']:.0%}] of it fixed "
-             f"({_ms(lim['step2_ms'])} at b{lim['batch2']})")
+             f"({_ms(lim['step2_ms'])} at b{lim['batch2']}{extra})")
     said = f"{_ms(step)} a step at b{lim['global_batch_size']}, {fixed}{floor}"
     if label in LEVERS:
         return f"**{label}**: {said}: {LEVERS[label]}"
@@ -60,6 +56,6 @@ def limit_sentence(lim: pd.Series) -> str:
         return f"**{label}**: {said}: fixed cost and device work both weigh"
     why = (f"its fixed share's interval straddles {FIXED_SHARE:.0%} (more repeats would tell)"
            if lim["fixed_low"] < FIXED_SHARE <= lim["fixed_high"] else
-           "the step grows with the batch, and neither counted floor explains it (memory traffic or uncounted "
-           "work: a profiler would tell)")
+           "the step grows with the batch and its compute floor explains under half of it; these records have no "
+           "memory floor (bandwidth probe or byte count) to tell memory traffic from uncounted work")
     return f"**{UNDETERMINED}**: {said}; {why}"

@@ -1,0 +1,124 @@
+"""The "What this model could reach" section (issue 52): a workload's fastest configuration that learns, its measured
+training epoch against three floors, on the device that ran (measured figures) and on one chip of each accelerator
+of :data:`~bench.reporting.analysis.cost.BOUND_DEVICES` (datasheet figures):
+
+* **compute floor**: the epoch's training FLOPs over the peak (the measured matmul peak where it ran; the dense
+  datasheet peak in the arithmetic the run would use elsewhere);
+* **memory floor**: the epoch's bytes (:mod:`bench.measure.traffic`'s count) over the bandwidth (the measured
+  stream bandwidth where it ran; the datasheet's where bench has a source, else none);
+* **host floor**: the epoch's steps times the measured fixed cost of a step (the part of the step that does not
+  grow with the batch, from two batches; else one compiled call's fixed cost), on the device that ran only;
+
+and, on the device that ran, how many times the largest floor the measured epoch took. With prices, the least a
+million training examples could cost at the largest floor. Numbers from :mod:`bench.reporting.analysis.cost`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from bench.measure.datasheets import BANDWIDTH, DATASHEET_PEAK_FLOPS, chip_of
+from bench.reporting.analysis.cost import bound_arithmetic, bound_devices, epoch_flops, lower_bound_s, units
+from bench.reporting.frames.labels import config_label
+from bench.reporting.load.prices import Price
+from bench.reporting.render.markdown.cost import bound_cell, times_cell
+from bench.reporting.render.markdown.limits import limit_of
+from bench.reporting.render.text import DASH, markdown_table, seconds, usd
+from bench.reporting.stats.sample import as_float
+
+FIRST = "fastest measured"
+
+
+def _fastest(g: pd.DataFrame) -> pd.Series | None:
+    """The fastest finished configuration that learns and has a FLOP count (None: none)."""
+    ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
+    ok = ok[ok["train_s_median"].map(math.isfinite)]
+    if "not_learning" in ok:
+        ok = ok[ok["not_learning"].fillna("") == ""]
+    return None if ok.empty else ok.sort_values("train_s_median", kind="stable").iloc[0]
+
+
+def epoch_bytes(row: pd.Series, replicas: float = 1.0) -> float:
+    """Bytes one training epoch moves: per step, the batch's activation bytes plus each replica's weight bytes."""
+    per_example, weights = as_float(row.get("bytes_per_example")), as_float(row.get("weight_bytes_per_step"))
+    return float(row["steps_per_epoch"]) * (float(row["global_batch_size"]) * per_example + replicas * weights)
+
+
+def host_floor_s(row: pd.Series, limits: pd.DataFrame | None) -> tuple[float, str]:
+    """(seconds, how): the epoch's steps times the measured fixed cost of a step: the fixed share of the step from
+    the configuration's two batches where the label had them, else one compiled call's fixed cost per step."""
+    lim = limit_of(limits, row) if limits is not None else None
+    steps = float(row["steps_per_epoch"])
+    if lim is not None and math.isfinite(lim["fixed_share"]) and lim["fixed_share"] > 0:
+        return steps * min(1.0, lim["fixed_share"]) * lim["step_ms"] / 1e3, "fixed share of the step, two batches"
+    call = as_float(row.get("dispatch_s")) / max(1, int(row["steps_per_execution"]))
+    return (steps * call, "one compiled call's fixed cost") if math.isfinite(call) else (math.nan, "")
+
+
+def reach_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None,
+                  limits: pd.DataFrame | None = None) -> list[str]:
+    """A workload's section (module docstring); [] when no configuration that learns has a FLOP count."""
+    fastest = _fastest(g)
+    if fastest is None:
+        return []
+    flops, measured = epoch_flops(fastest), float(fastest["train_s_median"])
+    ran = chip_of(str(fastest.get("device_kind")), str(fastest.get("accelerator") or ""))
+    replicas = as_float(fastest.get("num_replicas", 1))
+    replicas = replicas if math.isfinite(replicas) and replicas > 0 else 1.0
+    host, how = host_floor_s(fastest, limits)
+    here_name = f"{fastest.get('accelerator') or str(fastest.get('device_kind') or 'device').upper()}, measured"
+    here = (lower_bound_s(flops, as_float(fastest.get("peak_flops_per_s"))),
+            _over(epoch_bytes(fastest, replicas), as_float(fastest.get("peak_bytes_per_s"))), host)
+    columns = {here_name: (*here, times_cell(measured / max((f for f in here if math.isfinite(f)), default=math.nan)),
+                           math.nan)}
+    per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
+    chips = units(ran.kind, str(fastest.get("accelerator")), replicas, math.nan) if ran is not None else 1.0
+    for name, kind, model, key in bound_devices([(ran.kind, ran.model)] if ran is not None else []):
+        recorded = str(fastest.get("math_mode") or "")
+        same = ran is not None and (ran.kind, ran.model) == (kind, model)
+        tag = recorded if same and (kind, model, recorded) in DATASHEET_PEAK_FLOPS else bound_arithmetic(
+            kind, model, str(fastest["precision"]))
+        floors = (lower_bound_s(flops, DATASHEET_PEAK_FLOPS.get((kind, model, tag or ""))),
+                  _over(epoch_bytes(fastest), BANDWIDTH.get((kind, model), math.nan)))
+        largest = max((f for f in floors if math.isfinite(f)), default=math.nan)
+        price = prices[key].usd_per_hour if prices is not None and key in prices else None
+        columns[f"{name} ({tag.upper()})" if tag else name] = (
+            *floors, math.nan, times_cell(measured * chips / largest) if same else "",
+            largest * per_million * price / 3600 if price is not None else math.nan)
+    return _table(fastest, flops, columns, how, prices is not None)
+
+
+def _over(numerator: float, rate: float) -> float:
+    return numerator / rate if rate > 0 and math.isfinite(numerator) and numerator > 0 else math.nan
+
+
+def _table(fastest: pd.Series, flops: float, columns: dict[str, tuple[Any, ...]], how: str,
+           priced: bool) -> list[str]:
+    """The section's lines: a row per floor, the measured epoch over the largest floor, and the priced floor."""
+    label = config_label(fastest)
+    gb = epoch_bytes(fastest) / 1e9
+    rows = [{FIRST: f"{label}: compute floor (FLOPs ÷ peak)", "train s/epoch": seconds(fastest["train_s_median"]),
+             "GFLOP/epoch": f"{flops / 1e9:,.1f}", "GB/epoch": f"{gb:,.2f}" if math.isfinite(gb) else DASH},
+            {FIRST: "memory floor (bytes ÷ bandwidth)"},
+            {FIRST: f"host floor (steps × fixed cost of a step: {how or 'not measured'})"},
+            {FIRST: "measured ÷ largest floor, where it ran"}]
+    rows += [{FIRST: "USD per 1M training examples at the largest floor"}] if priced else []
+    for row in rows[1:]:
+        row.update({"train s/epoch": "", "GFLOP/epoch": "", "GB/epoch": ""})
+    for name, (compute, memory, host, ratio, cost) in columns.items():
+        rows[0][name], rows[1][name], rows[2][name], rows[3][name] = (
+            bound_cell(compute), bound_cell(memory), bound_cell(host) if math.isfinite(host) else DASH, ratio)
+        if priced:
+            rows[4][name] = f"≥ {usd(cost)}" if math.isfinite(cost) else DASH
+    return ["### What this model could reach", "",
+            "The shortest this training epoch could take, floor by floor: its FLOPs at the peak, its bytes at the "
+            "memory bandwidth (counted layer by layer: docs/reports.md), its steps at the fixed cost of a step. "
+            "Measured where it ran; on one chip of each other accelerator at its dense datasheet peak in the "
+            "arithmetic the run would use there (TF32 for float32 where a GPU has it, bf16 on TPUs) and its "
+            "datasheet bandwidth (— where bench has no source). Floors, not predictions: an epoch takes at least "
+            "the largest; n chips divide the compute and memory floors by n at best.", "",
+            markdown_table(rows), ""]

@@ -1,0 +1,57 @@
+"""What limits it, on real runs (issue 52): the four workloads of examples/regimes.py, built to be input-, overhead-,
+compute- and memory-bound, each run at two batches in five processes under TensorFlow and under JAX on this
+project's 2-core CPU box (2026-11-28, ``python -m bench suite=regimes repeats=5 [backends=[jax]]``; the records are
+tests/data/regimes_2026_11_28). Each gets its label from its records, pooled over the five processes, and from each
+process alone (one process a side) in at least 4 of 5 (the fifth: undetermined, or for the sleeping pipeline at
+b32 under TensorFlow once overhead-bound: that process trained at 78 % of its pipeline's rate, under the 80 % line,
+and a sleep per batch is a fixed cost per step).
+
+A test of the labels read from real records, not a timed test: the runs themselves take ~8 minutes a backend."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench.records import load_records
+from bench.reporting.analysis.limits import COMPUTE, INPUT, MEMORY, OVERHEAD, limits_frame
+from bench.reporting.frames.summary import summarize
+
+DATA = Path(__file__).parent / "data" / "regimes_2026_11_28"
+# each workload's label at the batch that makes the regime (its other batch is the partner that separates a fixed
+# cost from one that grows with the batch)
+EXPECTED = {("regime_input", 32): INPUT, ("regime_input", 128): INPUT, ("regime_overhead", 8): OVERHEAD,
+            ("regime_compute", 2048): COMPUTE, ("regime_memory", 512): MEMORY}
+
+
+def _labels(records: list) -> dict[tuple[str, int], str]:
+    frame = limits_frame(summarize(records))
+    return {(r["workload"], int(r["global_batch_size"])): r["limit"] for _, r in frame.iterrows()}
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+def test_each_regime_workload_gets_its_label_pooled_and_in_4_of_5_processes_alone(backend: str) -> None:
+    records = load_records([DATA / backend]).records
+    assert len(records) == 40 and {r["status"] for r in records} == {"ok"}
+    assert {r["backend"] for r in records} == {backend}
+    pooled = _labels(records)
+    assert {k: pooled[k] for k in EXPECTED} == EXPECTED
+    per_process: dict[tuple[str, int], Counter] = {k: Counter() for k in EXPECTED}
+    for repeat in range(5):
+        alone = _labels([r for r in records if r["point"]["repeat"] == repeat])
+        for key in EXPECTED:
+            per_process[key][alone[key]] += 1
+    for key, label in EXPECTED.items():
+        assert per_process[key][label] >= 4, (key, dict(per_process[key]))
+
+
+def test_the_memory_bound_workload_moves_bytes_and_the_compute_bound_one_does_arithmetic() -> None:
+    """The floors behind the two device labels, from the records' own counts: the LayerNorm stack's bytes at the
+    probe's bandwidth take over 10x its FLOPs at the probe's peak; the Dense stack's FLOPs over 10x its bytes."""
+    frame = limits_frame(summarize(load_records([DATA / "tensorflow"]).records)).set_index(
+        ["workload", "global_batch_size"])
+    memory, compute = frame.loc[("regime_memory", 512)], frame.loc[("regime_compute", 2048)]
+    assert memory["memory_floor_ms"] > 10 * memory["compute_floor_ms"]
+    assert compute["compute_floor_ms"] > 10 * compute["memory_floor_ms"]
