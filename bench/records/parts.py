@@ -115,9 +115,10 @@ class RaceSettings(Part):
 class SecondBatch(Part):
     """A short extra timed stage after a point whose configuration the run swept at one batch only (issue 52): the
     same model, compiled the same way, trained on at ``global_batch_size`` (twice the point's, else half) for a
-    warm-up epoch and a timed one of ``steps`` steps; ``step_s`` is the timed epoch's seconds per step, ``warmup_s``
-    the first epoch's (tracing, compilation), ``measure_s`` the whole stage. What tells a step's fixed cost from the
-    part that grows with the batch (bench.reporting.analysis.limits) where the sweep has no other batch."""
+    warm-up of one execution and a timed epoch of ``steps`` steps; ``step_s`` is the timed epoch's seconds per step,
+    ``warmup_s`` the warm-up's (tracing, compilation), ``measure_s`` the whole stage. What tells a step's fixed
+    cost from the part that grows with the batch (bench.reporting.analysis.limits) where the sweep has no other
+    batch."""
 
     global_batch_size: Count
     steps: Count

@@ -4,8 +4,8 @@ SecondBatch`). What limits a step is read from how its time grows with the batch
 configuration gives that already, so the stage runs only where it has one (config key ``second_batch``).
 
 The point's trained model, compiled as it was, is fed the same examples at twice the batch (half where twice does
-not fit the training split): one warm-up epoch (the new shape traces and compiles), then one timed epoch of at most
-:data:`MAX_STEPS` steps, a whole number of executions. A stage that fails is a note, never a failed point.
+not fit the training split): a warm-up of one execution (the new shape traces and compiles), then one timed epoch
+of at most :data:`MAX_STEPS` steps, a whole number of executions. A stage that fails is a note, never a failed point.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bench.records.parts import SecondBatch
 from bench.runner.feeds import make_feed
 from bench.runner.plan import Point
 
-MAX_STEPS = 32  # the timed epoch's steps at most (rounded down to whole executions)
+MAX_STEPS = 16  # the timed epoch's steps at most (rounded down to whole executions)
 
 
 def _configuration(p: Point) -> tuple:
@@ -69,10 +69,12 @@ def _timed(fit: Any, gb2: int) -> SecondBatch:
     point = fit.point
     pipes = make_feed(fit.worker.engine, fit.workload, fit.arrays, gb2, point.seed, point.input_pipeline, 2)
     inputs = pipes.fit_inputs(pipes.train)
+    timer = EpochTimer(gb2)
+    # warm-up: one execution (the new shape traces and compiles), then the timed epoch, a whole number of them
+    fit.model.fit(**{**inputs, "steps_per_epoch": fit.spe}, epochs=1, verbose=0, callbacks=[timer])
     if "steps_per_epoch" in inputs:  # an endless pipeline: a short epoch of whole executions
         inputs["steps_per_epoch"] = max(fit.spe, min(MAX_STEPS, inputs["steps_per_epoch"]) // fit.spe * fit.spe)
-    timer = EpochTimer(gb2)
-    fit.model.fit(**inputs, epochs=2, verbose=0, callbacks=[timer])
+    fit.model.fit(**inputs, epochs=1, verbose=0, callbacks=[timer])
     warm, timed = timer.rows[0], timer.rows[-1]
     return SecondBatch(global_batch_size=gb2, steps=int(timed["steps"]), step_s=timed["train_s"] / timed["steps"],
                        warmup_s=warm["epoch_s"])
