@@ -36,38 +36,9 @@ from bench.reporting.render.markdown.tables import (
 from bench.reporting.render.text import workload_title
 from bench.reporting.verdicts import Analysis
 
-HOW_TO_READ = (
-    "How to read this: every figure comes from the point records alone. Epoch 1 is the **warm-up** epoch "
-    "(tracing, XLA/TPU compilation, cache fill); the **steady state** is epochs 2..n. **examples/s** is the "
-    "one measure that ranks configurations and gives speedups: training examples per second of the steady "
-    "epochs (validation excluded), the median over a repeat's steady epochs, then the geometric mean over "
-    "repeats. **One repeat = one worker process** (the process is what varies between runs), and the repeats "
-    "of all strategies are interleaved. Training s/epoch is shown as median [IQR] over all steady "
-    "epochs; warm-up is epoch 1 minus the steady median epoch time (training + validation), plus a later "
-    "training stage's own warm-up. **spe** is the steps_per_execution that ran. **Speedup** "
-    "is examples/s over the baseline's at equal workload, dataset, global batch, spe "
-    "and precision, on the same host when possible. Repeats, not epochs, are the sample: with "
-    "fewer than 3 repeats on a side a speedup is shown as `1.11x (n=1)`, with no interval and no claim; "
-    "with 3 or more it gets a 95% interval (Welch's t on log throughput per repeat; a `repeats=auto` run's at "
-    "1 - 0.05/max_repeats), `1.11x [1.02, 1.23]`, "
-    "and a leading `~` when the interval contains 1 (not significant). For accuracy the unit is the **training "
-    "run**: repeat r trains from seed + r (weights, dropout, data order), the same seed under every strategy, "
-    "so accuracy is a median over seeds with their range. A configuration **learns** when it is "
-    "not flagged *not learning* (loss falls by 5%, accuracy clear of chance) and its accuracy holds: at least "
-    "half its seeds reach the workload's **target** validation accuracy (**s to target** = training "
-    "seconds, warm-up included, until the first epoch at or above it, median over those seeds), or, where there "
-    "is no target, paired by seed with the baseline at the same configuration, it is not significantly below "
-    "it by more than the parity margin on average (with fewer than 3 seeds: no claim); only those are ranked. "
-    "Without a target, the fastest configuration that learns is the answer only when no other ends more than "
-    "the parity margin above it (median over seeds); otherwise the answer shows the trade-off and names no "
-    "winner. "
-    "**GFLOP/s** = analytic training FLOPs "
-    "per example (forward + weight gradients + input gradients only where a gradient flows) x examples/s; "
-    "**MFU** = GFLOP/s over the run's peak on that machine in *Peaks used for MFU* (the highest matmul probe of "
-    "its worker processes; none shown when a model ran faster than the probe); the datasheet column uses the "
-    "vendor's peak for the math mode that ran (TF32 on a recent GPU). Failed, skipped and diverged points are "
-    "listed, never dropped."
-)
+HOW_TO_READ = ("How to read this: every figure comes from the point records alone; what warm-up, steady state, "
+               "examples/s, repeats, intervals, *learns*, the target, GFLOP/s and MFU mean is bench's docs/reports.md, "
+               "*How to read a report*.")
 
 
 def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
