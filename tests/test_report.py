@@ -309,3 +309,14 @@ def test_a_count_says_its_noun_in_the_right_number() -> None:
     from bench.reporting.render.text import counted
 
     assert (counted(1, "epoch"), counted(5, "epoch"), counted(2.0, "seed")) == ("1 epoch", "5 epochs", "2 seeds")
+
+
+def test_long_text_is_cut_at_a_word_boundary() -> None:
+    """Issue 53: the H200 report's absent-TPU line ended "(tpu: INT…", a word cut in two."""
+    from bench.reporting.render.text import shorten
+
+    reason = ("StrategyUnavailable: JAX's TPU backend failed to initialise (tpu: INTERNAL: Failed to open "
+              "libtpu.so: libtpu.so: cannot open shared object file)")
+    cut = shorten(reason, 70)
+    assert len(cut) <= 70 and cut.endswith("initialise (tpu…") and reason.startswith(cut[:-1])
+    assert shorten("short", 70) == "short" and shorten("x" * 100, 10) == "x" * 9 + "…"  # no space: cut as before

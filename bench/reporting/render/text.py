@@ -41,8 +41,14 @@ def markdown_table(rows: list[dict[str, Any]] | pd.DataFrame) -> str:
 
 
 def shorten(text: str, limit: int = 90) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis (long error messages in table cells)."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """``text`` cut to at most ``limit`` characters with an ellipsis (long error messages in table cells), at the
+    last word boundary when one lies in the second half of the cut (a word is never cut in two: "(tpu: INT…" read
+    as a word of its own); mid-word only for a text without spaces there."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= limit // 2 else cut).rstrip(" ,;:(") + "…"
 
 
 def counted(n: float, noun: str) -> str:
