@@ -150,17 +150,21 @@ def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
     return math.sqrt(sd**2 / max(n1, 1) + sd**2 / max(n2, 1))
 
 
-def memory_floor_s(row: pd.Series, batch: int) -> float:
-    """Seconds the step's bytes take at the measured bandwidth: ``batch`` examples' activation bytes plus every
-    replica's weight bytes (each replica holds and updates all weights) over the devices' bandwidth (all replicas';
-    logical CPUs share the host's); NaN without a bandwidth or a byte count."""
-    bandwidth = row.get("peak_bytes_per_s", math.nan)
+def step_bytes(row: pd.Series, batch: float, replicas: float) -> float:
+    """Bytes one step moves: ``batch`` examples' activation bytes plus ``replicas`` times the weight bytes (each
+    replica holds and updates all weights); NaN without a byte count."""
     per_example, weights = row.get("bytes_per_example", math.nan), row.get("weight_bytes_per_step", math.nan)
+    return float(batch * per_example + replicas * weights)
+
+
+def memory_floor_s(row: pd.Series, batch: int) -> float:
+    """Seconds the step's bytes (:func:`step_bytes`, the row's replicas) take at the devices' measured bandwidth
+    (all replicas'; logical CPUs share the host's); NaN without a bandwidth or a byte count."""
+    bandwidth = row.get("peak_bytes_per_s", math.nan)
     replicas = row.get("num_replicas", 1)
     replicas = int(replicas) if isinstance(replicas, int | float) and replicas == replicas and replicas > 0 else 1
-    if not (bandwidth > 0 and math.isfinite(per_example) and math.isfinite(weights)):
-        return math.nan
-    return float((batch * per_example + replicas * weights) / bandwidth)
+    moved = step_bytes(row, batch, replicas)
+    return moved / bandwidth if bandwidth > 0 and math.isfinite(moved) else math.nan
 
 
 def evidence_of(row: pd.Series, partner: pd.Series | None) -> Evidence:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from bench.measure.datasheets import BANDWIDTH, DATASHEET_PEAK_FLOPS, chip_of
 from bench.reporting.analysis.cost import bound_arithmetic, bound_devices, epoch_flops, lower_bound_s, units
+from bench.reporting.analysis.limits import step_bytes
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
@@ -44,8 +45,7 @@ def _fastest(g: pd.DataFrame) -> pd.Series | None:
 
 def epoch_bytes(row: pd.Series, replicas: float = 1.0) -> float:
     """Bytes one training epoch moves: per step, the batch's activation bytes plus each replica's weight bytes."""
-    per_example, weights = as_float(row.get("bytes_per_example")), as_float(row.get("weight_bytes_per_step"))
-    return float(row["steps_per_epoch"]) * (float(row["global_batch_size"]) * per_example + replicas * weights)
+    return float(row["steps_per_epoch"]) * step_bytes(row, float(row["global_batch_size"]), replicas)
 
 
 def host_floor_s(row: pd.Series, limits: pd.DataFrame | None) -> tuple[float, str]:
