@@ -90,9 +90,9 @@ COMMANDS = ("report", "compare", "doctor", "export-tfrecord")
 def _unknown_key(key: str) -> str:
     """The message for a key bench does not have, with the closest one it does."""
     keys = user_keys()
-    close = difflib.get_close_matches(key, keys, n=1)
+    close = difflib.get_close_matches(key, [*keys, "suite"], n=1)  # suite=NAME is a key too (Hydra's config group)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"{key}: unknown key{hint}; allowed keys: {', '.join(keys)}"
+    return f"{key}: unknown key{hint}; allowed keys: {', '.join(keys)}, suite"
 
 
 def _check_words(argv: list[str]) -> None:

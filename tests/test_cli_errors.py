@@ -210,6 +210,7 @@ def test_a_list_key_takes_one_value_or_values_with_commas_as_a_list(overrides, n
     # without suite=, a typo'd key used to read as a missing suite
     (["workload=[fashion_cnn]"], "bench: error: workload: unknown key (did you mean workloads?); allowed keys: "),
     (["doctor", "workload=[fashion_cnn]"], "bench doctor: error: workload: unknown key (did you mean workloads?)"),
+    (["sute=cnn"], "bench: error: sute: unknown key (did you mean suite?); allowed keys: "),  # the quickstart's key
     # a word that is no key=value: a mistyped command, or a workload named without its key
     (["doctr", "workloads=[fashion_cnn]"], "bench: error: 'doctr': not key=value, and not a command (did you mean "
      "doctor?); commands: report, compare, doctor, export-tfrecord"),

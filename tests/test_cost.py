@@ -198,6 +198,23 @@ def test_golden_cost_section_from_three_machines(merged, tmp_path) -> None:
     assert f"![cost]({png.name})" in got and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_cost_figures_money_ticks_are_as_short_as_their_values(merged) -> None:
+    """The y ticks of the cost figure: dollars with no exponent and no trailing zeros ($0.0005, not $0.000500)."""
+    import re
+
+    from bench.records import load_records
+    from bench.reporting.analysis.cost import priced_summary
+    from bench.reporting.render.figures.drawer import priced_cost_figure
+    from bench.reporting.verdicts import analyze
+
+    priced = priced_summary(analyze(load_records([merged], warn=False).records).summary, load_table())
+    (ax,) = priced_cost_figure(priced, "t").axes
+    fmt = ax.yaxis.get_major_formatter()
+    labels = [fmt(v, i) for i, v in enumerate(ax.get_yticks())]
+    assert labels[0] == "$0" and len(labels) >= 3
+    assert all(re.fullmatch(r"\$[\d,]+(\.\d*[1-9])?", lab) for lab in labels), labels
+
+
 def test_report_command_takes_a_price_and_refuses_an_unknown_one(merged, tmp_path, capsys) -> None:
     assert report_main([str(merged), f"out={tmp_path / 'o'}", "price.gpu-h100=2.5"]) == 0
     text = (tmp_path / "o" / "report.md").read_text()

@@ -139,8 +139,7 @@ def test_jax_allocator_peaks_from_before_the_step_analysis_are_said_to_be_the_pr
     rows = _table(_section(report, "catsdogs_cnn on synthetic (full", "Results"))
     memory = {r["backend"]: r["device MiB"] for r in rows}
     assert memory["jax"] == "1,412 (process, probe)" and memory["torch"].isdigit()
-    assert "Device MiB (process, probe): the worker process's allocator peak, not the model's: it includes bench's " \
-           "matmul probe" in report
+    assert "Device MiB (process, probe): the worker's allocator peak, bench's matmul probe included" in report
 
 
 def test_the_report_says_these_gpu_records_carry_no_gpu_environment(report) -> None:
@@ -172,8 +171,9 @@ def test_a_warm_up_measured_after_other_points_of_its_process_is_marked(report) 
     recs = [json.loads(f.read_text()) for f in (H200 / "r1").rglob("fashion_cnn-jax-gpu-*.json")]
     first = min(recs, key=lambda r: r["started_at"])
     label = f"b{first['global_batch_size']} spe{first['steps_per_execution']}"
-    rows = [r for r in _table(_section(report, "fashion_cnn on synthetic (reduced", "Results"))
-            if r["strategy"] == "gpu" and r["backend"] == "jax"]
+    results = _section(report, "fashion_cnn on synthetic (reduced", "Results")
+    assert "Every row: backend jax," in results  # one backend: said once under the table, not a column
+    rows = [r for r in _table(results) if r["strategy"] == "gpu"]
     assert len(rows) == 4
     marked = {f"b{r['global batch']} spe{r['spe']}": r["warm-up s"].endswith(" †") for r in rows}
     assert marked == {k: k != label for k in marked}, (label, marked)
@@ -269,7 +269,7 @@ def test_the_quickstart_that_learned_nothing_gets_no_speed_headline_and_says_wha
     assert "What to try: a saturated start and one class predicted are what a loss read from probabilities" in part
     assert "from_logits=True trains alike on every backend" in part
     assert not any(h in part for h in ("### Cost", "### What this model", "-speedup.png", "-cost.png", "61.23x", "◆"))
-    assert part.count("— (not learning)") == 3
+    assert "speedup vs cpu — (not learning)" in part  # every row's: said once under the table
     answer = report[report.index("## The answer"):report.index("## Environment")]
     assert "**No configuration learns** (3 finished)" in answer and "*Does not learn*" in answer
 
@@ -281,10 +281,11 @@ def test_backends_are_compared_with_each_other_without_tensorflow_and_their_agre
     from bench.predictions import decode
     from bench.records import load_records
 
-    answer = report[report.index("## The answer"):report.index("## Environment")]
+    findings = _section(report, "fashion_cnn on synthetic (full", "Findings")
     assert ("JAX and PyTorch gave the same prediction on 9,998 of 10,000 validation examples from the same seed "
-            "(gpu at b128 spe1 float32)") in answer
-    assert "JAX and PyTorch gave the same prediction on 1,964 of 2,000 validation examples" in answer
+            "(gpu at b128 spe1 float32)") in findings
+    findings = _section(report, "catsdogs_cnn on synthetic (full", "Findings")
+    assert "JAX and PyTorch gave the same prediction on 1,964 of 2,000 validation examples" in findings
     recs = {r["backend"]: decode(r["val_predictions"]) for r in load_records([H200 / "b"]).records}
     assert int((recs["jax"].predicted == recs["torch"].predicted).sum()) == 1964
     parity = report[report.index("## Accuracy parity"):]
@@ -294,7 +295,7 @@ def test_backends_are_compared_with_each_other_without_tensorflow_and_their_agre
 def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> None:
     import pandas as pd
 
-    from bench.reporting.render.markdown.answer import backend_contrast
+    from bench.reporting.render.markdown.findings import backend_contrast
 
     base = {"status": "ok", "global_batch_size": 32, "steps_per_execution": 1, "precision": "float32"}
     summary = pd.DataFrame([
@@ -320,9 +321,13 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     from bench.records.revisions import earlier_definition
     from bench.reporting.frames.labels import workload_labels
 
-    part = report[report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)"):]
-    assert ("**Not today's workload**: these records trained `catsdogs_cnn` as bench defined it before 2026-11-28: a "
-            "sigmoid output read as probabilities") in part[:part.index("### Does not learn")]
+    part = report[report.index("\n## catsdogs_cnn on synthetic (full, n_train=8000)"):]
+    said = ("**Not today's workload**: these records trained `catsdogs_cnn` as bench defined it before 2026-11-28: a "
+            "sigmoid output read as probabilities")
+    assert said in part[:part.index("### Best configuration")] and report.count(said) == 1  # written once
+    reduced = report[report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)"):]
+    assert ("**Not today's workload**: as under *catsdogs_cnn on synthetic (full, n_train=8000)*"
+            in reduced[:reduced.index("### Does not learn")])
     assert "the old form trains today as `catsdogs_cnn_sigmoid`" in part
     old = [r for r in as_records(load_records([H200 / "r1"]).records) if r.workload == "catsdogs_cnn"]
     assert old and all(r.workload_revision is None for r in old)
@@ -336,6 +341,8 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
 def test_the_results_table_flags_what_limits_a_configuration(report) -> None:
     """Issue 52: fashion_cnn's JAX/GPU rows at batch 32 (its other batch in the records: 128) are flagged
     overhead-bound in the results table; rows without a second batch or within the noise carry no limit flag."""
-    rows = [line for line in report.splitlines() if "overhead-bound" in line and line.startswith("|")]
-    assert len(rows) == 2 and all(line.startswith("| jax       | gpu        | gpu x1    | 32 ") for line in rows)
+    rows = [r for r in _table(_section(report, "fashion_cnn on synthetic (reduced", "Results"))
+            if "overhead-bound" in r["flags"]]
+    assert len(rows) == 2 and all(r["strategy"] == "gpu" and r["global batch"] == "32" for r in rows)
+    assert sum("overhead-bound" in line for line in report.splitlines() if line.startswith("|")) == 2
     assert "| undetermined" not in report

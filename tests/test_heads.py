@@ -56,12 +56,12 @@ def _same(a: str, b: str) -> int:
 
 
 def test_learning_under_one_backend_and_not_another_is_said_first_with_the_cause(report) -> None:
-    answer = report[report.index("### catsdogs_cnn_sigmoid"):report.index("How to read this")]
+    answer = report[report.index("**catsdogs_cnn_sigmoid"):report.index("## Environment")]
     first = answer.split("\n- ")[1]
     assert first.startswith("**Learns under TensorFlow and JAX, not under PyTorch**, from the same seed and batches: "
                             "torch/cpu at b32 spe1 float32 (in 5/5 seeds; seed 0: ")
     assert "Likely cause: a saturated start and one class predicted" in first
-    today = report[report.index("### catsdogs_cnn on"):report.index("### catsdogs_cnn_sigmoid")]
+    today = report[report.index("## catsdogs_cnn on"):report.index("## catsdogs_cnn_sigmoid")]
     assert "Learns under" not in today and "**reached the target 0.70** in 4/5 seeds" in today
     # PyTorch ran spe1 where the others ran the spe8 asked of all: compared beside them, and said why it ran 1
     assert f"TensorFlow and PyTorch gave the same prediction on {_same('tensorflow', 'torch')} of 1,280" in today

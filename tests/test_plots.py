@@ -46,6 +46,21 @@ def test_epoch_time_figure(cnn):
                                   "cpu_x2 float32", "tpu float32", "tpu mixed_bfloat16"]
 
 
+def test_a_figure_is_laid_out_once_and_saved_as_matplotlib_would_save_it(cnn, tmp_path):
+    """plots.save runs the constrained layout itself and takes the engine off (savefig would draw the figure an
+    extra time to run it): the PNG must be the one savefig writes with the engine on."""
+    import io
+
+    from bench.reporting.render.figures.layout import DPI
+
+    plain = io.BytesIO()
+    plots.epoch_time_figure(cnn[2], TITLE).savefig(plain, dpi=DPI, metadata={"Software": None})
+    fig = plots.epoch_time_figure(cnn[2], TITLE)
+    assert fig.get_layout_engine() is not None
+    path = plots.save(fig, tmp_path / "f.png")
+    assert fig.get_layout_engine() is None and path.read_bytes() == plain.getvalue()
+
+
 def test_throughput_figure(cnn):
     fig = plots.throughput_figure(cnn[2], TITLE)
     axes = visible_axes(fig)
@@ -61,7 +76,31 @@ def test_val_accuracy_figure_shows_diverged_and_chance(cnn):
     assert [ax.get_title() for ax in axes] == [f"global batch = {b}" for b in (64, 256, 1024, 2048)]
     assert axes[0].get_ylabel() == "validation accuracy"
     labels = legend_labels(fig)
-    assert "tpu mixed_bfloat16 (diverged)" in labels and labels[-1] == "chance"
+    assert "tpu mixed_bfloat16 spe32 (diverged)" in labels and labels[-1] in ("chance", "target")
+
+
+def test_val_accuracy_bands_span_each_configurations_seeds(cnn):
+    """The band under each configuration's line is the range of its seeds' accuracy at each epoch (one collection
+    per panel holds them all, under the lines)."""
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
+    from bench.reporting.render.figures import layout
+
+    fig = plots.val_accuracy_figure(cnn[2], cnn[0], TITLE)
+    drawn = 0
+    for ax in visible_axes(fig):
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) <= 1
+        for path in bands[0].get_paths() if bands else []:
+            ys = path.vertices[:, 1]
+            assert np.isfinite(path.vertices).all() and ys.max() > ys.min()
+            drawn += 1
+    epochs = cnn[2][cnn[2]["status"].isin(["ok", "diverged"])].copy()
+    epochs["series"] = layout.series_labels(epochs, spe=True)  # the figure's line: one configuration
+    config = ["series", "global_batch_size"]
+    spread = epochs.groupby([*config, "epoch"])["val_accuracy"].agg(lambda v: v.max() > v.min())
+    assert drawn == spread.groupby(level=config).any().sum() >= 1  # a band for each configuration whose seeds differ
 
 
 def test_speedup_heatmap(cnn):
@@ -115,6 +154,7 @@ def test_series_with_the_same_values_are_drawn_side_by_side(cnn):
     dodged sideways, so both show."""
     eps = cnn[2]
     one = eps[eps["strategy"] == "cpu_x2"]
+    one = one[one["steps_per_execution"] == one["steps_per_execution"].min()]  # one configuration: one line
     twin = one.assign(strategy="cpu_twin")  # identical values under another name
     fig = plots.val_accuracy_figure(pd.concat([one, twin]), cnn[0], TITLE)
     lines = [ln for ln in visible_axes(fig)[0].get_lines() if ln.get_label() in ("cpu_x2", "cpu_twin")]
@@ -146,7 +186,8 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         found[workers] = drawer.collect()
         assert drawer.planned() == found[workers]  # what the report links before the figures are drawn
     assert list(found[1][key]) == list(found[2][key]) == [
-        "epoch_time", "throughput", "val_accuracy", "speedup", "cost"]  # one backend: no backends figure
+        "epoch_time", "throughput", "epoch_times", "val_accuracy", "time_to_accuracy", "speedup",
+        "cost"]  # one backend: no backends figure
     for name, path in found[1][key].items():
         assert path.read_bytes() == found[2][key][name].read_bytes(), name
     drawer = figures.Drawer(2)

@@ -77,3 +77,23 @@ def test_the_interval_is_students_t_on_the_per_seed_differences_with_bonferroni(
     assert p == pytest.approx(min(1.0, 3 * t.pvalue))
     assert interval([1.0, 1.0, 1.0], 1)[1:] == (1.0, 1.0, 0.0)  # every seed 1 pp apart: no spread, it differs
     assert interval([0.0, 0.0, 0.0], 1)[1:] == (0.0, 0.0, 1.0)  # the same model from every seed
+
+
+def test_seed_values_are_pandas_median_per_seed() -> None:
+    """seed_values (in Python for integer seeds) gives what pandas' groupby median gave: per seed, the median over
+    the repeats that share it, NaN skipped, a seed without a value dropped, seeds in order; bit for bit."""
+    import pandas as pd
+
+    from bench.reporting.analysis.seeds import seed_values
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(1, 9))
+        seeds = rng.integers(0, 4, n) if rng.random() < 0.7 else rng.permutation(20)[:n]
+        acc = rng.random(n)
+        acc[rng.random(n) < 0.2] = np.nan
+        rows = pd.DataFrame({"seed": seeds.astype("int64"), "final_val_accuracy": acc})
+        want = rows.groupby("seed", sort=True)["final_val_accuracy"].median().dropna()
+        got = seed_values(rows)
+        assert got.index.tolist() == want.index.tolist() and got.to_numpy().tobytes() == want.to_numpy().tobytes()
+        assert got.index.name == "seed" and got.dtype == float

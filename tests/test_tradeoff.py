@@ -14,7 +14,7 @@ import pytest
 from bench.reporting.analysis.seeds import DIFFERS
 from bench.reporting.analysis.tradeoff import tradeoff
 from bench.reporting.frames.keys import CONFIG_KEY
-from bench.reporting.render.markdown.answer import answer_section, best_section
+from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.report_json import report_data
 from bench.reporting.verdicts import analyze
 
@@ -40,7 +40,7 @@ def _sweep(finals: dict[int, list[float]], target: float | None = None) -> list[
 def _answer(records: list[dict]) -> tuple[str, dict]:
     a = analyze(records)
     key = next(iter(sorted(set(zip(a.summary["workload"], a.summary["dataset"], strict=True)))))
-    text = "\n".join(answer_section(a, *key) + best_section(a, *key))
+    text = "\n".join(findings_section(a, *key) + best_section(a, *key))
     return text, report_data(a).model_dump()["workloads"][0]
 
 

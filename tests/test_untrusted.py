@@ -76,8 +76,11 @@ def unescaped(text: str, char: str) -> int:
 
 
 def assert_inert(md: str) -> None:
-    """No markup a record could have brought: no tag, image or link, no table row with a cell too many, bounded."""
+    """No markup a record could have brought: no tag, image or link (but bench's own links from the answer to a
+    workload's section, whose target keeps letters, digits, ``-`` and ``_`` only), no table row with a cell too many,
+    bounded."""
     assert not re.search(r"(?<!\\)<[A-Za-z/!]", md), "an HTML tag"  # bench's own markdown has none
+    md = re.sub(r"\(\[evidence\]\(#[\w-]*\)\)", "", md)  # the answer's own links (render.text.anchor)
     assert not re.search(r"(?<!\\)!(?<!\\)\[", md) and not re.search(r"(?<!\\)\]\(", md), "an image or a link"
     lines = md.splitlines()
     assert max(map(len, lines)) < 8_000 and len(md) < 500_000
@@ -172,7 +175,7 @@ def test_a_hostile_host_and_workload_reach_headings_tables_and_text_inert(tmp_pa
     rec = mutate(mutate(REAL, ("env", "hostname"), SCRIPT + "x" * 10_000), ("workload",), IMAGE)
     write(tmp_path, [rec, REAL])
     md, loaded = report_of(tmp_path)
-    assert len(loaded.records) == 2 and "### \\!\\[x\\](http://t.invalid/t.png) on" in md
+    assert len(loaded.records) == 2 and "## \\!\\[x\\](http://t.invalid/t.png) on" in md
     assert "\\<script\\>alert(1)\\</script\\>xxx" in md and "x" * 100 not in md
     assert_inert(md)
 

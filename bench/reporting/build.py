@@ -23,6 +23,7 @@ from bench.reporting.load import untrusted
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
 from bench.reporting.render.markdown.document import render_markdown
+from bench.reporting.render.markdown.results import CSV_NAME, results_csv
 from bench.reporting.render.report_json import report_data, to_json
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 from bench.reporting.verdicts import analyze_frames
@@ -93,6 +94,7 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         for key in keys:
             drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
         (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+        (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
         text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
         drawn = drawer.collect()
         if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
+from bench.reporting.stats.trend import EPOCH_CV
 
 INPUT_SHARE = INPUT_BOUND_FRACTION  # training at >= 80 % of the input pipeline's own rate: input-bound (one line)
 FIXED_SHARE = 0.5  # a step at least half fixed cost (doubling the batch adds <= 50 %): overhead, unless ...
@@ -39,7 +40,7 @@ ROOF_MARGIN = 2.0  # compute- or memory-bound only when its floor is twice the o
 PROCESS_CV = 0.16
 # The spread of a step time within one process (the same docs/statistics.md measurement: five repeats inside one
 # process, 5.5 %): what an extra stage's ratio to its own point's step carries, the process's speed cancelling out
-IN_PROCESS_CV = 0.055
+IN_PROCESS_CV = EPOCH_CV  # 0.055
 Z95 = 1.959964
 
 INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
@@ -196,10 +197,11 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
     ok = summary[(summary["status"] == "ok") & (summary["examples_per_s"] > 0)] if len(summary) else summary
     rows = []
     for _, g in ok.groupby(PARTNER_KEY, sort=True, dropna=False):
-        for _, row in g.iterrows():
-            others = g[g["global_batch_size"] != row["global_batch_size"]]
-            span = (others["global_batch_size"] / row["global_batch_size"]).map(lambda q: abs(math.log(q)))
-            partner = others.loc[span.idxmax()] if len(others) else None
+        members = [r for _, r in g.iterrows()]  # plain rows: a mask per row cost ~1 s over 1,000 records
+        for row in members:
+            b = row["global_batch_size"]
+            others = [o for o in members if o["global_batch_size"] != b]
+            partner = max(others, key=lambda o: abs(math.log(o["global_batch_size"] / b))) if others else None
             limit = classify(evidence_of(row, partner))
             ev = limit.evidence
             rows.append({**{k: row[k] for k in PARTNER_KEY}, "global_batch_size": ev.batch, "limit": limit.label,

@@ -31,7 +31,7 @@ import pandas as pd
 
 from bench.predictions import Predictions, paired
 from bench.reporting.stats.paired import interval
-from bench.reporting.stats.sample import MIN_REPEATS
+from bench.reporting.stats.sample import MIN_REPEATS, finite_median
 
 DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no claim"
 
@@ -114,11 +114,18 @@ class SeedIndex:
 
 
 def seed_values(rows: pd.DataFrame, column: str = "final_val_accuracy") -> pd.Series:
-    """``column`` per seed of one configuration's ok points, median over repeats that share a seed."""
+    """``column`` per seed of one configuration's ok points, median over repeats that share a seed (of its finite
+    values; a seed without one is left out)."""
     if not len(rows):
         return pd.Series(dtype=float)
-    if rows["seed"].is_unique:  # one repeat per seed (the usual case): no grouping needed
-        return rows[["seed", column]].set_index("seed")[column].sort_index().astype(float).dropna()
+    seeds = rows["seed"].to_numpy()
+    if seeds.dtype.kind in "iu":  # in Python: a groupby per configuration took 0.26 of 1.9 s of analysis (profiled)
+        by: dict[int, list[float]] = {}
+        for seed, value in zip(seeds.tolist(), rows[column].to_numpy(dtype=float).tolist(), strict=True):
+            by.setdefault(seed, []).append(value)
+        found = {seed: m for seed, vs in sorted(by.items()) if not math.isnan(m := finite_median(vs))}
+        return pd.Series(list(found.values()), index=pd.Index(list(found), name="seed", dtype=seeds.dtype),
+                         name=column, dtype=float)
     return rows[["seed", column]].groupby("seed", sort=True)[column].median().dropna()
 
 

@@ -38,6 +38,15 @@ def config_key(row: Mapping[str, Any] | pd.Series) -> tuple[Any, ...]:
     return tuple(row[k] for k in CONFIG_KEY)
 
 
+def row_of(frame: pd.DataFrame, row: Mapping[str, Any] | pd.Series) -> pd.Series | None:
+    """``frame``'s first row of the configuration of ``row`` (by :data:`CONFIG_KEY`; None when it has none): a
+    summary row's limits, its priced row."""
+    if frame.empty:
+        return None
+    hit = frame[(frame[CONFIG_KEY] == pd.Series(config_of(row))).all(axis=1)]
+    return None if hit.empty else hit.iloc[0]
+
+
 def same_config(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
     """Whether two rows are one configuration (by key, never by a display label)."""
     return config_key(a) == config_key(b)

@@ -32,12 +32,12 @@ def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
     bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
     """
-    ok = summary[summary["status"] == "ok"]
     backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
+    ok = (summary["status"] == "ok").to_numpy()  # masks, then one take of the wide frame (a report asks 50 times)
     if backend:
-        ok = ok[ok["backend"] == backend]
-    exact = ok[(ok["strategy_requested"] == name) | (ok["strategy"] == baseline)]
-    return exact if not exact.empty else ok[ok["strategy_name"] == name]
+        ok = ok & (summary["backend"] == backend).to_numpy()
+    exact = ok & ((summary["strategy_requested"] == name) | (summary["strategy"] == baseline)).to_numpy()
+    return summary[exact] if exact.any() else summary[ok & (summary["strategy_name"] == name).to_numpy()]
 
 
 class Candidates:

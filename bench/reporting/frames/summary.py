@@ -19,8 +19,13 @@ from bench.reporting.frames.speedups import DEFAULT_BASELINE, add_speedups
 from bench.reporting.frames.targets import target_columns
 from bench.reporting.stats.sample import as_float, finite_median, geometric_mean, summarize_sample
 from bench.reporting.stats.spread import two_speeds
+from bench.reporting.stats.trend import drift, trending
 
 INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's own rate
+# A steady epoch's training under 0.1 s is too short to time: what each epoch pays once (callbacks, the iterator's
+# restart, the host's scheduling; milliseconds) is then a visible share of it, and a speedup from it says more about
+# those than about training (the H200 run's 28 ms epochs gave "61.23x"): a larger n_train times it.
+SHORT_EPOCH_S = 0.1
 STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 # Summary columns taken from a configuration's first point (equal across its points, or the first one's).
 FIRST_OF_GROUP = ("backend", "keras", "strategy_name", "compiler_mark", "input_pipeline", "data", "strategy_class",
@@ -63,7 +68,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,
-        "process_train_s": per_process,
+        "process_train_s": per_process, **_steady_state(ok, train.median),
         "two_speeds": found,  # a TwoSpeeds, or None (bench.reporting.stats.spread; its text: render.text)
         **_per_repeat("repeat_rates", repeat_rates), "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
@@ -96,6 +101,16 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "step_mib": _max(g["step_mib"]),
         "race_looks": int(max(g["race_looks"])),
     }
+
+
+def _steady_state(ok: dict[str, list[Any]], train_s: float) -> dict[str, Any]:
+    """Whether the steady state can be read as one: the epochs trained (each distinct count once: merged runs may
+    differ), each process's drift over its steady epochs and whether any still trends
+    (:mod:`bench.reporting.stats.trend`), and whether the median training epoch ``train_s`` (s) is too short to time."""
+    return {"epochs": tuple(sorted({int(n) for n in ok["n_epochs"]})),
+            "steady_drift": tuple(drift(t) for t in ok["steady_train_s"]),
+            "trending": any(trending(t) for t in ok["steady_train_s"]),
+            "too_short": bool(math.isfinite(train_s) and train_s < SHORT_EPOCH_S)}
 
 
 def _second_batch(ok: dict[str, list[Any]]) -> dict[str, Any]:

@@ -126,6 +126,9 @@ class Configuration(_Part):
     parity: list[Parity] = Field(default_factory=list)
     speedup: Speedup | None = None
     limit: Limit | None = None  # what limits it, its evidence and lever (bench.reporting.analysis.limits)
+    epochs: list[int] = Field(default_factory=list)  # epochs trained, each distinct count once (merged runs may differ)
+    trending: bool = False  # a process's steady epochs still trend (bench.reporting.stats.trend): not a steady state
+    epoch_too_short: bool = False  # median training epoch under 0.1 s: too short to time (frames.summary)
 
 
 class Answer(_Part):
@@ -228,7 +231,8 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, limit: Limit | None = None)
         train_s=_per_repeat(r, "repeat_train_s"), epoch_s=_per_repeat(r, "repeat_epoch_s"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
-        target=target, speedup=speedup, limit=limit,
+        target=target, speedup=speedup, limit=limit, epochs=[int(n) for n in r.get("epochs") or ()],
+        trending=bool(r.get("trending", False)), epoch_too_short=bool(r.get("too_short", False)),
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),

@@ -28,6 +28,14 @@ def workload_title(workload: str, dataset: str) -> str:
     return f"{workload} on {dataset}"
 
 
+def anchor(heading: str) -> str:
+    """The link target GitHub (and most markdown viewers) give a heading: lower case, punctuation dropped but ``-``
+    and ``_``, spaces as ``-`` (``fashion_cnn on synthetic (reduced, n_train=4096)`` ->
+    ``fashion_cnn-on-synthetic-reduced-n_train4096``)."""
+    kept = "".join(c for c in heading.strip().lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
 def cell(text: Any) -> str:
     """One markdown table cell: single line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
@@ -81,6 +89,21 @@ def usd(v: float) -> str:
     if v >= 100:
         return f"${v:,.0f}"
     return f"${v:.{max(2, 2 - math.floor(math.log10(v)))}f}"
+
+
+def sig(v: float | None, digits: int = 3, dash: str = DASH, trim: bool = False) -> str:
+    """``v`` to ``digits`` significant figures with thousands separators, never in exponent notation: ``13,700``
+    (13677.9), ``0.0512``, ``3.60`` (``3.6`` with ``trim``: trailing zeros dropped, as ``.3g`` does); a dash when it
+    is not a finite number."""
+    if not isinstance(v, int | float) or not math.isfinite(v):
+        return dash
+    if v == 0:
+        return "0"
+    places = digits - 1 - math.floor(math.log10(abs(v)))
+    if places <= 0:
+        return f"{round(v, places):,.0f}"
+    text = f"{v:,.{places}f}"
+    return text.rstrip("0").rstrip(".") if trim else text
 
 
 def number(v: float | None, fmt: str, dash: str = DASH) -> str:
@@ -138,7 +161,8 @@ def two_speeds_text(found: TwoSpeeds | None) -> str:
     """``two speeds: 6 repeats at 0.35 s, 5 at 0.61 s`` ('' when none was found)."""
     if found is None:
         return ""
-    return f"two speeds: {found.fast_n} repeats at {found.fast_s:.3g} s, {found.slow_n} at {found.slow_s:.3g} s"
+    fast, slow = sig(found.fast_s, trim=True), sig(found.slow_s, trim=True)
+    return f"two speeds: {found.fast_n} repeats at {fast} s, {found.slow_n} at {slow} s"
 
 
 def spread_text(seconds: Sequence[float | None], found: TwoSpeeds | None = None) -> str:
@@ -148,5 +172,5 @@ def spread_text(seconds: Sequence[float | None], found: TwoSpeeds | None = None)
     xs = sorted(s for s in seconds if s is not None and math.isfinite(s) and s > 0)
     if len(xs) < 2:
         return ""
-    text = f"{xs[0]:.3g}–{xs[-1]:.3g} s over {len(xs)} repeats"
+    text = f"{sig(xs[0], trim=True)}–{sig(xs[-1], trim=True)} s over {len(xs)} repeats"
     return f"{text}; {two_speeds_text(found)}" if found else text

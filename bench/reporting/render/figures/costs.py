@@ -9,7 +9,7 @@ from matplotlib.ticker import FuncFormatter
 
 from bench.reporting.frames.labels import config_name
 from bench.reporting.render.figures import layout
-from bench.reporting.render.text import usd
+from bench.reporting.render.text import sig
 
 AXES = {"time_to_target_s": "seconds to target (training, warm-up included)",
         "usd_to_target": "USD to target",
@@ -26,7 +26,7 @@ def cost_figure(pts: pd.DataFrame, time_col: str, cost_col: str, title: str) -> 
     pts = pts.assign(series=layout.series_labels(pts))
     labels = sorted(pts["series"].unique())
     colours, marks = layout.palette(labels), layout.markers(labels)
-    fig, (ax,) = layout.grid(1, f"{title}: time and cost", sharey=False, extra_w=2.4)
+    fig, (ax,) = layout.grid(1, f"{title}: time and cost", sharey=False)
     for lab in labels:
         s = pts[pts["series"] == lab]
         ax.scatter(s[time_col], s[cost_col], color=colours[lab], marker=marks[lab], s=46, label=lab, zorder=3)
@@ -47,7 +47,8 @@ def cost_figure(pts: pd.DataFrame, time_col: str, cost_col: str, title: str) -> 
                 label="Pareto front", zorder=2)
     ax.set_xlabel(AXES[time_col])
     ax.set_ylabel(AXES[cost_col])
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: usd(y)))  # $0.000050, never a 1e-5 offset
+    # round ticks as they are ($0.007, $0.00005, $1,500): never a 1e-5 offset, never "$0.00700"
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: "$" + sig(y, trim=True)))
     xmax, ymax = float(pts[time_col].max()), float(pts[cost_col].max())
     ax.set_xlim(0, xmax * 1.25 if xmax > 0 else 1.0)  # from zero: a cheap, fast point sits near the corner
     ax.set_ylim(0, ymax * 1.25 if ymax > 0 else 1.0)

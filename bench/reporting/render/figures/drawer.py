@@ -33,6 +33,12 @@ from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures.comparisons import backend_data, speedup_data
 from bench.reporting.render.figures.costs import cost_figure
 from bench.reporting.render.figures.curves import line_data, val_accuracy_data
+from bench.reporting.render.figures.runs import (
+    epoch_times_figure,
+    runs_data,
+    time_to_accuracy_data,
+    time_to_accuracy_figure,
+)
 from bench.reporting.render.text import workload_title
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
@@ -186,18 +192,25 @@ def _task(key: tuple[str, str], name: str, out_dir: Path, has_data: bool, draw: 
 
 
 def epoch_tasks(key: tuple[str, str], epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
-    """The per-epoch time figures of one workload and dataset (epoch time, throughput): they need only the epochs."""
+    """The per-epoch time figures of one workload and dataset (epoch time and throughput against the settings, every
+    epoch of every run): they need only the epochs."""
     title = workload_title(*key)
     return [_task(key, "epoch_time", out_dir, line_data(epochs, "train_s", "global_batch_size") is not None,
                   plots.epoch_time_figure, epochs, title),
             _task(key, "throughput", out_dir, line_data(epochs, "examples_per_s", "steps_per_execution") is not None,
-                  plots.throughput_figure, epochs, title)]
+                  plots.throughput_figure, epochs, title),
+            _task(key, "epoch_times", out_dir, runs_data(epochs, "train_s") is not None, epoch_times_figure,
+                  epochs, title)]
 
 
 def accuracy_tasks(key: tuple[str, str], points: pd.DataFrame, epochs: pd.DataFrame, out_dir: Path) -> list[Task]:
-    """The validation-accuracy figure of one workload and dataset (it needs the points too: chance, target)."""
+    """The validation-accuracy figures of one workload and dataset, per epoch and against training time (they need
+    the points too: chance, target)."""
+    title = workload_title(*key)
     return [_task(key, "val_accuracy", out_dir, val_accuracy_data(epochs) is not None, plots.val_accuracy_figure,
-                  epochs, points, workload_title(*key))]
+                  epochs, points, title),
+            _task(key, "time_to_accuracy", out_dir, time_to_accuracy_data(epochs) is not None,
+                  time_to_accuracy_figure, epochs, points, title)]
 
 
 def summary_tasks(key: tuple[str, str], summary: pd.DataFrame, baseline: str, out_dir: Path) -> list[Task]:

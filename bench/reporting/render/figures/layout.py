@@ -21,6 +21,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, LogLo
 
 PANEL_W, PANEL_H, MAX_COLS = 4.0, 3.2, 3
 DPI = 100
+LEGEND_ROOM, LEGEND_ROW_H = 0.6, 0.21  # inches: under the panels for a legend; a legend row
 MARKERS = ("o", "X", "s", "P", "D", "^", "v", "<", ">", "p", "*", "h")
 
 
@@ -29,19 +30,23 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-").lower()
 
 
-def series_labels(frame: pd.DataFrame) -> pd.Series:
-    """Series label: strategy, plus precision when the frame holds more than one precision, plus
-    ``(diverged)`` for diverged points."""
+def series_labels(frame: pd.DataFrame, spe: bool = False) -> pd.Series:
+    """Series label: strategy, plus precision when the frame holds more than one precision, plus ``spe<n>`` when
+    ``spe`` and it holds more than one steps_per_execution, plus ``(diverged)`` for diverged points."""
     label = frame["strategy"].astype(str)
     if frame["precision"].nunique() > 1:
         label = label + " " + frame["precision"]
+    if spe and frame["steps_per_execution"].nunique() > 1:
+        label = label + " spe" + frame["steps_per_execution"].astype(str)
     return label.where(frame["status"] != "diverged", label + " (diverged)")
 
 
 def palette(labels: list[str]) -> dict[str, Any]:
-    """Colour per series, fixed by sorted label so every panel and figure agrees."""
+    """Colour per series, fixed by sorted label so every panel and figure agrees: tab10, or tab20 (its dark and
+    light pairs) beyond ten series, where tab10 would give two series one colour."""
     labels = sorted(set(labels))
-    return dict(zip(labels, sns.color_palette("tab10", max(len(labels), 1)), strict=False))
+    colours = sns.color_palette("tab10" if len(labels) <= 10 else "tab20", max(len(labels), 1))
+    return dict(zip(labels, colours, strict=False))
 
 
 def markers(labels: list[str]) -> dict[str, str]:
@@ -50,17 +55,20 @@ def markers(labels: list[str]) -> dict[str, str]:
     return {lab: MARKERS[i % len(MARKERS)] for i, lab in enumerate(labels)}
 
 
-def grid(n: int, title: str, sharey: bool = True, extra_w: float = 1.6) -> tuple[Figure, list[Any]]:
+def grid(n: int, title: str, sharey: bool = True, extra_w: float = 0.3,
+         sharex: bool | None = None) -> tuple[Figure, list[Any]]:
     """A figure of ``n`` panels, at most MAX_COLS a row, with ``title`` wrapped above them; returns the
-    figure and its ``n`` visible axes (``extra_w`` inches are kept for the legend or colour bar)."""
+    figure and its ``n`` visible axes (``extra_w`` inches are kept for the colour bar). The panels share their x
+    axis as ``sharex`` says, by default as their y axis."""
     cols = min(n, MAX_COLS)
     rows = math.ceil(n / cols)
     panels_w = max(PANEL_W * cols, 6.0)  # a lone panel still gets room for its title
-    fig = Figure(figsize=(panels_w + extra_w, PANEL_H * rows + 0.6), layout="constrained", dpi=DPI)
+    fig = Figure(figsize=(panels_w + extra_w, PANEL_H * rows + 0.6 + LEGEND_ROOM), layout="constrained", dpi=DPI)
     # A fixed title height: matplotlib would otherwise move each title above any top-side decoration, measuring
     # every panel's tick labels at each layout pass (there are none at the top; 10 % of a figure's drawing).
     with sns.axes_style("whitegrid"), rc_context({"axes.titley": 1.0}):
-        axes = fig.subplots(rows, cols, sharex=sharey, sharey=sharey, squeeze=False).ravel().tolist()
+        axes = fig.subplots(rows, cols, sharex=sharey if sharex is None else sharex, sharey=sharey,
+                            squeeze=False).ravel().tolist()
     for ax in axes[n:]:
         ax.set_visible(False)
     for ax in axes:  # the frame lies on the panel's edge (no tick marks outside it): nothing for the layout to measure
@@ -139,7 +147,8 @@ def _label_2_5(y: float, _pos: Any) -> str:
 
 
 def legend(fig: Figure, axes: list[Any], title: str = "strategy") -> None:
-    """One legend for the whole figure, right of the panels: each series once, sorted, ``chance`` last."""
+    """One legend for the whole figure, below the panels (never over the title or the data): each series once,
+    sorted, reference lines (``chance``, ``target``) last."""
     handles, labels = {}, []
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -148,15 +157,35 @@ def legend(fig: Figure, axes: list[Any], title: str = "strategy") -> None:
                 labels.append(lab)
         if ax.get_legend() is not None:
             ax.get_legend().remove()
-    labels.sort(key=lambda lab: (lab == "chance", lab))  # same order in every figure; reference line last
+    labels.sort(key=lambda lab: (lab in ("chance", "target"), lab))  # same order everywhere; reference lines last
     if handles:
-        fig.legend([handles[lab] for lab in labels], labels, title=title, loc="outside right upper")
+        below(fig, [handles[lab] for lab in labels], labels, title)
+
+
+def below(fig: Figure, handles: list[Any], labels: list[str], title: str) -> None:
+    """A figure legend under the panels, in up to three columns: the constrained layout makes room for it there,
+    so it covers neither the title nor a panel (a legend at the upper right covered long titles)."""
+    width = fig.get_size_inches()[0]
+    column = 0.6 + 0.075 * max(map(len, labels), default=1)  # inches: the handle and ~0.075 inch a character
+    ncols = max(1, min(3, len(labels), int(width // column)))
+    fig.legend(handles, labels, title=title, loc="outside lower center", frameon=False, ncols=ncols)
+    # :func:`grid` keeps LEGEND_ROOM inches for a short legend; a longer one (18 configurations: ten rows) is given
+    # its height too, rather than taking it from the panels, which it squashed flat
+    rows = math.ceil(len(labels) / ncols) + 1  # and its title
+    fig.set_figheight(fig.get_figheight() + max(0.0, LEGEND_ROW_H * rows - LEGEND_ROOM))
 
 
 def save(fig: Figure | None, path: Path) -> Path | None:
-    """Write ``fig`` as PNG at ``path`` (folders made as needed) and return the path; None when ``fig`` is."""
+    """Write ``fig`` as PNG at ``path`` (folders made as needed) and return the path; None when ``fig`` is. The
+    constrained layout runs once, here, and is then taken off the figure: with a layout engine on it, savefig first
+    draws the whole figure without output only to run the layout, then draws it again (the PNG is byte-identical
+    either way; one draw fewer per figure)."""
     if fig is None:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine(None)  # None, not "none": a placeholder engine still costs that extra draw
     fig.savefig(path, dpi=DPI, metadata={"Software": None})
     return path

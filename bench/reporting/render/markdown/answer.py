@@ -1,5 +1,12 @@
-"""The report's first section: per workload, the fastest configuration that learns and what to know about
-it (accuracy held, warm-up, other strategies, wrappers, absent hardware). Never imports TensorFlow."""
+"""The report's opening answer, in a screen: per workload, in sentences a newcomer reads without the glossary, on
+which devices and backends it ran, its fastest configuration that learns, that configuration's speedup over the
+baseline's best in throughput and in time to the target side by side, what limits it, what an epoch and the target
+cost, how sure each number is, and a link to the section with the evidence (its *Findings* say every verdict in
+full: :mod:`bench.reporting.render.markdown.findings`). Never imports TensorFlow.
+
+Budget (issue 53): the answer of a report of four workloads within :data:`ANSWER_LINES` lines, none over
+:data:`LINE_CHARS` characters (tests/test_report_screen.py renders the quickstart's and the H200 run's records).
+"""
 
 from __future__ import annotations
 
@@ -7,281 +14,211 @@ import math
 
 import pandas as pd
 
-from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
-from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
-from bench.reporting.frames.labels import config_label, config_name, split_label
-from bench.reporting.frames.speedups import ratio_ci, speedup_ci
-from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
-from bench.reporting.render.markdown.learning import PROBABILITY_LOSS, PROBABILITY_SIGNS
-from bench.reporting.render.markdown.limits import limit_of, limit_sentence
-from bench.reporting.render.text import (
-    counted,
-    flag,
-    markdown_table,
-    number,
-    ratio_text,
-    seconds,
-    shorten,
-    speedup_cell,
-    with_backend,
-    workload_title,
-)
+from bench.reporting.frames.keys import row_of, rows_of, same_config, same_settings
+from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.speedups import baseline_rows, ratio_ci
+from bench.reporting.render.markdown.findings import BACKEND_NAMES, backend_contrast
+from bench.reporting.render.markdown.limits import limit_brief
+from bench.reporting.render.text import anchor, seconds, sig, usd, workload_title
+from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis, absent_strategies, best_baseline, fastest_to_target, winner
 
-
-def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
-    best = rows_of(a.best, workload, dataset)
-    if best.empty:
-        return ["No configuration of this workload learns: nothing is ranked.", ""]
-    rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
-             "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": speedup_cell(r),
-             "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
-            for _, r in best.iterrows()]
-    win = winner(a, workload, dataset)
-    if win is None:  # best configurations exist only where a winner does
-        return [markdown_table(with_backend(rows, a.show_backend)), ""]
-    t = a.tradeoffs.get((workload, dataset))
-    if t is not None and not t.settled:
-        return [markdown_table(with_backend(rows, a.show_backend)), "",
-                f"**Fastest that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val "
-                f"accuracy {win['final_val_accuracy']:.3f}; no overall winner: without a target it is not the most "
-                "accurate (the trade-off is in the answer above).", ""]
-    return [markdown_table(with_backend(rows, a.show_backend)), "",
-            f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
-            f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
+ANSWER_LINES = 40  # the answer section's lines, heading to the next section
+LINE_CHARS = 300  # no line of the answer longer
 
 
-def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
-    """The winner against the baseline's best learning configuration ``b``."""
-    if b is None:
-        return f"no `{a.baseline}` configuration that learns to compare with"
-    if same_config(b, win):
-        return f"it is the `{a.baseline}` baseline itself"
-    ci = ratio_ci(win, b)
-    return (f"**{ratio_text(ci)}** the throughput of the best `{a.baseline}` configuration that learns "
-            f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
+def backend_name(row: pd.Series) -> str:
+    """``JAX``, ``PyTorch (torch.compile)``, ``TensorFlow``: the backend a configuration ran under, and compiler."""
+    name = BACKEND_NAMES.get(str(row.get("backend") or split_label(str(row["strategy"]))[0]), str(row["backend"]))
+    mark = str(row.get("compiler_mark") or "").strip()
+    return f"{name} {mark}" if mark else name
 
 
-def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: str, dataset: str) -> list[str]:
-    """The bullets about the winner ``win``: its throughput against the baseline, every other strategy's best,
-    accuracy, the fastest to the target (when that is another configuration) and warm-up."""
-    best_base = best_baseline(a, summary, win)
-    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
-             f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
-    lim = limit_of(a.limits, win)
-    if lim is not None:
-        lines.append(f"- **What limits it:** {limit_sentence(lim)}.")
-    same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
-    if same and not (best_base is not None and same_settings(best_base, win)):
-        lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
-    others = rows_of(a.best, workload, dataset)
-    others = others[others["strategy"] != win["strategy"]] if not others.empty else others
-    if not others.empty:
-        items = [f"`{r['strategy']}` {config_name(r)} "
-                 f"{ratio_text(ratio_ci(r, win))}"
-                 for _, r in others.iterrows()]
-        lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
-                     f"to it: {'; '.join(items)}.")
-    lines += _backend_line(rows_of(a.best, workload, dataset))
-    lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
-    quickest = fastest_to_target(summary)
-    win_time = win["time_to_target_s"]
-    if quickest is not None and not same_config(quickest, win) and not (
-            math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
-        lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
-                     f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
-                     "reach an accuracy first: a larger batch takes fewer, bigger steps).")
-    be = rows_of(a.break_even, workload, dataset)
-    be = be[be["strategy"] == win["strategy"]] if not be.empty else be
-    payback = ""
-    if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
-        n = be.iloc[0]["break_even_epochs"]
-        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
-                   if math.isfinite(n) else "")
-    later = (" (measured in a worker process that had run other points first: a fresh process's first epoch is "
-             "longer)" if flag(win.get("warmup_after_others")) else "")
-    lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
-                 f"epoch{later}{payback}.")
-    lines += _compiler_lines(rows_of(a.compilers, workload, dataset))
-    return lines
+def device_words(row: pd.Series, whole: bool = False) -> str:
+    """``1 NVIDIA H200``, ``8 TPU v5 lite``, ``the 16-core CPU as 2 devices``: what a configuration trained on
+    (``whole``: a CPU without its split into logical devices)."""
+    kind, n = str(row.get("device_kind") or ""), int(row.get("num_replicas") or 1)
+    accelerator = str(row.get("accelerator") or "").strip()
+    if kind == "cpu" or not kind:
+        cores = row.get("cpu_count")
+        core = f"{int(cores)}-core " if isinstance(cores, int | float) and math.isfinite(cores) and cores else ""
+        split = f" as {n} devices" if n > 1 and not whole else ""
+        return f"the {core}CPU{split}"
+    return f"{n} {accelerator or kind.upper()}" + ("" if accelerator or n == 1 else "s")
 
 
-def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
-    """Where the answer names a compiler variant: what it buys in throughput, what its warm-up costs, and after how
-    many epochs it is ahead in total (:func:`bench.reporting.verdicts.compiler_break_even`)."""
-    out = []
-    for _, p in pairs.iterrows():
-        n = p["break_even_epochs"]
-        when = f"ahead in total after {counted(n, 'epoch')}" if math.isfinite(n) else "never ahead in total"
-        out.append(f"- **Compiler:** {p['fast']} runs {p['throughput_ratio']:.2f}x the throughput of {p['quick']} "
-                   f"after {seconds(p['extra_warmup_s'])} s more warm-up: {when} (shorter runs are quicker without "
-                   "it).")
-    return out
+def plain_config(row: pd.Series, with_device: bool = True) -> str:
+    """``JAX on 1 NVIDIA H200, batch 128, 8 steps a call, float32 (tf32)``: a configuration in words."""
+    spe = int(row["steps_per_execution"])
+    maths = str(row.get("arithmetic") or "").split(" (")[0]
+    maths = "" if maths == "fp32" and row["precision"] == "float32" else maths  # said only where it is not plain
+    where = f"{backend_name(row)} on {device_words(row)}, " if with_device else ""
+    return (f"{where}batch {int(row['global_batch_size'])}, {spe} step{'s' if spe != 1 else ''} a call, "
+            f"{row['precision']}{f' ({maths})' if maths else ''}")
 
 
-def _backend_line(best: pd.DataFrame) -> list[str]:
-    """The fastest backend on each strategy that ran under two or more, from each strategy label's best learning
-    configuration (``best``): its configuration and throughput, then every other backend's best relative to it, per
-    process (none where one backend ran)."""
-    if best.empty or best["backend"].nunique() < 2:
-        return []
-    parts = []
-    for name, g in best.groupby("strategy_name", sort=True):
-        tops = g.sort_values("examples_per_s", ascending=False, kind="mergesort").drop_duplicates("backend")
-        if len(tops) < 2:
-            continue
-        top = tops.iloc[0]
-        rest = ", ".join(f"{r['backend']} {ratio_text(ratio_ci(r, top))}" for _, r in tops.iloc[1:].iterrows())
-        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for _, r in tops.iterrows()}
-        differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
-                  "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
-        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
-                     f"examples/s), then {rest}{differ}")
-    return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
+def sureness(ci: RatioCI) -> str:
+    """How sure a throughput ratio is, in words: its 95% interval over processes, or why it has none."""
+    if not math.isfinite(ci.ratio):
+        return ""
+    if not ci.has_interval:
+        n = f"{ci.n_num} process{'es' if ci.n_num != 1 else ''}"
+        sides = f"{n} each" if ci.n_num == ci.n_den else f"{ci.n_num} vs {ci.n_den} processes"
+        return f"{sides}: no interval"
+    said = "" if ci.significant else ", not told apart from 1x"
+    return f"95% interval {sig(ci.low)}-{sig(ci.high)}x over {ci.n_num} vs {ci.n_den} processes{said}"
 
 
-def _gap_text(t: Tradeoff) -> str:
-    """The most accurate member of the front against the fastest, paired by seed."""
-    g = t.gap
-    if g is None or g.verdict == NO_CLAIM:
-        n = 0 if g is None else g.seeds
-        return f"paired by seed: no claim with {n} seed{'s' if n != 1 else ''} ({NO_CLAIM_HOW})"
-    said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else g.verdict
-    return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {g.seeds} seeds, "
-            f"{said}")
-
-
-def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
-    """Both ends of the trade-off against the baseline's fastest configuration that learns."""
-    fast, best = t.fastest, t.most_accurate
-    base = best_baseline(a, summary, fast)
-    if base is None or same_config(base, fast) or same_config(base, best):
-        return []
-    ratio = {name: ratio_text(ratio_ci(r, base))
-             for name, r in (("fastest", fast), ("most accurate", best))}
-    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
-            f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
-            f"({config_label(base)}, {base['examples_per_s']:,.0f} examples/s)."]
-
-
-def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
-    """The Keras augmentation layers the workload's records name (their class names, once each)."""
-    points = rows_of(a.points, workload, dataset)
-    if points.empty or "augmentation_layers" not in points:
-        return []
-    return sorted({str(name) for names in points["augmentation_layers"] for name in names})
-
-
-def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
-    """No target and the fastest configuration that learns is not the most accurate: no single answer, the
-    trade-off (:mod:`bench.reporting.analysis.tradeoff`) and how to get one."""
-    fast, best = t.fastest, t.most_accurate
-    ratio = best["examples_per_s"] / fast["examples_per_s"]
-    rows = [{"configuration": config_label(r), "examples/s": f"{r['examples_per_s']:,.0f}",
-             "throughput vs fastest": f"{r['examples_per_s'] / fast['examples_per_s']:.2f}x",
-             "final val acc [seeds' range]": accuracy_range(r)} for _, r in t.front.iterrows()]
-    example = math.floor(20 * best["final_val_accuracy"]) / 20
-    return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
-            f"says which accuracy counts.** {config_label(fast)} ({fast['examples_per_s']:,.0f} examples/s) ends at "
-            f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {ratio:.2f}x its "
-            f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
-            f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",
-            *["  " + line for line in markdown_table(rows).splitlines()], "",
-            *_tradeoff_vs_baseline(a, summary, t),
-            f"- **For a single answer**, declare the validation accuracy that counts as trained: "
-            f"`Workload(..., target_accuracy={example:.2f})` (for example); the answer then names the configuration "
-            "fastest to it."]
-
-
-BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
-
-
-def backend_contrast(summary: pd.DataFrame) -> list[str]:
-    """A line per configuration that learns under one backend and not under another (same strategy, batch, spe and
-    precision: the same seed, initial weights and batches; PyTorch's spe1 beside the spe it was asked for,
-    :func:`~bench.reporting.frames.keys.compared_spe`), with the likely cause when the reasons name it."""
+def ran_on(summary: pd.DataFrame) -> str:
+    """``JAX on 1 NVIDIA H200 and the 16-core CPU; PyTorch on 1 NVIDIA H200``: what ran (finished points), each
+    device once (a CPU split into logical devices is the same CPU), accelerators first."""
     ok = summary[summary["status"] == "ok"]
-    labels = [split_label(s) for s in ok["strategy"]]
-    ok = ok.assign(_backend=[b for b, _ in labels], _name=[n for _, n in labels], _spe=compared_spe(ok))
-    lines = []
-    for _, g in ok.groupby(["_name", "global_batch_size", "_spe", "precision"], sort=True):
-        learns, fails = g[g["not_learning"] == ""], g[g["not_learning"] != ""]
-        if learns.empty or fails.empty:
-            continue
-        names = list(dict.fromkeys(BACKEND_NAMES.get(b, b) for b in learns["_backend"]))
-        yes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-        for _, no in fails.iterrows():
-            probability = any(k in no["not_learning"] for k in PROBABILITY_SIGNS)
-            cause = f" Likely cause: {PROBABILITY_LOSS}." if probability else ""
-            lines.append(f"- **Learns under {yes}, not under {BACKEND_NAMES.get(no['_backend'], no['_backend'])}**, "
-                         f"from the same seed and batches: {config_label(no)} ({no['not_learning']}).{cause}")
+    where: dict[str, list[str]] = {}
+    for _, r in ok.sort_values("device_kind", key=lambda k: k == "cpu", kind="mergesort").iterrows():
+        words = device_words(r, whole=True)
+        name = BACKEND_NAMES.get(str(r["backend"]), str(r["backend"]))
+        if words not in where.setdefault(name, []):
+            where[name].append(words)
+    return "; ".join(f"{b} on {_listed(d)}" for b, d in where.items()) or "nothing finished"
+
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _runs(n: int, m: int | None = None) -> str:
+    """``1 training run each``, ``3 vs 2 training runs``, ``3 training runs``."""
+    if m is None:
+        return f"{n} training run{'s' if n != 1 else ''}"
+    return f"{_runs(n)} each" if n == m else f"{n} vs {m} training runs"
+
+
+def _quickest(summary: pd.DataFrame, win: pd.Series) -> list[str]:
+    """The quickest configuration to the target, where that is not the winner (and not a tie with it)."""
+    quick = fastest_to_target(summary)
+    if quick is None or same_config(quick, win) or (
+            win["reached_target"] and quick["time_to_target_s"] >= 0.95 * win["time_to_target_s"]):
+        return []
+    return [f"- Quickest to the target {quick['target_accuracy']:.2f}: {plain_config(quick)}, "
+            f"{seconds(quick['time_to_target_s'])} s of training ({_runs(int(quick['n_reached']))})."]
+
+
+def _time_to_target(b: pd.Series | None, win: pd.Series) -> tuple[str, str]:
+    """The winner's own time to the target against the baseline configuration ``b``'s (the quickest of the baseline to
+    it): (the claim, in bold beside the throughput, and its figures); ("", a sentence) where none is compared."""
+    target = win.get("target_accuracy", math.nan)
+    if not math.isfinite(target):
+        return "", "no target accuracy is set to time (`Workload(..., target_accuracy=...)`)"
+    if not win["reached_target"]:
+        return "", f"it did not reach the target {target:.2f} ({int(win['n_reached'])} of {int(win['n_seeds'])} runs)"
+    mine = f"{seconds(win['time_to_target_s'])} s"
+    if b is None:
+        return "", f"it reached the target {target:.2f} after {mine} of training, the baseline never did"
+    if same_config(b, win):
+        return "", f"it reached the target {target:.2f} after {mine} of training ({_runs(int(win['n_reached']))})"
+    ratio = b["time_to_target_s"] / win["time_to_target_s"]
+    said = f"{sig(ratio, 2)}x sooner" if ratio >= 1 else f"{sig(1 / ratio, 2)}x later"
+    theirs = seconds(b["time_to_target_s"])
+    return (f"{said} to the target {target:.2f}", f"{mine} vs the baseline's quickest {theirs} s of training, "
+            f"{_runs(int(win['n_reached']), int(b['n_reached']))}")
+
+
+def _against_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> list[str]:
+    """Throughput and time to the target against the baseline's best configurations that learn, side by side."""
+    b = best_baseline(a, summary, win)
+    base = baseline_rows(summary, a.baseline)
+    base = base[base["learns"] & base["reached_target"]] if len(base) else base
+    quick_base = base.sort_values("time_to_target_s", kind="mergesort").iloc[0] if len(base) else None
+    claim, figures = _time_to_target(quick_base, win)
+    if b is None:
+        return [f"- No `{a.baseline}` configuration that learns ran beside it: no speedup; {figures}."]
+    if same_config(b, win):
+        return [f"- It is the `{a.baseline}` baseline itself; {figures}."]
+    ci = ratio_ci(win, b)
+    if not claim:
+        return [f"- Against the best `{a.baseline}` configuration that learns ({plain_config(b)}): **{sig(ci.ratio)}x "
+                f"the throughput** ({sureness(ci)}); {figures}."]
+    return [f"- Against the best `{a.baseline}` configuration that learns ({plain_config(b)}): **{sig(ci.ratio)}x "
+            f"the throughput, {claim}** ({sureness(ci)}; {figures})."]
+
+
+def _next_best(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> list[str]:
+    """The best other strategy or backend against the winner at equal settings: at the winner's own where it ran
+    them, else at its own best against the winner's strategy there; else with the settings named."""
+    learns = summary[summary["learns"]]
+    others = learns[(learns["strategy"] != win["strategy"])
+                    & ~learns["strategy"].isin(set(baseline_rows(summary, a.baseline)["strategy"]))]
+    if others.empty:
+        return []
+    top = others.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0]
+    pairs = [(r, win) for _, r in others[others["strategy"] == top["strategy"]].iterrows() if same_settings(r, win)]
+    pairs += [(top, w) for _, w in learns[learns["strategy"] == win["strategy"]].iterrows() if same_settings(top, w)]
+    r, w = pairs[0] if pairs else (top, win)
+    ci = ratio_ci(r, w)
+    if not pairs:
+        return [f"- Next: {backend_name(r)} on {device_words(r)}, at its best "
+                f"{plain_config(r, with_device=False)} (the fastest ran {plain_config(win, with_device=False)}): "
+                f"{sig(ci.ratio, 2)}x its throughput ({sureness(ci)})."]
+    who = f"{backend_name(w)} on {device_words(w)}" if r["strategy"] != w["strategy"] else "it"
+    return [f"- Next: {backend_name(r)} on {device_words(r)}, at {plain_config(r, with_device=False)} (the same "
+            f"settings): {sig(ci.ratio, 2)}x the throughput of {who} there ({sureness(ci)})."]
+
+
+def _cost(priced: pd.DataFrame | None, win: pd.Series) -> str:
+    """What a steady epoch and the target cost at the winner's price."""
+    row = None if priced is None else row_of(priced, win)  # the priced summary's row of it (by its key)
+    if row is None or not math.isfinite(row.get("usd_per_hour", math.nan)):
+        return "- Cost: no price for its device (`price.KEY=USD` an hour sets one; *Prices used*)."
+    target = (f", {usd(row['usd_to_target'])} to the target" if math.isfinite(row.get("usd_to_target", math.nan))
+              else "")
+    return (f"- Cost: {usd(row['usd_per_epoch'])} a steady epoch{target}, at {usd(row['usd_per_hour'])}/h, priced "
+            f"as {row['priced_as']}.")
+
+
+def _accuracy(win: pd.Series) -> str:
+    """Its final accuracy and how many training runs it rests on."""
+    n = int(win.get("n_seeds") or 0)
+    acc = f"{win['final_val_accuracy']:.3f}"
+    if n > 1 and math.isfinite(win.get("val_acc_min", math.nan)):
+        acc += f" (range {win['val_acc_min']:.3f}-{win['val_acc_max']:.3f} over {n} training runs)"
+    else:
+        acc += f" ({n} training run{'s' if n != 1 else ''}: no interval)"
+    return f"final val accuracy {acc}"
+
+
+def _workload_lines(a: Analysis, summary: pd.DataFrame, priced: pd.DataFrame | None, win: pd.Series) -> list[str]:
+    n = int(win.get("n_repeats") or 0)
+    lines = [f"- Fastest that learns: **{plain_config(win)}**, {win['examples_per_s']:,.0f} examples/s over {n} "
+             f"process{'es' if n != 1 else ''}; {_accuracy(win)}.", *_against_baseline(a, summary, win),
+             *_quickest(summary, win), *_next_best(a, summary, win)]
+    lim = row_of(a.limits, win)
+    if lim is not None:
+        lines.append(f"- What limits it: {limit_brief(lim)}.")
+    lines.append(_cost(priced, win))
     return lines
 
 
-def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
-    """In words, per pair of backends compared by seed: how many validation examples got the same class from both,
-    summed over their configurations (each configuration's share too when there are several)."""
-    rows = rows_of(a.parity, workload, dataset)
-    rows = rows[(rows["kind"] == "backend") & (rows["compared"] > 0)] if len(rows) else rows
-    out = []
-    pairs = [tuple(BACKEND_NAMES.get(split_label(s)[0], s) for s in (r["baseline"], r["strategy"]))
-             for _, r in rows.iterrows()]
-    for pair in dict.fromkeys(pairs):
-        g = rows[[p == pair for p in pairs]]
-        same, total = int(g["same_predictions"].sum()), int(g["compared"].sum())
-        if len(g) == 1:
-            r = g.iloc[0]
-            where = f"{split_label(r['strategy'])[1]} at b{r['global_batch_size']} spe{r['steps_per_execution']} " \
-                    f"{r['precision']}"
-        else:
-            shares = 100 * g["same_predictions"] / g["compared"]
-            where = f"{len(g)} configurations, {shares.min():.1f}-{shares.max():.1f}% each"
-        out.append(f"{pair[0]} and {pair[1]} gave the same prediction on {same:,} of {total:,} validation examples "
-                   f"from the same seed ({where})")
-    return out
-
-
-def answer_section(a: Analysis, workload: str, dataset: str) -> list[str]:
-    """A few lines a person reads first: the fastest configuration that learns and what to know about it (without a
-    target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
-    summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
-    lines = [f"### {workload_title(workload, dataset)}", ""]
+def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFrame | None = None) -> list[str]:
+    """A workload's answer: a line naming it, what ran and a link to its section, then a few sentences."""
+    summary = rows_of(a.summary, workload, dataset)
+    title = workload_title(workload, dataset)
+    absent = absent_strategies(summary)
+    missing = f"; absent: {', '.join(f'`{s}`' for s in absent['strategy'])}" if not absent.empty else ""
+    lines = [f"**{title}** ([evidence](#{anchor(title)})): ran {ran_on(summary)}{missing}."]
+    lines += backend_contrast(summary)
     win = winner(a, workload, dataset)
     t = a.tradeoffs.get((workload, dataset))
-    lines += backend_contrast(summary)  # first: the same model trained on one backend and not on another
     if win is None:
-        ok = summary[summary["status"] == "ok"]
-        lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
-                     "here; why and what to try: its section, *Does not learn*." if len(ok) else
-                     "- **No configuration finished.**")
+        ok = int((summary["status"] == "ok").sum())
+        lines.append(f"- **No configuration learns** ({ok} finished): its speeds say nothing about training; why and "
+                     "what to try: its section, *Does not learn*." if ok else "- **No configuration finished.**")
     elif t is not None and not t.settled:
-        lines += tradeoff_lines(a, summary, t)
+        fast, best = t.fastest, t.most_accurate
+        lines.append(f"- **No single answer**: the fastest that learns ({plain_config(fast)}) ends at "
+                     f"{fast['final_val_accuracy']:.3f}, the most accurate ({plain_config(best)}) "
+                     f"at {best['final_val_accuracy']:.3f}; a target accuracy would decide (*Findings*).")
     else:
-        lines += _winner_lines(a, summary, win, workload, dataset)
-    findings = backend_agreement(a, workload, dataset)
-    for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
-        lo, hi = min(w["ratios"]), max(w["ratios"])
-        spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
-        findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
-                        f"{spread} the time of plain `{w['plain']}` (no scope) on {w['n_configs']} matched "
-                        "configuration(s)")
-    bound = summary[summary["input_bound"]]
-    if not bound.empty:
-        findings.append(f"{len(bound)} configuration(s) are input-bound ({config_label(bound.iloc[0])}, …)")
-    excluded = summary[(summary["status"] == "ok") & ~summary["learns"]]
-    if not excluded.empty and win is not None:
-        findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn, miss the target "
-                        "or are significantly less accurate than the baseline")
-    layers = _augmentation_layers(a, workload, dataset)
-    if layers:
-        findings.append(f"the model holds Keras augmentation layers ({', '.join(layers)}): a TPU cannot compile "
-                        "the projective ones under TensorFlow and JAX needs TensorFlow for any; `python -m bench "
-                        "doctor` checks them, `Workload(..., augment=...)` moves them into the input pipeline")
-    absent = absent_strategies(summary)
-    if not absent.empty:
-        findings.append("absent: " + ", ".join(f"`{r['strategy']}` ({shorten(r['reason'], 70)})"
-                                               for _, r in absent.iterrows()))
-    if findings:
-        lines.append("- **Also:** " + "; ".join(findings) + ".")
+        lines += _workload_lines(a, summary, priced, win)
     return [*lines, ""]
+

@@ -59,7 +59,7 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     same = (f" Every configuration ran at one price, {usd(one)}/h: cost is time x that price, so it ranks them as "
             "time does and no cost figure is drawn." if one is not None else "")
     n_unpriced = int((~g["usd_per_hour"].map(math.isfinite)).sum())
-    head = f"Measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
+    head = f"USD = measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
     if n_unpriced == len(g):
         head = ("No configuration here ran on a device with a price (*Prices used* says why; set one with "
                 "`price.KEY=USD`): each shows its device time instead (unit-seconds, what a price multiplies).")
@@ -68,9 +68,8 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
                  "(unit-seconds, what a price multiplies) and the hourly price per unit at which each would cost "
                  "what the cheapest priced one costs per million examples (\"even at\"); the front holds the "
                  "priced ones only.")
-    lines = ["### Cost", "",
-             head + (f" {idle} configuration(s) that did not run are not priced." if idle else "") + same, "",
-             markdown_table(rows), ""]
+    lines = ["### Cost", "", markdown_table(rows), "",
+             head + (f" {idle} configuration(s) that did not run are not priced." if idle else "") + same, ""]
     if figure is not None:
         lines += [f"![cost]({figure.name})", ""]
     return lines
@@ -85,16 +84,10 @@ def prices_used_section(priced: pd.DataFrame, table: Mapping[str, Price], extra:
     rows = [{"price": k, "USD/h per unit": usd(_or_nan(table[k].usd_per_hour)), "unit": table[k].unit,
              "basis": table[k].basis or table[k].quota or table[k].note,
              "source": table[k].source, "read": table[k].read or DASH} for k in keys]
-    return ["## Prices used", "",
-            "The Cost sections: USD = seconds measured here x the hourly price of the device that ran them, per "
-            "steady epoch (training + validation), per million training examples (training throughput) and to "
-            "the target (training seconds until the first epoch at or above it, warm-up included). A configuration "
-            "is priced as the machine it ran on, never as an accelerator it did not run on (that is the lower "
-            "bound's job); a device without a price shows a dash, not a guess. The Pareto front (◆) holds the "
-            "configurations no other one beats on both time and cost. On-demand prices (USD per hour per unit) "
-            "from `suites/prices/cloud.yaml` unless overridden (`prices=FILE`, `price.KEY=USD`); prices change: "
-            "check the date before you budget.", "",
-            markdown_table(rows), ""]
+    return ["## Prices used", "", markdown_table(rows), "",
+            "On-demand USD per hour per unit, from `suites/prices/cloud.yaml` unless overridden (`prices=FILE`, "
+            "`price.KEY=USD`); prices change: check the date before you budget (how the Cost sections use them: "
+            "docs/reports.md, *Cost and prices*).", ""]
 
 
 def bound_cell(s: float) -> str:

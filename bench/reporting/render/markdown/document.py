@@ -19,10 +19,12 @@ from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.accuracy import parity_section
-from bench.reporting.render.markdown.answer import answer_section, best_section
+from bench.reporting.render.markdown.answer import answer_section, ran_on
 from bench.reporting.render.markdown.cost import cost_section, prices_used_section
+from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.markdown.learning import learns_nowhere, not_learning_section
 from bench.reporting.render.markdown.reach import reach_section
+from bench.reporting.render.markdown.results import results_table
 from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
 from bench.reporting.render.markdown.tables import (
     break_even_section,
@@ -30,15 +32,33 @@ from bench.reporting.render.markdown.tables import (
     peaks_table,
     pipelines_section,
     problems_section,
-    results_table,
     skipped_files_section,
 )
 from bench.reporting.render.text import workload_title
 from bench.reporting.verdicts import Analysis
 
-HOW_TO_READ = ("How to read this: every figure comes from the point records alone; what warm-up, steady state, "
-               "examples/s, repeats, intervals, *learns*, the target, GFLOP/s and MFU mean is bench's docs/reports.md, "
-               "*How to read a report*.")
+HOW_TO_READ = ("How to read it: every figure comes from the point records alone; what warm-up, steady state, "
+               "examples/s, repeats, intervals, *learns*, the target, GFLOP/s and MFU mean, and how each is measured, "
+               "is bench's docs/reports.md, *How to read a report*.")
+
+
+def once(lines: list[str], seen: dict[str, str], where: str) -> list[str]:
+    """Each note or legend (a paragraph of 100 characters or more, not a table, heading, list item or figure) in full
+    the first time the report writes it; later, its head (bold, else up to its first colon or semicolon) and where it
+    stands in full."""
+    out = []
+    for line in lines:
+        if len(line) < 100 or line.startswith(("|", "#", "-", "!", " ")):
+            out.append(line)
+        elif line not in seen:
+            seen[line] = where
+            out.append(line)
+        else:
+            bold = line.startswith("**") and "**" in line[2:]
+            cut = min((i for i in (line.find(":"), line.find(";")) if i > 0), default=40)
+            head = line[: line.index("**", 2) + 2] if bold else line[:cut]
+            out.append(f"{head}: as under *{seen[line]}*.")
+    return out
 
 
 def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
@@ -86,39 +106,42 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
-             f"host(s) ({', '.join(hosts)}); baseline strategy `{a.baseline}`; parity margin "
-             f"±{a.parity_margin_pp:g} pp; {len(loaded.skipped)} file(s) skipped by the loader.", "",
+             f"host(s) ({', '.join(hosts)}): {ran_on(s)}. Speedups are against the best configuration of the "
+             f"`{a.baseline}` strategy that learns; accuracies within ±{a.parity_margin_pp:g} pp count as equal; "
+             f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
              "## The answer", ""]
     for workload, dataset in workloads:
-        lines += answer_section(a, workload, dataset)
+        lines += answer_section(a, workload, dataset, priced)
     lines += race_section(a.race)  # repeats=auto: where its repeats went
-    lines += [HOW_TO_READ, ""]
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     lines += time_section(a.points)
+    seen: dict[str, str] = {}
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
-        lines += [f"## {workload_title(workload, dataset)}", "", "### Results", "",
-                  results_table(g, a.baseline, a.show_backend), ""]
+        title = workload_title(workload, dataset)
+        part = [f"## {title}", "", *findings_section(a, workload, dataset), "### Results", "",
+                *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
         for sentence in _sentences(g, par):
-            lines += [sentence, ""]
-        lines += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
-        lines += break_even_section(be, a.show_backend)
+            part += [sentence, ""]
+        part += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
+        part += break_even_section(be, a.show_backend)
         figs = dict(figures.get((workload, dataset), {}))
         if learns_nowhere(g):  # why and what to try, in place of speedups, a cost front and bounds
-            lines += not_learning_section(g)
+            part += not_learning_section(g)
             figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
         else:
             bound = reach_section(g, table, a.limits)
             bounded = bounded or bool(bound)
-            lines += bound
+            part += bound
             if priced is not None:
-                lines += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
+                part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
         if figs:
-            lines += ["### Figures", ""]
-            lines += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
-            lines.append("")
+            part += ["### Figures", ""]
+            part += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
+            part.append("")
+        lines += once(part, seen, title)  # each note and legend in full once
     if priced is not None and table is not None:
         lines += prices_used_section(priced, table, tuple(d[3] for d in BOUND_DEVICES) if bounded else ())
     lines += parity_section(a.parity, a.parity_margin_pp, a.show_backend)

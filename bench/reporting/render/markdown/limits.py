@@ -8,26 +8,21 @@ import math
 import pandas as pd
 
 from bench.reporting.analysis.limits import (
+    COMPUTE,
     FIXED_SHARE,
     INPUT,
     LEVERS,
+    MEMORY,
     MIXED,
     UNDETERMINED,
 )
-from bench.reporting.frames.keys import CONFIG_KEY
 
 
 def _ms(value: float) -> str:
     """Milliseconds in three significant figures; µs below 0.1 ms."""
+    if value >= 1000:  # never in exponent notation
+        return f"{value / 1e3:.3g} s"
     return f"{1e3 * value:.3g} µs" if value < 0.1 else f"{value:.3g} ms"
-
-
-def limit_of(limits: pd.DataFrame, row: pd.Series) -> pd.Series | None:
-    """The limits frame's row of the summary configuration ``row`` (None when it has none)."""
-    if limits.empty:
-        return None
-    hit = limits[(limits[CONFIG_KEY] == pd.Series({k: row[k] for k in CONFIG_KEY})).all(axis=1)]
-    return None if hit.empty else hit.iloc[0]
 
 
 def limit_sentence(lim: pd.Series) -> str:
@@ -59,3 +54,27 @@ def limit_sentence(lim: pd.Series) -> str:
            "the step grows with the batch and its compute floor explains under half of it; these records have no "
            "memory floor (bandwidth probe or byte count) to tell memory traffic from uncounted work")
     return f"**{UNDETERMINED}**: {said}; {why}"
+
+
+def limit_brief(lim: pd.Series) -> str:
+    """What limits a configuration in one short clause for the opening answer (the full sentence, with every floor:
+    :func:`limit_sentence`): the label, the one figure it rests on with its interval, the lever."""
+    label, step = lim["limit"], _ms(lim["step_ms"])
+    if label == INPUT:
+        return f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; {LEVERS[INPUT]}"
+    if not lim["batch2"]:
+        return (f"**{UNDETERMINED}**: these records time one batch only, and fixed cost is told from per-example "
+                "cost by a second (`second_batch=true`, the default since 2026-11-28, measures one)")
+    share = (f"{lim['fixed_share']:.0%} of a {step} step is fixed cost (95% interval {lim['fixed_low']:.0%} to "
+             f"{lim['fixed_high']:.0%})")
+    floors = {COMPUTE: ("FLOPs at the measured peak", lim["compute_floor_ms"]),
+              MEMORY: ("bytes at the measured bandwidth", lim.get("memory_floor_ms", math.nan))}
+    what, floor = floors.get(label, ("", math.nan))
+    if math.isfinite(floor):
+        share += f", its {what} take {_ms(floor)}"
+    if label in LEVERS:
+        return f"**{label}**: {share}; {LEVERS[label]}"
+    if label == MIXED:
+        return f"**{label}**: {share}; fixed cost and device work both weigh"
+    straddles = lim["fixed_low"] < FIXED_SHARE <= lim["fixed_high"]
+    return f"**{label}**: {share}; {'more repeats would tell' if straddles else 'no memory floor to tell more'}"

@@ -24,10 +24,10 @@ import pandas as pd
 from bench.measure.datasheets import BANDWIDTH, DATASHEET_PEAK_FLOPS, chip_of
 from bench.reporting.analysis.cost import bound_arithmetic, bound_devices, epoch_flops, lower_bound_s, units
 from bench.reporting.analysis.limits import step_bytes
+from bench.reporting.frames.keys import row_of
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
-from bench.reporting.render.markdown.limits import limit_of
 from bench.reporting.render.text import DASH, markdown_table, seconds, usd
 from bench.reporting.stats.sample import as_float
 
@@ -51,7 +51,7 @@ def epoch_bytes(row: pd.Series, replicas: float = 1.0) -> float:
 def host_floor_s(row: pd.Series, limits: pd.DataFrame | None) -> tuple[float, str]:
     """(seconds, how): the epoch's steps times the measured fixed cost of a step: the fixed share of the step from
     the configuration's two batches where the label had them, else one compiled call's fixed cost per step."""
-    lim = limit_of(limits, row) if limits is not None else None
+    lim = row_of(limits, row) if limits is not None else None
     steps = float(row["steps_per_epoch"])
     if lim is not None and math.isfinite(lim["fixed_share"]) and lim["fixed_share"] > 0:
         return steps * min(1.0, lim["fixed_share"]) * lim["step_ms"] / 1e3, "fixed share of the step, two batches"
@@ -114,11 +114,10 @@ def _table(fastest: pd.Series, flops: float, columns: dict[str, tuple[Any, ...]]
             bound_cell(compute), bound_cell(memory), bound_cell(host) if math.isfinite(host) else DASH, ratio)
         if priced:
             rows[4][name] = f"≥ {usd(cost)}" if math.isfinite(cost) else DASH
-    return ["### What this model could reach", "",
-            "The shortest this training epoch could take, floor by floor: its FLOPs at the peak, its bytes at the "
-            "memory bandwidth (counted layer by layer: docs/reports.md), its steps at the fixed cost of a step. "
-            "Measured where it ran; on one chip of each other accelerator at its dense datasheet peak in the "
-            "arithmetic the run would use there (TF32 for float32 where a GPU has it, bf16 on TPUs) and its "
-            "datasheet bandwidth (— where bench has no source). Floors, not predictions: an epoch takes at least "
-            "the largest; n chips divide the compute and memory floors by n at best.", "",
-            markdown_table(rows), ""]
+    return ["### What this model could reach", "", markdown_table(rows), "", REACH_LEGEND, ""]
+
+
+REACH_LEGEND = ("Floors, not predictions: an epoch takes at least the largest (FLOPs ÷ peak, bytes ÷ bandwidth, "
+                "steps × a step's fixed cost); elsewhere one chip at its datasheet peak and bandwidth in the "
+                "arithmetic it would use (— without a source); method: docs/reports.md, *What this model could "
+                "reach*.")

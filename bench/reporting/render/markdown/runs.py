@@ -93,9 +93,6 @@ def time_section(points: pd.DataFrame) -> list[str]:
                      "in fit s": share(b["fit_s"]), "of which training s": share(b["train_s"]),
                      "of which teardown s": seconds(b["teardown_s"]),
                      "points outside fit s": share(b["outside_fit_s"]), "total s": seconds(total)})
-    return ["### Where the time went", "",
-            "Worker wall time per run: process start-up (interpreter, imports, strategy, peak probe), the epochs "
-            "inside `fit` (training = the epochs' training seconds, validation excluded: the share of the machine "
-            "that trained; teardown = what `fit` did after its last epoch), and each point's own work outside "
-            "`fit` (data, model build, compile, validation predictions, input-only probe). Only the epochs are "
-            "measured figures; the rest is what a sweep costs around them.", "", markdown_table(rows), ""]
+    return ["### Where the time went", "", markdown_table(rows), "",
+            "Worker wall time per run, in seconds and its share: only the epochs in `fit` are measured figures, the "
+            "rest is what a sweep costs around them (each column: docs/reports.md, *Where the time went*).", ""]

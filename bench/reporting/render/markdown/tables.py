@@ -7,47 +7,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
-from bench.reporting.analysis.limits import SAID_LIMITS
 from bench.reporting.frames.keys import PIPELINE_KEY
 from bench.reporting.frames.runs import run_peaks
 from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.untrusted import skipped_row
-from bench.reporting.render.markdown.accuracy import accuracy_cell
 from bench.reporting.render.text import (
     DASH,
-    flag,
     markdown_table,
     number,
     ratio_text,
     seconds,
     shorten,
-    speedup_cell,
+    sig,
     spread_text,
-    two_speeds_text,
     with_backend,
 )
-from bench.reporting.verdicts import absent_strategies
-
-
-def _flags(row: pd.Series) -> str:
-    """The results table's flags column: status, learning, what limits it (input-bound; overhead-, compute-,
-    memory-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe."""
-    limit = row.get("limit", "")
-    flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
-             f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
-             else "",
-             "not learning" if row["not_learning"] else row.get("accuracy_flag", ""),
-             "input-bound" if row["input_bound"] else limit if limit in SAID_LIMITS else "",
-             # across processes (bench.reporting.stats.spread): the range is part of the answer
-             two_speeds_text(row["two_speeds"]) if row.get("two_speeds") else "",
-             "parity" if row.get("parity_flag", False) else "",
-             "above the probed peak (MFU not shown)" if row.get("mfu_over_peak", False) else ""]
-    return "; ".join(f for f in flags if f)
 
 
 def gpu_summary(gpu: dict[str, Any] | None) -> str:
@@ -109,96 +87,16 @@ def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
     rows = []
     for _, p in run_peaks(points).iterrows():
         peak, n = p["peak"], p["n"]
-        spread = (f"{number(p['low'] / 1e9, ',.1f')}-{number(peak / 1e9, ',.1f')} "
-                  f"(median {number(p['median'] / 1e9, ',.1f')}, {int(n)} probes)"
+        spread = (f"{sig(p['low'] / 1e9)}-{sig(peak / 1e9)} (median {sig(p['median'] / 1e9)}, {int(n)} probes)"
                   if math.isfinite(n) and n > 1 else "one probe")
         rows.append({"run": p["run_id"], "host": p["host"], **({"backend": p["backend"]} if show_backend else {}),
                      "device": p["device_kind"], "precision": p["precision"],
                      "math mode": ", ".join(p["math_modes"]) or DASH,
-                     "peak GFLOP/s (highest probe)": number(peak / 1e9, ",.1f"), "probes: lowest-highest": spread,
+                     "peak GFLOP/s (highest probe)": sig(peak / 1e9), "probes: lowest-highest": spread,
                      "datasheet peak GFLOP/s": number(p["datasheet_peak"] / 1e9, ",.0f")})
     if not rows:
         return "No point recorded a peak (MFU is not shown)."
     return markdown_table(rows)
-
-
-def results_table(summary: pd.DataFrame, baseline: str, show_backend: bool = False) -> str:
-    """Strategy x global batch x spe table of one workload (every status, never dropped; a strategy whose
-    every point was skipped is one row). Memory columns (MiB) appear when the records have them."""
-    has_flops = summary["gflops_per_s"].notna().any()
-    has_rss = "peak_rss_mib" in summary and summary["peak_rss_mib"].notna().any()
-    has_device_mem = any(c in summary and summary[c].notna().any() for c in ("device_peak_mib", "step_mib"))
-    has_sheet = summary["mfu_datasheet_pct"].notna().any()
-    has_target = bool(np.isfinite(summary["target_accuracy"]).any())
-    absent = absent_strategies(summary)
-    rows = []
-    for _, r in summary.iterrows():
-        if r["strategy"] in set(absent["strategy"]):
-            continue
-        ok = r["status"] == "ok"
-        known = isinstance(r["device_kind"], str) and pd.notna(r["num_replicas"]) and r["num_replicas"]
-        devices = f"{r['device_kind']} x{int(r['num_replicas'])}" if known else DASH
-        row = {
-            "strategy": r["strategy"], "devices": devices, "global batch": r["global_batch_size"],
-            "spe": r["steps_per_execution"], "precision": r["precision"],
-            "status": r["status"] if ok else f"**{r['status']}**",
-            "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
-            "examples/s": number(r["examples_per_s"], ",.0f"),
-            f"speedup vs {baseline}": speedup_cell(r),
-            "train s/epoch median [IQR]":
-                f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
-            "warm-up s": seconds(r["warmup_overhead_s"]) + (" †" if flag(r.get("warmup_after_others")) else ""),
-            "final val acc [seeds' range]": accuracy_cell(r),
-        }
-        if has_target:
-            targeted = ok and math.isfinite(r["target_accuracy"])
-            reached = f" ({r['n_reached']}/{r['n_seeds']} seeds)" if targeted and r["n_reached"] < r["n_seeds"] else ""
-            row["target"] = number(r["target_accuracy"], ".2f")
-            row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
-        if has_flops:
-            row["GFLOP/s"] = number(r["gflops_per_s"], ".1f")
-            row["MFU %"] = number(r["mfu_pct"], ".1f")
-        if has_sheet:
-            row["MFU % (datasheet)"] = number(r["mfu_datasheet_pct"], ".2f")
-        if has_rss:
-            row["peak RSS MiB"] = number(r["peak_rss_mib"], ",.0f")
-        if has_device_mem:
-            row["device MiB"] = device_memory_cell(r)
-        row["flags"] = _flags(r)
-        rows.append(row)
-    for _, a in absent.iterrows():
-        rows.append({"strategy": a["strategy"], "devices": DASH, "global batch": "all", "spe": "all",
-                     "precision": "all", "status": "**skipped**", "repeats": f"0/{a['n_points']}",
-                     "flags": shorten(f"absent: {a['reason']}", 120)})
-    table = markdown_table(pd.DataFrame(with_backend(rows, show_backend)).fillna(DASH))
-    marks = {m.strip() for r in rows for m in MEM_MARKS if f"{r.get('device MiB')}".endswith(m)}
-    marks |= {"†" for r in rows if str(r.get("warm-up s", "")).endswith("†")}
-    return table + ("\n\n" + " ".join(TABLE_LEGEND[m] for m in sorted(marks, reverse=True)) if marks else "")
-
-
-SCOPE_MARKS = {"process": " (process)", "process+probe": " (process, probe)"}  # device MiB not reset for a point
-MEM_MARKS = (" (step)", *SCOPE_MARKS.values())
-TABLE_LEGEND = {  # and the warm-up mark: one legend line under the results table
-    "†": "† warm-up of points that each followed others in their worker process (libraries loaded, kernels "
-         "compiled): a fresh process's first epoch is longer.",
-    "(step)": "Device MiB (step): what the compiled training step needs on one device, from XLA's memory analysis "
-              "(weights, optimizer state, the batch, activations and gradients), the model's own figure where JAX "
-              "cannot reset its allocator's peak.",
-    "(process)": "Device MiB (process): the worker's allocator peak over its points so far (JAX cannot reset it).",
-    "(process, probe)": "Device MiB (process, probe): the worker process's allocator peak, not the model's: it "
-                        "includes bench's matmul probe, run in the worker before its first point (until 2026-11-28).",
-}
-
-
-def device_memory_cell(r: pd.Series) -> str:
-    """Device MiB: the compiled step's analysis (JAX), else the allocator's peak, marked unless the point's own."""
-    step = r.get("step_mib", math.nan)
-    if isinstance(step, float) and math.isfinite(step):
-        return f"{number(step, ',.0f')} (step)"
-    peak = r.get("device_peak_mib", math.nan)
-    if not (isinstance(peak, float) and math.isfinite(peak)):
-        return DASH
-    return number(peak, ",.0f") + SCOPE_MARKS.get(r.get("device_scope"), "")
 
 
 def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:
@@ -230,19 +128,11 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
                 else None
             row[f"{p} vs default"] = DASH if ratio is None else ratio_text(ratio)
         rows.append(row)
-    return ["## Input pipelines", "",
-            "The same configuration under each input pipeline: `default` is bench's fixed tf.data settings (images "
-            "read, decoded and resized every epoch); `cached` decodes once (epoch 1) and caches the decoded images "
-            "*before* augmentation, so augmentation still differs every epoch; `slow_decode` is the default without "
-            "parallel decoding; `autotune` the seeds' `tf.data.AUTOTUNE` settings with autotune on; `numpy` the "
-            "arrays straight into `fit`, which shuffles them itself. In brackets: the steady training seconds per "
-            "epoch across its repeats (a process each), lowest to highest, and two speeds where the repeats split "
-            "into two (docs/statistics.md). "
-            f"A pipeline is input-bound when training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate "
-            "it delivers alone: the device waits for data, and a faster device would not help (seed 001's lesson "
-            "on TPUs). Ratios are examples/s over the default pipeline's, with a 95% interval from 3 or more "
-            "repeats a side.", "",
-            markdown_table(pd.DataFrame(with_backend(rows, show_backend))), ""]
+    return ["## Input pipelines", "", markdown_table(pd.DataFrame(with_backend(rows, show_backend))), "",
+            f"Examples/s under each input pipeline (in brackets: steady training s/epoch over its processes); "
+            f"input-bound: training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate the pipeline "
+            "delivers alone; ratios over `default` with a 95% interval from 3 processes a side (what each pipeline "
+            "does: docs/reports.md, *Input pipelines*).", ""]
 
 
 def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str]:
@@ -256,11 +146,9 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
              "break-even epochs": "no trade-off" if r["quick_key"] == r["fast_key"] else
              (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
             for _, r in be.iterrows()]
-    return ["### Break-even epochs", "",
-            "Among the configurations that learn: training n epochs costs warm-up + n x steady epoch time. "
-            "Break-even is the smallest n from which a strategy's fastest configuration (examples/s) is no "
-            "slower in total than its quickest-to-start one (it has paid back its extra warm-up).", "",
-            markdown_table(with_backend(rows, show_backend)), ""]
+    return ["### Break-even epochs", "", markdown_table(with_backend(rows, show_backend)), "",
+            "Break-even: the fewest epochs (n) after which a strategy's fastest configuration that learns is no slower "
+            "in total (warm-up + n x steady epoch) than its quickest to start.", ""]
 
 
 def problems_section(points: pd.DataFrame) -> list[str]:

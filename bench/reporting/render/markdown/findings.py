@@ -1,0 +1,293 @@
+"""A workload section's *Findings*: every verdict about its fastest configuration that learns, each in full (its
+limit with the evidence, accuracy held, warm-up, other strategies and backends, compilers, wrappers, absent
+hardware). The report's opening answer (:mod:`bench.reporting.render.markdown.answer`) says the essentials in a
+screen and links here. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
+from bench.reporting.analysis.tradeoff import Tradeoff
+from bench.reporting.frames.keys import compared_spe, config_key, row_of, rows_of, same_config, same_settings
+from bench.reporting.frames.labels import config_label, config_name, split_label
+from bench.reporting.frames.speedups import ratio_ci, speedup_ci
+from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
+from bench.reporting.render.markdown.learning import PROBABILITY_LOSS, PROBABILITY_SIGNS
+from bench.reporting.render.markdown.limits import limit_sentence
+from bench.reporting.render.text import (
+    counted,
+    flag,
+    markdown_table,
+    number,
+    ratio_text,
+    seconds,
+    speedup_cell,
+    with_backend,
+)
+from bench.reporting.verdicts import Analysis, best_baseline, fastest_to_target, winner
+
+
+def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
+    best = rows_of(a.best, workload, dataset)
+    if best.empty:
+        return ["No configuration of this workload learns: nothing is ranked.", ""]
+    rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
+             "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": speedup_cell(r),
+             "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
+            for _, r in best.iterrows()]
+    win = winner(a, workload, dataset)
+    if win is None:  # best configurations exist only where a winner does
+        return [markdown_table(with_backend(rows, a.show_backend)), ""]
+    t = a.tradeoffs.get((workload, dataset))
+    if t is not None and not t.settled:
+        return [markdown_table(with_backend(rows, a.show_backend)), "",
+                f"**Fastest that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val "
+                f"accuracy {win['final_val_accuracy']:.3f}; no overall winner: without a target it is not the most "
+                "accurate (the trade-off is in the answer above).", ""]
+    return [markdown_table(with_backend(rows, a.show_backend)), "",
+            f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
+            f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
+
+
+def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
+    """The winner against the baseline's best learning configuration ``b``."""
+    if b is None:
+        return f"no `{a.baseline}` configuration that learns to compare with"
+    if same_config(b, win):
+        return f"it is the `{a.baseline}` baseline itself"
+    ci = ratio_ci(win, b)
+    return (f"**{ratio_text(ci)}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
+
+
+def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: str, dataset: str) -> list[str]:
+    """The bullets about the winner ``win``: its throughput against the baseline, every other strategy's best,
+    accuracy, the fastest to the target (when that is another configuration) and warm-up."""
+    best_base = best_baseline(a, summary, win)
+    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
+             f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
+    lim = row_of(a.limits, win)
+    if lim is not None:
+        lines.append(f"- **What limits it:** {limit_sentence(lim)}.")
+    same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
+    if same and not (best_base is not None and same_settings(best_base, win)):
+        lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
+    others = rows_of(a.best, workload, dataset)
+    others = others[others["strategy"] != win["strategy"]] if not others.empty else others
+    if not others.empty:
+        items = [f"`{r['strategy']}` {config_name(r)} "
+                 f"{ratio_text(ratio_ci(r, win))}"
+                 for _, r in others.iterrows()]
+        lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
+                     f"to it: {'; '.join(items)}.")
+    lines += _backend_line(rows_of(a.best, workload, dataset))
+    lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
+    quickest = fastest_to_target(summary)
+    win_time = win["time_to_target_s"]
+    if quickest is not None and not same_config(quickest, win) and not (
+            math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
+        lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
+                     f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
+                     "reach an accuracy first: a larger batch takes fewer, bigger steps).")
+    be = rows_of(a.break_even, workload, dataset)
+    be = be[be["strategy"] == win["strategy"]] if not be.empty else be
+    payback = ""
+    if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
+        n = be.iloc[0]["break_even_epochs"]
+        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
+                   if math.isfinite(n) else "")
+    later = (" (measured in a worker process that had run other points first: a fresh process's first epoch is "
+             "longer)" if flag(win.get("warmup_after_others")) else "")
+    lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
+                 f"epoch{later}{payback}.")
+    lines += _compiler_lines(rows_of(a.compilers, workload, dataset))
+    return lines
+
+
+def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
+    """Where the answer names a compiler variant: what it buys in throughput, what its warm-up costs, and after how
+    many epochs it is ahead in total (:func:`bench.reporting.verdicts.compiler_break_even`)."""
+    out = []
+    for _, p in pairs.iterrows():
+        n = p["break_even_epochs"]
+        when = f"ahead in total after {counted(n, 'epoch')}" if math.isfinite(n) else "never ahead in total"
+        out.append(f"- **Compiler:** {p['fast']} runs {p['throughput_ratio']:.2f}x the throughput of {p['quick']} "
+                   f"after {seconds(p['extra_warmup_s'])} s more warm-up: {when} (shorter runs are quicker without "
+                   "it).")
+    return out
+
+
+def _backend_line(best: pd.DataFrame) -> list[str]:
+    """The fastest backend on each strategy that ran under two or more, from each strategy label's best learning
+    configuration (``best``): its configuration and throughput, then every other backend's best relative to it, per
+    process (none where one backend ran)."""
+    if best.empty or best["backend"].nunique() < 2:
+        return []
+    parts = []
+    for name, g in best.groupby("strategy_name", sort=True):
+        tops = g.sort_values("examples_per_s", ascending=False, kind="mergesort").drop_duplicates("backend")
+        if len(tops) < 2:
+            continue
+        top = tops.iloc[0]
+        rest = ", ".join(f"{r['backend']} at {config_name(r)} {ratio_text(ratio_ci(r, top))}"
+                         for _, r in tops.iloc[1:].iterrows())
+        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for _, r in tops.iterrows()}
+        differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
+                  "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
+        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
+                     f"examples/s), then {rest}{differ}")
+    return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
+
+
+def _gap_text(t: Tradeoff) -> str:
+    """The most accurate member of the front against the fastest, paired by seed."""
+    g = t.gap
+    if g is None or g.verdict == NO_CLAIM:
+        n = 0 if g is None else g.seeds
+        return f"paired by seed: no claim with {n} seed{'s' if n != 1 else ''} ({NO_CLAIM_HOW})"
+    said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else g.verdict
+    return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {g.seeds} seeds, "
+            f"{said}")
+
+
+def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
+    """Both ends of the trade-off against the baseline's fastest configuration that learns."""
+    fast, best = t.fastest, t.most_accurate
+    base = best_baseline(a, summary, fast)
+    if base is None or same_config(base, fast) or same_config(base, best):
+        return []
+    ratio = {name: ratio_text(ratio_ci(r, base))
+             for name, r in (("fastest", fast), ("most accurate", best))}
+    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
+            f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({config_label(base)}, {base['examples_per_s']:,.0f} examples/s)."]
+
+
+def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """The Keras augmentation layers the workload's records name (their class names, once each)."""
+    points = rows_of(a.points, workload, dataset)
+    if points.empty or "augmentation_layers" not in points:
+        return []
+    return sorted({str(name) for names in points["augmentation_layers"] for name in names})
+
+
+def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
+    """No target and the fastest configuration that learns is not the most accurate: no single answer, the
+    trade-off (:mod:`bench.reporting.analysis.tradeoff`) and how to get one."""
+    fast, best = t.fastest, t.most_accurate
+    ratio = best["examples_per_s"] / fast["examples_per_s"]
+    rows = [{"configuration": config_label(r), "examples/s": f"{r['examples_per_s']:,.0f}",
+             "throughput vs fastest": f"{r['examples_per_s'] / fast['examples_per_s']:.2f}x",
+             "final val acc [seeds' range]": accuracy_range(r)} for _, r in t.front.iterrows()]
+    example = math.floor(20 * best["final_val_accuracy"]) / 20
+    return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
+            f"says which accuracy counts.** {config_label(fast)} ({fast['examples_per_s']:,.0f} examples/s) ends at "
+            f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {ratio:.2f}x its "
+            f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
+            f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",
+            *["  " + line for line in markdown_table(rows).splitlines()], "",
+            *_tradeoff_vs_baseline(a, summary, t),
+            f"- **For a single answer**, declare the validation accuracy that counts as trained: "
+            f"`Workload(..., target_accuracy={example:.2f})` (for example); the answer then names the configuration "
+            "fastest to it."]
+
+
+BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+
+
+def backend_contrast(summary: pd.DataFrame) -> list[str]:
+    """A line per configuration that learns under one backend and not under another (same strategy, batch, spe and
+    precision: the same seed, initial weights and batches; PyTorch's spe1 beside the spe it was asked for,
+    :func:`~bench.reporting.frames.keys.compared_spe`), with the likely cause when the reasons name it."""
+    ok = summary[summary["status"] == "ok"]
+    failing = ok["not_learning"] != ""
+    if not failing.any() or failing.all():  # a contrast needs a configuration that learns and one that does not
+        return []
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row, spe in zip(ok.to_dict("records"), compared_spe(ok), strict=True):
+        backend, name = split_label(str(row["strategy"]))
+        row |= {"_backend": backend}
+        groups.setdefault((name, row["global_batch_size"], spe, row["precision"]), []).append(row)
+    lines = []
+    for key in sorted(groups):
+        learns = [r for r in groups[key] if not r["not_learning"]]
+        fails = [r for r in groups[key] if r["not_learning"]]
+        if not learns or not fails:
+            continue
+        names = list(dict.fromkeys(BACKEND_NAMES.get(r["_backend"], r["_backend"]) for r in learns))
+        yes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        for no in fails:
+            probability = any(k in no["not_learning"] for k in PROBABILITY_SIGNS)
+            cause = f" Likely cause: {PROBABILITY_LOSS}." if probability else ""
+            lines.append(f"- **Learns under {yes}, not under {BACKEND_NAMES.get(no['_backend'], no['_backend'])}**, "
+                         f"from the same seed and batches: {config_label(pd.Series(no))} ({no['not_learning']})."
+                         f"{cause}")
+    return lines
+
+
+def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """In words, per pair of backends compared by seed: how many validation examples got the same class from both,
+    summed over their configurations (each configuration's share too when there are several)."""
+    rows = rows_of(a.parity, workload, dataset)
+    rows = rows[(rows["kind"] == "backend") & (rows["compared"] > 0)] if len(rows) else rows
+    out = []
+    pairs = [tuple(BACKEND_NAMES.get(split_label(s)[0], s) for s in (r["baseline"], r["strategy"]))
+             for _, r in rows.iterrows()]
+    for pair in dict.fromkeys(pairs):
+        g = rows[[p == pair for p in pairs]]
+        same, total = int(g["same_predictions"].sum()), int(g["compared"].sum())
+        if len(g) == 1:
+            r = g.iloc[0]
+            where = f"{split_label(r['strategy'])[1]} at b{r['global_batch_size']} spe{r['steps_per_execution']} " \
+                    f"{r['precision']}"
+        else:
+            shares = 100 * g["same_predictions"] / g["compared"]
+            where = f"{len(g)} configurations, {shares.min():.1f}-{shares.max():.1f}% each"
+        out.append(f"{pair[0]} and {pair[1]} gave the same prediction on {same:,} of {total:,} validation examples "
+                   f"from the same seed ({where})")
+    return out
+
+
+def findings_section(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """A workload's findings, each in full: the fastest configuration that learns and what to know about it (without
+    a target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
+    summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+    lines = ["### Findings", ""]
+    win = winner(a, workload, dataset)
+    t = a.tradeoffs.get((workload, dataset))
+    lines += backend_contrast(summary)  # first: the same model trained on one backend and not on another
+    if win is None:
+        ok = summary[summary["status"] == "ok"]
+        lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
+                     "here; why and what to try: its section, *Does not learn*." if len(ok) else
+                     "- **No configuration finished.**")
+    elif t is not None and not t.settled:
+        lines += tradeoff_lines(a, summary, t)
+    else:
+        lines += _winner_lines(a, summary, win, workload, dataset)
+    findings = backend_agreement(a, workload, dataset)
+    for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
+        lo, hi = min(w["ratios"]), max(w["ratios"])
+        spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
+        findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
+                        f"{spread} the time of plain `{w['plain']}` (no scope) on {w['n_configs']} matched "
+                        "configuration(s)")
+    bound = summary[summary["input_bound"]]
+    if not bound.empty:
+        findings.append(f"{len(bound)} configuration(s) are input-bound ({config_label(bound.iloc[0])}, …)")
+    excluded = summary[(summary["status"] == "ok") & ~summary["learns"]]
+    if not excluded.empty and win is not None:
+        findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn, miss the target "
+                        "or are significantly less accurate than the baseline")
+    layers = _augmentation_layers(a, workload, dataset)
+    if layers:
+        findings.append(f"the model holds Keras augmentation layers ({', '.join(layers)}): a TPU cannot compile "
+                        "the projective ones under TensorFlow and JAX needs TensorFlow for any; `python -m bench "
+                        "doctor` checks them, `Workload(..., augment=...)` moves them into the input pipeline")
+    if findings:
+        lines.append("- **Also:** " + "; ".join(findings) + ".")
+    return [*lines, ""]
