@@ -254,20 +254,45 @@ def test_every_kind_of_own_pipeline_is_timed_as_is_under_a_strategy(pipelines_ru
     assert finite == {"own_tfdata": True, "own_pydataset": True, "own_generator": False, "own_slow": False}
 
 
-@pytest.mark.slow
-def test_the_input_bound_flag_works_on_an_own_pipeline(pipelines_run) -> None:
-    """A generator that sleeps SLOW_PAUSE s a batch of 64 delivers under 64 / SLOW_PAUSE examples/s to a model that
-    trains far faster: the probe measures the user's pipeline and the report flags it (training at >= 80 % of that
-    rate); the same batches without the pause are not."""
-    recs = own(pipelines_run)
+def flags(recs: list[dict]) -> tuple[dict[str, bool], str]:
+    """The report's input-bound flag per own ``workload/backend``, and what it was judged on, one line a point:
+    status, training seconds per epoch, the probe's rate and the steady training rate's share of it."""
     summary = summarize(recs)
     bound = dict(zip(summary["workload"] + "/" + summary["backend"], summary["input_bound"], strict=True))
-    evidence = {(r["workload"], r["backend"]): (r["status"], [round(e["train_s"], 3) for e in r["epochs"]],
-                                                r["input_examples_per_s"]) for r in recs}  # said when it fails
+    rows = []
+    for r in recs:
+        train = [e["train_s"] for e in r["epochs"]]
+        share = (256 / sorted(train[1:])[len(train[1:]) // 2] / r["input_examples_per_s"]
+                 if r["status"] == "ok" and len(train) > 1 and r["input_examples_per_s"] else float("nan"))
+        rows.append(f"{r['workload']}/{r['backend']}: {r['status']}, train_s {[round(t, 3) for t in train]}, "
+                    f"probe {r['input_examples_per_s'] or 0:.1f} examples/s, steady training / probe {share:.3f}")
+    return bound, "\n".join(rows)
+
+
+@pytest.mark.slow
+def test_the_input_bound_flag_works_on_an_own_pipeline(pipelines_run, tmp_path: Path) -> None:
+    """A generator that sleeps SLOW_PAUSE s a batch of 64 delivers under 64 / SLOW_PAUSE examples/s to a model that
+    trains far faster: the probe measures the user's pipeline and the report flags it (training at >= 80 % of that
+    rate); the same batches without the pause are not.
+
+    A backend whose flags come out wrong is measured once more, in a run of its own: a machine that stalls training
+    for seconds at a time makes the flag rightly say "not input-bound" for that run (three fresh-clone CI runs,
+    2026-11-26..28; never here, under any load: docs/findings.md); a wrong flag fails both times."""
+    recs = own(pipelines_run)
+    bound, said = flags(recs)
     for backend in SMOKE_BACKENDS:
-        assert bound[f"own_slow/{backend}"] and not bound[f"own_generator/{backend}"], (bound, evidence)
+        if bound[f"own_slow/{backend}"] and not bound[f"own_generator/{backend}"]:
+            continue
+        (tmp_path / "tp_own.py").write_text(OWN)
+        again = run_records(tmp_path, "suite=cnn", "workloads=[tp_own:make_slow,tp_own:make_generator]",
+                            "strategies=[cpu_x2]", f"backends=[{backend}]", "n_train=256", "n_val=64",
+                            f"epochs={EPOCHS}", "batch_sizes=[64]", "steps_per_execution=[2]", "~workload_axes",
+                            "measure_peak=false")
+        bound_again, said_again = flags(again)
+        assert bound_again[f"own_slow/{backend}"] and not bound_again[f"own_generator/{backend}"], \
+            f"{backend}, first run:\n{said}\nmeasured again:\n{said_again}"
     slow = [r["input_examples_per_s"] for r in recs if r["workload"] == "own_slow"]
-    assert max(slow) <= 64 / SLOW_PAUSE
+    assert max(slow) <= 64 / SLOW_PAUSE, said
 
 
 def test_an_own_pipeline_is_checked_when_the_workload_is_imported(tmp_path: Path, monkeypatch) -> None:
