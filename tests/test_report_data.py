@@ -74,3 +74,23 @@ def test_the_notebook_api_returns_the_same_verdicts(tmp_path) -> None:
     assert bench.verdicts(DATA / "records") == json.loads((md.parent / "report.json").read_text())
     wider = bench.verdicts([DATA / "records"], parity_margin_pp=5.0)
     assert wider["parity_margin_pp"] == 5.0 and validate(wider).configurations
+
+
+def test_plain_rows_hold_what_iterrows_holds() -> None:
+    """The report reads summary rows as plain dictionaries (:func:`bench.reporting.frames.keys.plain_rows`, one
+    object array for the frame instead of a Series a row): every value equal to iterrows', NaN where it is NaN,
+    over the column kinds a summary has (text, int, float with NaN, bool, tuples, None)."""
+    import pandas as pd
+
+    from bench.reporting.frames.keys import plain_rows
+
+    frame = pd.DataFrame({"strategy": ["cpu", "tpu", "cpu_x2"], "global_batch_size": [32, 64, 128],
+                          "examples_per_s": [1.5, math.nan, 3.0], "learns": [True, False, True],
+                          "epochs": [(1, 2), (), (3,)], "error": [None, "oom", ""]}, index=[7, 3, 9])
+    rows = plain_rows(frame)
+    assert len(rows) == 3 and [r["strategy"] for r in rows] == ["cpu", "tpu", "cpu_x2"]
+    for row, (_, series) in zip(rows, frame.iterrows(), strict=True):
+        assert list(row) == list(series.index)
+        for k, v in series.items():
+            assert (math.isnan(row[k]) and math.isnan(v)) if isinstance(v, float) and math.isnan(v) else row[k] == v
+    assert plain_rows(frame.iloc[:0]) == []

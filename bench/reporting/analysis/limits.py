@@ -21,12 +21,14 @@ is never forced. Pure functions of numbers: no frame, no text for a reader beyon
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.reporting.frames.keys import plain_rows
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.stats.trend import EPOCH_CV
 
@@ -151,14 +153,14 @@ def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
     return math.sqrt(sd**2 / max(n1, 1) + sd**2 / max(n2, 1))
 
 
-def step_bytes(row: pd.Series, batch: float, replicas: float) -> float:
+def step_bytes(row: Mapping[str, Any], batch: float, replicas: float) -> float:
     """Bytes one step moves: ``batch`` examples' activation bytes plus ``replicas`` times the weight bytes (each
     replica holds and updates all weights); NaN without a byte count."""
     per_example, weights = row.get("bytes_per_example", math.nan), row.get("weight_bytes_per_step", math.nan)
     return float(batch * per_example + replicas * weights)
 
 
-def memory_floor_s(row: pd.Series, batch: int) -> float:
+def memory_floor_s(row: Mapping[str, Any], batch: int) -> float:
     """Seconds the step's bytes (:func:`step_bytes`, the row's replicas) take at the devices' measured bandwidth
     (all replicas'; logical CPUs share the host's); NaN without a bandwidth or a byte count."""
     bandwidth = row.get("peak_bytes_per_s", math.nan)
@@ -168,7 +170,7 @@ def memory_floor_s(row: pd.Series, batch: int) -> float:
     return moved / bandwidth if bandwidth > 0 and math.isfinite(moved) else math.nan
 
 
-def evidence_of(row: pd.Series, partner: pd.Series | None) -> Evidence:
+def evidence_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> Evidence:
     """A summary row's :class:`Evidence` (seconds per training step), with ``partner``, the same configuration at
     another batch, when there is one; else the row's extra stage at a second batch (``second_batch``) when it ran."""
     batch = int(row["global_batch_size"])
@@ -195,9 +197,11 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
     The partner batch is the one farthest from the row's, in ratio, of the same configuration on the same host (the
     widest span separates fixed from per-example cost best)."""
     ok = summary[(summary["status"] == "ok") & (summary["examples_per_s"] > 0)] if len(summary) else summary
+    ok = ok.reset_index(drop=True)  # the index: row positions in ``plain``
+    plain = plain_rows(ok)  # once: a mask per row cost ~1 s over 1,000 records, a Series a row 0.1 s
     rows = []
     for _, g in ok.groupby(PARTNER_KEY, sort=True, dropna=False):
-        members = [r for _, r in g.iterrows()]  # plain rows: a mask per row cost ~1 s over 1,000 records
+        members = [plain[i] for i in g.index]
         for row in members:
             b = row["global_batch_size"]
             others = [o for o in members if o["global_batch_size"] != b]

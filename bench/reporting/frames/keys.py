@@ -14,6 +14,13 @@ import pandas as pd
 CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
 
 
+def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as dictionaries, the values those of ``iterrows`` (one object array for the whole frame)
+    without a Series a row: 1,000 records' summary, 0.1 s -> a few ms. Take it once for a frame, not per group."""
+    columns = [str(c) for c in frame.columns]
+    return [dict(zip(columns, values, strict=True)) for values in frame.to_numpy(dtype=object).tolist()]
+
+
 def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
     """The rows of an analysis frame that belong to one workload and dataset (an empty frame stays empty)."""
     if frame.empty:

@@ -14,8 +14,10 @@ Definitions (the report repeats them):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from bench.records import BACKENDS
@@ -32,12 +34,19 @@ def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
     bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
     """
+    exact, resolved = baseline_masks(summary, baseline)
+    return summary[exact] if exact.any() else summary[resolved]  # masks, then one take of the wide frame
+
+
+def baseline_masks(summary: pd.DataFrame, baseline: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`baseline_rows`' two masks over ``summary``'s rows: requested as typed, and resolved to it; a caller
+    that splits a frame in groups applies them per group (the exact rows, else the resolved ones)."""
     backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
-    ok = (summary["status"] == "ok").to_numpy()  # masks, then one take of the wide frame (a report asks 50 times)
+    ok = (summary["status"] == "ok").to_numpy()
     if backend:
         ok = ok & (summary["backend"] == backend).to_numpy()
     exact = ok & ((summary["strategy_requested"] == name) | (summary["strategy"] == baseline)).to_numpy()
-    return summary[exact] if exact.any() else summary[ok & (summary["strategy_name"] == name).to_numpy()]
+    return exact, ok & (summary["strategy_name"] == name).to_numpy()
 
 
 class Candidates:
@@ -63,7 +72,7 @@ class Candidates:
             self.by_host.setdefault(at_host, row)
 
 
-def pick_baseline(row: pd.Series, candidates: Candidates) -> pd.Series | None:
+def pick_baseline(row: Mapping[str, Any] | pd.Series, candidates: Candidates) -> pd.Series | None:
     """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
     key = tuple(row[k] for k in MATCH_KEY)
     local = candidates.by_host.get((*key, row["host"]))

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
-from bench.reporting.frames.keys import CONFIG_KEY, rows_of
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of
 from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
@@ -189,7 +190,7 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _claimed(row: pd.Series, key: str) -> float | None:
+def _claimed(row: Mapping[str, Any], key: str) -> float | None:
     """An interval bound or p of a parity row, null when the verdict makes no claim (fewer than 3 seeds)."""
     return None if row["verdict"] == NO_CLAIM else _num(row[key])
 
@@ -209,7 +210,7 @@ def _per_repeat(r: pd.Series, column: str, value_column: str | None = None) -> S
                   low=_num(r[f"{column}_low"]), high=_num(r[f"{column}_high"]), n=len(samples), samples=samples)
 
 
-def _configuration(r: pd.Series, mine: pd.DataFrame, limit: Limit | None = None) -> Configuration:
+def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None = None) -> Configuration:
     """One configuration's object from its summary row ``r`` and its parity rows ``mine``."""
     target = None
     if r["status"] == "ok" and math.isfinite(as_float(r["target_accuracy"])):
@@ -236,7 +237,7 @@ def _configuration(r: pd.Series, mine: pd.DataFrame, limit: Limit | None = None)
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),
-                       p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for _, p in mine.iterrows()])
+                       p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for p in plain_rows(mine)])
 
 
 def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
@@ -263,7 +264,7 @@ def report_data(a: Analysis) -> ReportData:
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
     configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
-               for _, r in a.summary.iterrows()]
+               for r in plain_rows(a.summary)]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
                       workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
-from bench.reporting.frames.keys import PIPELINE_KEY
+from bench.reporting.frames.keys import PIPELINE_KEY, plain_rows
 from bench.reporting.frames.runs import run_peaks
 from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
@@ -153,19 +153,20 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
 
 def problems_section(points: pd.DataFrame) -> list[str]:
     """Every point that is not ok; the points of a strategy that was skipped as a whole are one row."""
-    bad = points[points["status"] != "ok"] if not points.empty else points
+    by = ["host", "run_id", "strategy"]  # the columns it shows, taken first: the points frame is ~150 wide
+    bad = points.loc[points["status"] != "ok", [*by, "point_id", "status", "error"]] if not points.empty else points
     lines = ["## Failed, skipped and diverged points", ""]
     if bad.empty:
         return [*lines, "None: every point finished.", ""]
+    statuses = {k: set(g) for k, g in points.groupby(by, sort=False)["status"]}  # every point of the strategy's run
     rows = []
-    for (host, run, strategy), g in bad.groupby(["host", "run_id", "strategy"], sort=True):
-        every = points[(points["host"] == host) & (points["run_id"] == run) & (points["strategy"] == strategy)]
-        if set(every["status"]) == {"skipped"} and len(g) > 1:
+    for (host, run, strategy), g in bad.groupby(by, sort=True):
+        if statuses[(host, run, strategy)] == {"skipped"} and len(g) > 1:
             rows.append({"host": host, "run": run, "point": f"all {len(g)} points of {strategy}",
                          "status": "skipped", "reason": shorten(g.iloc[0]["error"] or "(no reason recorded)", 200)})
             continue
         rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
-                  "reason": shorten(r["error"] or "(no reason recorded)", 200)} for _, r in g.iterrows()]
+                  "reason": shorten(r["error"] or "(no reason recorded)", 200)} for r in plain_rows(g)]
     return [*lines, markdown_table(rows), ""]
 
 
