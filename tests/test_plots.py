@@ -51,10 +51,11 @@ def test_a_figure_is_laid_out_once_and_saved_as_matplotlib_would_save_it(cnn, tm
     extra time to run it): the PNG must be the one savefig writes with the engine on."""
     import io
 
-    from bench.reporting.render.figures.layout import DPI
+    from bench.reporting.render.figures.layout import DPI, PNG_COMPRESS_LEVEL
 
     plain = io.BytesIO()
-    plots.epoch_time_figure(cnn[2], TITLE).savefig(plain, dpi=DPI, metadata={"Software": None})
+    plots.epoch_time_figure(cnn[2], TITLE).savefig(plain, dpi=DPI, metadata={"Software": None},
+                                                   pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     fig = plots.epoch_time_figure(cnn[2], TITLE)
     assert fig.get_layout_engine() is not None
     path = plots.save(fig, tmp_path / "f.png")

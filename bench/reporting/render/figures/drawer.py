@@ -33,6 +33,7 @@ from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures.comparisons import backend_data, speedup_data
 from bench.reporting.render.figures.costs import cost_figure
 from bench.reporting.render.figures.curves import line_data, val_accuracy_data
+from bench.reporting.render.figures.layout import warm_up
 from bench.reporting.render.figures.runs import (
     epoch_times_figure,
     runs_data,
@@ -172,9 +173,12 @@ def _worker_start() -> None:
     """A drawing process's start: what it inherited from the report's process (records, frames) is frozen out of the
     cyclic garbage collector, which then sees only the process's own figures (a full collection over the inherited
     objects took ~0.1 s each and copied their memory pages), and the collector runs (the report's process may
-    have paused it: :func:`bench.reporting.build.build_report`)."""
+    have paused it: :func:`bench.reporting.build.build_report`); then it loads what its first figure would
+    (:func:`~bench.reporting.render.figures.layout.warm_up`), on a core the report's process leaves idle while it
+    reads the records."""
     gc.freeze()
     gc.enable()
+    warm_up()
 
 
 def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:
