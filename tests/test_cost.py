@@ -269,3 +269,40 @@ def test_a_configuration_that_usually_misses_its_target_has_no_cost_to_target(ta
     summary = pd.DataFrame([{**base, "reached_target": True}, {**base, "reached_target": False}])
     priced = priced_summary(summary, table)
     assert math.isfinite(priced.loc[0, "usd_to_target"]) and math.isnan(priced.loc[1, "usd_to_target"])
+
+
+@pytest.mark.parametrize("records", ["gpu_h200_2026_11_27", "records"])
+def test_the_fronts_labels_cover_no_marker_and_no_other_label(records) -> None:
+    """Drawn as the report draws them, each Pareto-front label of the cost figure is clear of every marker and of
+    the other labels (the H200's b32 cpu_x2 label ran into a jax/cpu marker; tests/data/records' sat on a cluster)."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from bench.records import load_records
+    from bench.reporting.analysis.cost import priced_summary
+    from bench.reporting.render.figures.drawer import priced_cost_figure
+    from bench.reporting.render.figures.layout import save_to
+    from bench.reporting.verdicts import analyze
+    from tests.conftest import REPO
+
+    loaded = load_records([REPO / "tests" / "data" / records], warn=False).records
+    priced = priced_summary(analyze(loaded).summary, load_table())
+    checked = 0
+    for (workload, dataset), rows in priced.groupby(["workload", "dataset"]):
+        fig = priced_cost_figure(rows, f"{workload} {dataset}")
+        if fig is None:
+            continue
+        save_to(fig, io.BytesIO())  # laid out and drawn: the positions below are the PNG's
+        (ax,) = fig.axes
+        renderer = FigureCanvasAgg(fig).get_renderer()  # at the figure's dpi, the PNG's
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        dots = [xy for c in ax.collections for xy in c.get_offset_transform().transform(c.get_offsets())]
+        for i, box in enumerate(boxes):
+            own = ax.transData.transform(ax.texts[i].xy)
+            near = [xy for xy in dots if abs(xy[0] - own[0]) + abs(xy[1] - own[1]) > 1]
+            padded = box.padded(4)  # a marker's radius, in pixels
+            assert not any(padded.contains(*xy) for xy in near), (ax.texts[i].get_text(), box, near)
+            assert not any(box.overlaps(b) for b in boxes[i + 1:]), ax.texts[i].get_text()
+            checked += 1
+    assert checked >= 2
