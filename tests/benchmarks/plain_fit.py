@@ -8,8 +8,9 @@ from seed 002's layer stack and compile settings; the data are random uint8 imag
 shape (28x28x1) and uint8 labels of its 10 classes, as ``keras.datasets.fashion_mnist.load_data()``
 returns them (the values do not change the speed). The notebook way: scale the whole array to float32
 / 255 once, hand NumPy arrays straight to ``model.fit`` (no strategy scope, no tf.data), GPUs hidden so
-it runs on the CPU. The Keras backend is the user's (``KERAS_BACKEND``: tensorflow, jax or torch; under jax the
-caller sets ``JAX_PLATFORMS=cpu``).
+it runs on the CPU (``--device gpu`` leaves them visible: the same notebook on a GPU box). The Keras backend
+is the user's (``KERAS_BACKEND``: tensorflow, jax or torch; under jax on the CPU the caller sets
+``JAX_PLATFORMS=cpu``).
 
 ``--pipeline tfdata`` is the other way users write it (seed 004, TensorFlow's data-performance guide, which
 seed 001 points to): ``from_tensor_slices`` of the uint8 arrays, ``cache``, ``shuffle`` of the whole set each
@@ -37,7 +38,8 @@ import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ["CUDA_VISIBLE_DEVICES"] = ""  # the CPU, as bench's `cpu` runs (a notebook without a GPU)
+if "--device" not in sys.argv[1:] or sys.argv[sys.argv.index("--device") + 1:][:1] != ["gpu"]:
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""  # the CPU, as bench's `cpu` runs (a notebook without a GPU)
 
 import keras
 import numpy as np
@@ -133,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("n_train", "n_val", "batch", "spe", "epochs"):
         p.add_argument(name, type=int)
     p.add_argument("--pipeline", choices=("numpy", "tfdata"), default="numpy")
+    p.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+                   help="cpu hides every GPU (bench's `cpu`); gpu leaves them visible (a notebook on a GPU box)")
     p.add_argument("--autotune", choices=("on", "off"), default="on")
     p.add_argument("--map", default="auto", help="num_parallel_calls: auto or an integer")
     p.add_argument("--prefetch", default="auto", help="prefetch buffer: auto or an integer")
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {"train_s": [t - b for b, t in zip(clock.begin, clock.test_begin, strict=True)],
            "steps": steps, "examples": [s * a.batch for s in steps],
            "n_train": a.n_train, "n_val": a.n_val, "batch": a.batch, "spe": a.spe, "epochs": a.epochs,
-           "keras": keras.__version__, "backend": keras.backend.backend(), "pipeline": a.pipeline,
+           "keras": keras.__version__, "backend": keras.backend.backend(), "pipeline": a.pipeline, "device": a.device,
            "autotune": a.autotune, "map": a.map, "prefetch": a.prefetch, "cpu_budget": a.cpu_budget,
            "ram_budget_mb": a.ram_budget_mb, "fit_cpu_s": round(fit_cpu, 2), "steal_s": round(steal, 2),
            "teardown_s": round(fit_returned - clock.train_end, 3),
