@@ -10,6 +10,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from bench.reporting.analysis.limits import LEVERS, LIMIT_COLUMNS, PARTNER_KEY
+from bench.reporting.frames.keys import plain_rows
 
 LIMIT_KEY = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5]]  # a limits row's configuration
 
@@ -52,7 +53,7 @@ def limits_by_config(limits: pd.DataFrame) -> dict[tuple[Any, ...], Limit]:
     configuration's :data:`LIMIT_KEY` values."""
     out = {}
     numbers = [c for c in LIMIT_COLUMNS if c in Limit.model_fields and c not in ("label", "batch2")]
-    for row in limits.to_dict("records"):
+    for row in plain_rows(limits):
         out[tuple(row[k] for k in LIMIT_KEY)] = Limit(
             label=row["limit"], lever=LEVERS.get(row["limit"], ""), batch2=int(row["batch2"]) or None,
             **{c: _num(row[c]) for c in numbers})

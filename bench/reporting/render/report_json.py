@@ -275,7 +275,7 @@ def _race(a: Analysis) -> RaceSpent | None:
     spent = a.race
     if spent is None:
         return None
-    stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in spent.table.to_dict("records")]
+    stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in plain_rows(spent.table)]
     return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
                      settled=sorted(workload_title(w, d) for (w, d), done in spent.settled.items() if done),
                      configurations=stops)

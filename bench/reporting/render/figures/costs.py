@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from bench.reporting.frames.keys import plain_rows
 from bench.reporting.frames.labels import config_name
 from bench.reporting.render.figures import layout
 from bench.reporting.render.text import sig
@@ -74,7 +75,7 @@ def _label_front(fig: Figure, ax: Any, pts: pd.DataFrame, front: pd.DataFrame, c
     taken: list[Box] = []  # the front's step line (a horizontal, then a vertical piece a step), then the labels
     for (x0, y0), (x1, y1) in itertools.pairwise(corners):
         taken += [(x0, y0 - 1, x1, y0 + 1), (x1 - 1, min(y0, y1), x1 + 1, max(y0, y1))]
-    for r in front.to_dict("records"):
+    for r in plain_rows(front):
         text = f"{r['host']}: {config_name(r)}"
         (dx, dy, ha), label = _label_place(to_pt(r[cols[0]], r[cols[1]]), len(text), markers, taken, size)
         taken.append(label)
