@@ -71,6 +71,21 @@ def test_throughput_figure(cnn):
     assert "tpu float32" in legend_labels(fig)
 
 
+def test_tick_labels_are_written_as_the_tables_write_numbers():
+    """Thousands separated and never an exponent (issue 53): ``:g`` wrote 50000 and 1e+06 on the H200's throughput
+    axis, where the tables beside it say 134,680."""
+    from bench.reporting.render.figures.layout import tick_text
+
+    assert [tick_text(v) for v in (50000, 1e6, 0.0005, 1.025, 0.30000000000000004, 0)] == [
+        "50,000", "1,000,000", "0.0005", "1.025", "0.3", "0"]
+    a = analyze(load_records([Path(__file__).parent / "data" / "gpu_h200_2026_11_27"], warn=False).records)
+    full = a.epochs[(a.epochs["workload"] == "fashion_cnn") & a.epochs["dataset"].str.contains("n_train=60000")]
+    fig = plots.throughput_figure(full, "fashion_cnn full")
+    fig.canvas.draw()
+    labels = [t.get_text() for ax in visible_axes(fig) for t in ax.get_yticklabels(which="both") if t.get_text()]
+    assert "100,000" in labels and not [t for t in labels if "e" in t or (len(t) > 3 and "," not in t)], labels
+
+
 def test_val_accuracy_figure_shows_diverged_and_chance(cnn):
     fig = plots.val_accuracy_figure(cnn[2], cnn[0], TITLE)
     axes = visible_axes(fig)

@@ -106,7 +106,7 @@ def time_to_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: s
     t = data["elapsed_s"][data["elapsed_s"] > 0]
     if len(t) and t.max() / t.min() > 20:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(FuncFormatter(layout.tick_text))
     ax.set_ylim(*accuracy_limits(data["value"].astype(float), target))
     layout.outer_labels(axes, "training time so far (s, warm-up included)", "validation accuracy")
     layout.legend(fig, axes, "configuration")
