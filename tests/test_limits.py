@@ -130,14 +130,37 @@ def test_the_sentence_gives_the_label_its_numbers_and_the_lever() -> None:
            "fixed_share": 0.861, "fixed_low": 0.621, "fixed_high": 1.021, "compute_floor_ms": 1.1e-4,
            "input_share": 0.088}
     assert limit_sentence(pd.Series(row)) == (
-        "**overhead-bound**: 1.21 ms a step at b32, 86% [62%, 102%] of it fixed (1.71 ms at b128); its FLOPs at the "
-        "measured peak take 0.11 µs: a larger batch or steps_per_execution would help; a faster device would not")
+        "**overhead-bound**: 1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); its FLOPs at "
+        "the measured peak take 0.11 µs: a larger batch or steps_per_execution would help; a faster device would not")
     assert limit_sentence(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
         "**input-bound**: training runs at 94% of the rate its input pipeline delivers alone")
     alone = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "batch2": 0}))
     assert "no other batch of this configuration" in alone and "batch_sizes=[32,64]" in alone
     noisy = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "fixed_share": 0.74, "fixed_low": 0.38}))
     assert noisy.endswith("its fixed share's interval straddles 50% (more repeats would tell)")
+
+
+def test_a_fixed_share_past_0_or_100_percent_is_worded_as_what_it_means() -> None:
+    """φ is estimated from two step times, so noise or a step that grows faster than its batch puts the estimate or
+    its interval past 0-100 %: "129% of the step is fixed" (the H200's fashion_cnn b128, 2026-11-27) means nothing
+    to a reader; the words say what it does mean."""
+    import pandas as pd
+
+    from bench.reporting.render.markdown.limits import limit_brief, limit_sentence
+
+    row = {"global_batch_size": 32, "limit": MEMORY, "step_ms": 10.4, "batch2": 512, "step2_ms": 332.0,
+           "fixed_share": -0.93, "fixed_low": -1.2, "fixed_high": -0.7, "compute_floor_ms": 0.5,
+           "memory_floor_ms": 6.0, "input_share": 0.01}
+    assert "none of it fixed, below 0% throughout its 95% interval (332 ms at b512)" in limit_sentence(pd.Series(row))
+    assert limit_brief(pd.Series(row)).startswith(
+        "**memory-bound**: none of a 10.4 ms step is fixed cost (below 0% throughout its 95% interval; the step grew "
+        "faster than the batch)")
+    flat = {**row, "limit": UNDETERMINED, "step2_ms": 9.0, "fixed_share": 1.04, "fixed_low": 0.38, "fixed_high": 1.29}
+    assert limit_brief(pd.Series(flat)).startswith(
+        "**undetermined**: all of a 10.4 ms step is fixed cost (95% interval 38% to over 100%; the step took no longer "
+        "at the other batch)")
+    inside = {**row, "limit": UNDETERMINED, "fixed_share": 0.74, "fixed_low": 0.38, "fixed_high": 0.999}
+    assert "74% [38%, 100%] of it fixed" in limit_sentence(pd.Series(inside))
 
 
 def _point(**kw):

@@ -25,6 +25,24 @@ def _ms(value: float) -> str:
     return f"{1e3 * value:.3g} µs" if value < 0.1 else f"{value:.3g} ms"
 
 
+def _point(share: float) -> str:
+    """A fixed share as a reader can take it literally: the estimate from two step times leaves 0-100 % when noise
+    makes the step shrink at the bigger batch ("all") or grow faster than it ("none")."""
+    return "all" if round(100 * share) > 100 else "none" if round(100 * share) < 0 else f"{share:.0%}"
+
+
+def _bound(share: float) -> str:
+    """An end of a fixed share's interval: ``38%``, ``over 100%``, ``below 0%``."""
+    return "over 100%" if round(100 * share) > 100 else "below 0%" if round(100 * share) < 0 else f"{share:.0%}"
+
+
+def _interval(low: float, high: float) -> str:
+    """A fixed share's 95 % interval in words: ``95% interval 38% to over 100%``, ``below 0% throughout its 95%
+    interval`` when both ends lie past the same edge."""
+    a, b = _bound(low), _bound(high)
+    return f"95% interval {a} to {b}" if a != b else f"{a} throughout its 95% interval"
+
+
 def limit_sentence(lim: pd.Series) -> str:
     """``overhead-bound: 1.21 ms a step at b32, 86 % [62, 102] of it fixed (1.71 ms at b128); …: <lever>``."""
     label, step = lim["limit"], lim["step_ms"]
@@ -42,8 +60,10 @@ def limit_sentence(lim: pd.Series) -> str:
                 f"batch_sizes=[{lim['global_batch_size']},{2 * lim['global_batch_size']}], or run with "
                 "second_batch=true, the default since 2026-11-28)")
     extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
-    fixed = (f"{lim['fixed_share']:.0%} [{lim['fixed_low']:.0%}, {lim['fixed_high']:.0%}] of it fixed "
-             f"({_ms(lim['step2_ms'])} at b{lim['batch2']}{extra})")
+    low, high = _bound(lim["fixed_low"]), _bound(lim["fixed_high"])
+    fixed = (f"{_point(lim['fixed_share'])} [{low}, {high}] of it fixed" if low != high else
+             f"{_point(lim['fixed_share'])} of it fixed, {low} throughout its 95% interval")
+    fixed += f" ({_ms(lim['step2_ms'])} at b{lim['batch2']}{extra})"
     said = f"{_ms(step)} a step at b{lim['global_batch_size']}, {fixed}{floor}"
     if label in LEVERS:
         return f"**{label}**: {said}: {LEVERS[label]}"
@@ -65,8 +85,10 @@ def limit_brief(lim: pd.Series) -> str:
     if not lim["batch2"]:
         return (f"**{UNDETERMINED}**: these records time one batch only, and fixed cost is told from per-example "
                 "cost by a second (`second_batch=true`, the default since 2026-11-28, measures one)")
-    share = (f"{lim['fixed_share']:.0%} of a {step} step is fixed cost (95% interval {lim['fixed_low']:.0%} to "
-             f"{lim['fixed_high']:.0%})")
+    point = _point(lim["fixed_share"])
+    why = {"all": "; the step took no longer at the other batch", "none": "; the step grew faster than the batch"}
+    share = (f"{point} of a {step} step is fixed cost ({_interval(lim['fixed_low'], lim['fixed_high'])}"
+             f"{why.get(point, '')})")
     floors = {COMPUTE: ("FLOPs at the measured peak", lim["compute_floor_ms"]),
               MEMORY: ("bytes at the measured bandwidth", lim.get("memory_floor_ms", math.nan))}
     what, floor = floors.get(label, ("", math.nan))
