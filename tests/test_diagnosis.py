@@ -11,7 +11,7 @@ from bench.reporting.frames.summary import summarize
 from tests.conftest import run_bench
 
 COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",
-          "measure_peak=false"]
+          "measure_peak=false", "second_batch=false"]  # no test here reads the extra stage (slow_decode: ~4 s a point)
 
 
 def run(tmp_path, *overrides: str, progress: str | None = None) -> list[dict]:
@@ -92,7 +92,7 @@ def test_a_steps_per_execution_that_does_not_divide_the_epoch_keeps_epochs_exact
 
     backends = ["jax"] if importlib.util.find_spec("jax") else ["tensorflow"]
     proc = run_bench(*COMMON, f"results_dir={tmp_path}", "workloads=[fashion_cnn]", "n_train=192", "n_val=64",
-                     "epochs=2", f"backends=[{','.join(backends)}]", "measure_input=false", "second_batch=false")
+                     "epochs=2", f"backends=[{','.join(backends)}]", "measure_input=false")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "steps_per_execution=4 does not divide the 6 steps of one fashion_cnn epoch" in proc.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]

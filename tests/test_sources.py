@@ -364,7 +364,8 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
     path = sourcedata.write_csv(tmp_path / "plants", counts=(60, 30, 60, 60))
     proc = run_bench("suite=smoke", "workloads=[fashion_cnn]", f"data=csv:{path}", "strategies=[cpu,cpu_x2]",
                      f"backends={backends}", "batch_sizes=[16]", "steps_per_execution=[4]", "epochs=3",
-                     f"results_dir={tmp_path / 'r'}", f"reports_dir={tmp_path / 'p'}", "measure_peak=false")
+                     f"results_dir={tmp_path / 'r'}", f"reports_dir={tmp_path / 'p'}", "measure_peak=false",
+                     "second_batch=false")
     assert proc.returncode == 0, proc.stderr[-2000:]
     recs = _records(tmp_path / "r")
     assert len(recs) == 2 * len(backends.strip("[]").split(","))

@@ -184,7 +184,8 @@ def test_the_example_workloads_run_end_to_end_under_each_backend(tmp_path) -> No
 
     proc = run_bench("suite=smoke", "workloads=[examples.digits:make,examples.keras_io_mnist:make]",
                      f"backends={BACKENDS}", "strategies=[cpu_x2]", "steps_per_execution=[4]", "epochs=3", "n_val=232",
-                     f"results_dir={tmp_path / 'r'}", f"reports_dir={tmp_path / 'p'}", "measure_peak=false")
+                     f"results_dir={tmp_path / 'r'}", f"reports_dir={tmp_path / 'p'}", "measure_peak=false",
+                     "second_batch=false")
     assert proc.returncode == 0, proc.stderr[-2000:]
     run_dir = next((tmp_path / "r").iterdir())
     recs = [json.loads(p.read_text()) for p in run_dir.glob("*.json") if p.name != "run.json"]
