@@ -1,15 +1,15 @@
-"""Runs one strategy group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as
-one JSON line on stdin).
+"""Runs one strategy group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as one JSON line
+on stdin).
 
-The launcher starts one worker per strategy group. The worker creates the strategy first (before any
-other framework op), then runs its points one by one, writing each point's record atomically as soon as
-it is finished, and reports progress to the launcher as JSON lines on its original stdout (everything
-else printed to stdout is redirected to stderr, which the launcher keeps in a log file). Everything that
-knows a framework is reached through the engine (:mod:`bench.engines`).
+The launcher starts one worker per strategy group. The worker creates the strategy first (before any other framework
+op), then runs its points one by one, writing each point's record atomically as soon as it is finished, and reports
+progress to the launcher as JSON lines on its original stdout (everything else printed to stdout is redirected to
+stderr, which the launcher keeps in a log file). Everything that knows a framework is reached through the engine
+(:mod:`bench.engines`).
 
-Failures are records: out of memory and any other exception of a point -> ``failed`` with type, message
-and the traceback's last lines (``kind: out_of_memory`` for the former); NaN/inf loss -> ``diverged``;
-absent hardware -> ``skipped`` for every point of the group; an input pipeline the point cannot run
+Failures are records: out of memory and any other exception of a point -> ``failed`` with type, message and the
+traceback's last lines (``kind: out_of_memory`` for the former); NaN/inf loss -> ``diverged``; absent hardware ->
+``skipped`` for every point of the group; an input pipeline the point cannot run
 (:class:`~bench.engines.PipelineUnavailable`) -> ``skipped`` with the reason. A crash or hang that kills the process is
 recorded by the launcher, which restarts a fresh worker for the rest of the group.
 """
@@ -41,6 +41,7 @@ from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob, with_tensorflow
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
+from bench.runner.processes import end_now
 from bench.workloads.base import is_import_path
 
 
@@ -65,17 +66,14 @@ def run_findings(run_dir: str) -> tuple[dict[str, str], ...] | None:
 def tpu_checks(run_dir: str, point: Point) -> list[Check] | None:
     """The doctor's findings for a TPU point's workload and backend (None without the run's ``doctor.json``)."""
     found = run_findings(run_dir)
-    if found is None:
-        return None
-    return [Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
-            for f in found if f["workload"] == point.workload and f["backend"] == point.backend]
+    return None if found is None else [
+        Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
+        for f in found if f["workload"] == point.workload and f["backend"] == point.backend]
 
 
 class Worker:
-    """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream.
-
-    ``faults`` are the test-only injected faults (:mod:`bench.runner.faults`); none by default.
-    """
+    """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream;
+    ``faults``: the test-only injected faults (:mod:`bench.runner.faults`), none by default."""
 
     def __init__(self, job: WorkerJob, events: TextIO, faults: Faults | None = None) -> None:
         self.job = job
@@ -293,6 +291,8 @@ def main() -> int:
     faults = Faults.parse(os.environ.get("BENCH_FAULT", ""), job.process_id)  # test-only: bench.runner.faults
     Worker(job, events, faults).run()
     events.flush()
+    if job.processes == 1:  # no interpreter teardown: the launcher would wait for it (JAX's joins a group's processes)
+        end_now(0)
     return 0
 
 
