@@ -37,6 +37,7 @@ def test_every_python_example_runs_as_written(tmp_path: Path, monkeypatch) -> No
     def short_run(workloads, suite=None, **keys):  # the example's call, on fewer examples
         keys.setdefault("n_train", 256)
         keys.setdefault("n_val", 128)
+        keys.setdefault("second_batch", False)  # no extra stage: nothing here reads it
         return real_run(workloads, suite, **keys)
 
     monkeypatch.setattr(notebook, "run", short_run)
