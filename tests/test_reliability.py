@@ -283,3 +283,13 @@ def test_nothing_succeeded_counts_the_statuses() -> None:
     assert nothing_succeeded([{"status": "ok"}, {"status": "failed"}]) == ""
     assert nothing_succeeded([{"status": "failed"}, {"status": "skipped"}, {"status": "failed"}]).startswith(
         "no point of this run succeeded (2 failed, 1 skipped)")
+
+
+def test_a_worker_that_ends_without_teardown_keeps_what_it_wrote_and_its_status() -> None:
+    """``end_now`` (a finished single-process worker's exit, no interpreter teardown) flushes both streams first:
+    the launcher reads the last event from a block-buffered pipe, and the log's last lines say how the worker ended."""
+    code = ("import sys; from bench.runner.processes import end_now; sys.stdout.write('last event\\n'); "
+            "sys.stderr.write('last log line'); end_now(3)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout a block-buffered pipe
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "last event\n", "last log line")

@@ -25,15 +25,16 @@ def _ms(value: float) -> str:
     return f"{1e3 * value:.3g} µs" if value < 0.1 else f"{value:.3g} ms"
 
 
-def _point(share: float) -> str:
-    """A fixed share as a reader can take it literally: the estimate from two step times leaves 0-100 % when noise
-    makes the step shrink at the bigger batch ("all") or grow faster than it ("none")."""
-    return "all" if round(100 * share) > 100 else "none" if round(100 * share) < 0 else f"{share:.0%}"
-
-
 def _bound(share: float) -> str:
     """An end of a fixed share's interval: ``38%``, ``over 100%``, ``below 0%``."""
     return "over 100%" if round(100 * share) > 100 else "below 0%" if round(100 * share) < 0 else f"{share:.0%}"
+
+
+def _point(share: float) -> str:
+    """A fixed share as a reader can take it literally: the estimate from two step times leaves 0-100 % when noise
+    makes the step shrink at the bigger batch ("all") or it grows faster than the batch ("none")."""
+    said = _bound(share)
+    return {"over 100%": "all", "below 0%": "none"}.get(said, said)
 
 
 def _interval(low: float, high: float) -> str:
@@ -44,7 +45,7 @@ def _interval(low: float, high: float) -> str:
 
 
 def limit_sentence(lim: pd.Series) -> str:
-    """``overhead-bound: 1.21 ms a step at b32, 86 % [62, 102] of it fixed (1.71 ms at b128); …: <lever>``."""
+    """``overhead-bound: 1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); …: <lever>``."""
     label, step = lim["limit"], lim["step_ms"]
     floor = (f"; its FLOPs at the measured peak take {_ms(lim['compute_floor_ms'])}"
              if math.isfinite(lim["compute_floor_ms"]) else "")
