@@ -36,7 +36,7 @@ from bench.reporting.frames.keys import (
     same_settings,
 )
 from bench.reporting.frames.labels import config_label, split_label
-from bench.reporting.frames.speedups import Candidates, baseline_masks, baseline_rows, pick_baseline
+from bench.reporting.frames.speedups import Candidates, baseline_masks, baseline_rows, pick_baseline, preferred
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
 
@@ -147,7 +147,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     for _, g in conf.groupby([*MATCH_KEY[:3], "_spe", *MATCH_KEY[4:]], sort=True, dropna=False):
         at = g.index.to_numpy()
         strategies = sorted(set(g["strategy"]))
-        cands = Candidates(conf.iloc[at[exact[at]] if exact[at].any() else at[resolved[at]]])
+        cands = Candidates(conf.iloc[at[preferred(exact[at], resolved[at])]])
         by_name = {rows_at[i]["strategy"]: rows_at[i] for i in at}
         for s in strategies:
             row = by_name[s]

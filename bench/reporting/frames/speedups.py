@@ -34,19 +34,23 @@ def baseline_rows(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     ``backend/strategy`` (``tensorflow/cpu``, ``jax/cpu``) takes the baseline from that backend only; a
     bare name matches it under every backend (:func:`pick_baseline` then prefers tensorflow's).
     """
-    exact, resolved = baseline_masks(summary, baseline)
-    return summary[exact] if exact.any() else summary[resolved]  # masks, then one take of the wide frame
+    return summary[preferred(*baseline_masks(summary, baseline))]  # masks, then one take of the wide frame
 
 
 def baseline_masks(summary: pd.DataFrame, baseline: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`baseline_rows`' two masks over ``summary``'s rows: requested as typed, and resolved to it; a caller
-    that splits a frame in groups applies them per group (the exact rows, else the resolved ones)."""
+    that splits a frame in groups applies :func:`preferred` to each group's part of them."""
     backend, _, name = baseline.partition("/") if baseline.partition("/")[0] in BACKENDS else ("", "", baseline)
     ok = (summary["status"] == "ok").to_numpy()
     if backend:
         ok = ok & (summary["backend"] == backend).to_numpy()
     exact = ok & ((summary["strategy_requested"] == name) | (summary["strategy"] == baseline)).to_numpy()
     return exact, ok & (summary["strategy_name"] == name).to_numpy()
+
+
+def preferred(exact: np.ndarray, resolved: np.ndarray) -> np.ndarray:
+    """The baseline's rows of :func:`baseline_masks`: those requested as typed, else those resolved to it."""
+    return exact if exact.any() else resolved
 
 
 class Candidates:
