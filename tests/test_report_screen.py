@@ -127,3 +127,17 @@ def test_other_backends_are_compared_at_equal_settings_or_the_difference_is_name
     assert all("(the same settings)" in line or "(the fastest ran " in line for line in nexts), nexts
     if "NVIDIA H200" in text:  # torch.compile against JAX at spe1 (0.46x), not against JAX's spe6 (0.34x)
         assert any("PyTorch torch.compile" in line and "0.46x the throughput of JAX" in line for line in nexts)
+
+
+def test_a_winner_that_is_the_baseline_still_says_how_much_later_it_reaches_the_target(tmp_path: Path) -> None:
+    """The fastest configuration can be one of the baseline's own and still reach the target after another of them
+    (a fresh-clone quickstart, 2026-11-28: cpu b128 spe8 fastest, cpu b32 spe8 quickest to 0.85): the answer gives
+    the claim with its figures, where it said "It is the `cpu` baseline itself; 3.57 s vs ..." with no subject."""
+    import shutil
+
+    shutil.copytree(DATA / "quickstart_2026_11_28", tmp_path / "r")
+    for f in (tmp_path / "r").glob("fashion_cnn-cpu_x2-*.json"):  # the cpu configurations alone are left to win
+        f.unlink()
+    answer = _answer(build_report([tmp_path / "r"], tmp_path / "p").read_text(encoding="utf-8"))
+    assert ("- It is the `cpu` baseline itself; 1.6x later to the target 0.85 than the `cpu` configuration quickest "
+            "to it (2.85 s vs the baseline's quickest 1.75 s of training, 1 training run each).") in answer
