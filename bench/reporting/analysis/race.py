@@ -44,7 +44,9 @@ why each configuration stopped. Never imports TensorFlow.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -92,9 +94,11 @@ def pooled_sigma(rates: list[tuple[float, ...]]) -> tuple[float, int]:
     return (sigma if df >= MIN_DF else max(sigma, SIGMA_PRIOR)), df
 
 
+@lru_cache(maxsize=256)
 def t_critical(alpha: float, df: int) -> float:
     """One-sided critical value at level ``alpha``: Student's t on ``df`` degrees of freedom (infinite without any:
-    nothing is told apart before the run has measured its own spread)."""
+    nothing is told apart before the run has measured its own spread). Cached: a look asks for the same few levels
+    and degrees of freedom again and again (scipy's ppf is ~0.3 ms a call)."""
     from scipy import stats
 
     return float(stats.t.ppf(1 - alpha, df)) if df >= 1 else math.inf
@@ -105,7 +109,7 @@ def _log_mean(rates: tuple[float, ...]) -> float:
     return sum(logs) / len(logs) if logs else -math.inf
 
 
-def _cannot_answer(row: pd.Series) -> tuple[str, str] | None:
+def _cannot_answer(row: Mapping[str, Any]) -> tuple[str, str] | None:
     """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
     n = int(row["n_points"])
     if row["status"] != "ok":
@@ -128,8 +132,11 @@ class Race:
         self.sigma, self.df = pooled_sigma([tuple(r) for r in summary["repeat_rates"]]) if len(summary) else (
             SIGMA_PRIOR, 0)
         self.candidates = Candidates(baseline_rows(summary, baseline)) if len(summary) else None
+        # the rows as plain dictionaries, once: a look reads every row several times (pandas' row access was most
+        # of a look's time: tests/test_race.py runs thousands of looks)
+        self.rows: list[dict[str, Any]] = summary.to_dict("records")
 
-    def z(self, leader: pd.Series, other: pd.Series) -> float:
+    def z(self, leader: Mapping[str, Any], other: Mapping[str, Any]) -> float:
         """How many standard errors ``other``'s mean log throughput lies below ``leader``'s."""
         n_l, n_o = len(leader["repeat_rates"]), len(other["repeat_rates"])
         gap = _log_mean(leader["repeat_rates"]) - _log_mean(other["repeat_rates"])
@@ -150,9 +157,10 @@ class Race:
         no longer compared as a leader)."""
         stopped = stopped or {}
         found: dict[tuple[Any, ...], Standing] = {}
-        for _, g in self.summary.groupby(["workload", "dataset"], sort=True):
-            found.update(self._workload(g, set(stopped)))
-        rows = {config_key(r): r for _, r in self.summary.iterrows()}
+        for group in sorted({(r["workload"], r["dataset"]) for r in self.rows}):
+            found.update(self._workload([r for r in self.rows if (r["workload"], r["dataset"]) == group],
+                                        set(stopped)))
+        rows = {config_key(r): r for r in self.rows}
         found.update({key: st for key, st in stopped.items() if key in rows})
         keep: set[tuple[Any, ...]] = set()
         for key, st in found.items():  # each running configuration's baseline runs with it: seeds stay paired
@@ -171,10 +179,10 @@ class Race:
                 found[key] = Standing(key, st.repeats, "budget", f"budget_s={budget_s:g} spent ({spent_s:.0f} s)")
         return found
 
-    def _workload(self, g: pd.DataFrame, stopped: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], Standing]:
+    def _workload(self, g: list[dict[str, Any]], stopped: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], Standing]:
         out: dict[tuple[Any, ...], Standing] = {}
         eligible = []
-        for _, row in g.iterrows():
+        for row in g:
             stop = _cannot_answer(row)
             n = int(row["n_points"])
             if config_key(row) in stopped:
@@ -209,7 +217,7 @@ class Race:
             out[config_key(leader)] = Standing(config_key(leader), n_l, RUNNING, LEADER)
         return out
 
-    def _judged(self, leader: pd.Series, no_target: bool) -> bool:
+    def _judged(self, leader: Mapping[str, Any], no_target: bool) -> bool:
         """Whether the report will rank the leader as it stands: :data:`MIN_REPEATS` seeds, or fewer where it already
         learns by the report's rule (its target reached in at least half its seeds; without a target, as its own
         baseline, since otherwise its accuracy is judged against its baseline over seeds)."""
@@ -222,7 +230,7 @@ class Race:
         base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
         return base is None or config_key(base) == config_key(leader)
 
-    def _speedup_settled(self, leader: pd.Series) -> bool:
+    def _speedup_settled(self, leader: Mapping[str, Any]) -> bool:
         """The leader's speedup over its baseline is settled: it is its own baseline, it has none, or both have
         :data:`MIN_REPEATS` repeats and the adjusted interval of the ratio excludes 1."""
         base = pick_baseline(leader, self.candidates) if self.candidates is not None else None
