@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.reporting.frames.keys import config_key
+from bench.reporting.frames.keys import config_key, plain_rows
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, Candidates, baseline_rows, pick_baseline
 from bench.reporting.frames.summary import summarize
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -134,7 +134,7 @@ class Race:
         self.candidates = Candidates(baseline_rows(summary, baseline)) if len(summary) else None
         # the rows as plain dictionaries, once: a look reads every row several times (pandas' row access was most
         # of a look's time: tests/test_race.py runs thousands of looks)
-        self.rows: list[dict[str, Any]] = summary.to_dict("records")
+        self.rows = plain_rows(summary)
 
     def z(self, leader: Mapping[str, Any], other: Mapping[str, Any]) -> float:
         """How many standard errors ``other``'s mean log throughput lies below ``leader``'s."""

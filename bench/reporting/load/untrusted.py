@@ -35,6 +35,7 @@ EXEMPT = ("val_predictions",)  # base64 of the predicted classes: long by design
 MARKUP = re.compile(r"([\\`*\[\]<>|$!#])")
 SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
 PLAIN = (int, float, type(None))
+SCALARS = frozenset((int, float, bool, type(None)))  # JSON numbers, booleans and nulls: kept without a call
 
 
 @functools.lru_cache(maxsize=1 << 16)  # records repeat their keys, hosts and names: each is escaped once
@@ -55,9 +56,9 @@ def clean(value: Any, key: str = "") -> Any:
         return inert(value, LIMITS.get(key, DEFAULT_LIMIT))
     if isinstance(value, dict):
         return {inert(k, KEY_LIMIT) if isinstance(k, str) else k:
-                v if k in EXEMPT else clean(v, str(k)) for k, v in value.items()}
+                v if type(v) in SCALARS or k in EXEMPT else clean(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [clean(v, key) for v in value]
+        return [v if type(v) in SCALARS else clean(v, key) for v in value]
     if isinstance(value, tuple):
         return tuple(clean(v, key) for v in value)
     return value
