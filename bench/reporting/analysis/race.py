@@ -128,7 +128,7 @@ class Race:
 
     def __init__(self, summary: pd.DataFrame, max_repeats: int, baseline: str = DEFAULT_BASELINE,
                  alpha: float = ALPHA, margin_pp: float = PARITY_MARGIN_PP) -> None:
-        self.summary, self.max_repeats, self.alpha, self.margin_pp = summary, max_repeats, alpha, margin_pp
+        self.max_repeats, self.alpha, self.margin_pp = max_repeats, alpha, margin_pp
         self.sigma, self.df = pooled_sigma([tuple(r) for r in summary["repeat_rates"]]) if len(summary) else (
             SIGMA_PRIOR, 0)
         self.candidates = Candidates(baseline_rows(summary, baseline)) if len(summary) else None
@@ -157,9 +157,11 @@ class Race:
         no longer compared as a leader)."""
         stopped = stopped or {}
         found: dict[tuple[Any, ...], Standing] = {}
-        for group in sorted({(r["workload"], r["dataset"]) for r in self.rows}):
-            found.update(self._workload([r for r in self.rows if (r["workload"], r["dataset"]) == group],
-                                        set(stopped)))
+        groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+        for r in self.rows:  # each workload and dataset is raced on its own, in sorted order
+            groups.setdefault((r["workload"], r["dataset"]), []).append(r)
+        for group in sorted(groups):
+            found.update(self._workload(groups[group], set(stopped)))
         rows = {config_key(r): r for r in self.rows}
         found.update({key: st for key, st in stopped.items() if key in rows})
         keep: set[tuple[Any, ...]] = set()

@@ -35,7 +35,7 @@ EXEMPT = ("val_predictions",)  # base64 of the predicted classes: long by design
 MARKUP = re.compile(r"([\\`*\[\]<>|$!#])")
 SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
 PLAIN = (int, float, type(None))
-SCALARS = frozenset((int, float, bool, type(None)))  # JSON numbers, booleans and nulls: kept without a call
+SCALARS = frozenset((*PLAIN, bool))  # the exact types JSON numbers, booleans and nulls load as: no call
 
 
 @functools.lru_cache(maxsize=1 << 16)  # records repeat their keys, hosts and names: each is escaped once
