@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter, LogLocator, NullLocator
 
@@ -200,19 +201,28 @@ def save_to(fig: Figure, target: Any) -> None:
     """``fig`` laid out once (its constrained layout run, then taken off: with a layout engine on it, savefig first
     draws the whole figure without output only to run the layout; the PNG is byte-identical either way) and written
     as PNG to ``target`` (a path or a binary file)."""
+    FigureCanvasAgg(fig)  # its renderer is kept: the layout's text measures are the drawing's (a cache per renderer)
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
         fig.set_layout_engine(None)  # None, not "none": a placeholder engine still costs that extra draw
     fig.savefig(target, dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
+    global _saved_one
+    _saved_one = True
+
+
+_saved_one = False  # this process (or the one it was forked from) has written a figure: what warm_up loads is loaded
 
 
 def warm_up() -> None:
     """Draw and encode one small figure, the way :func:`save` does, into memory: what a fresh process's first figure
     loads (the font, the PNG writer, the renderer's first paths; ~0.1 s of CPU) is loaded then. A drawing process
-    does it at its start, while the report's process still reads the records."""
+    does it at its start, while the report's process still reads the records; nothing where this process, or the
+    one it was forked from, has saved a figure already (a second report in a notebook or a benchmark)."""
     import io
 
+    if _saved_one:
+        return
     fig, axes = grid(1, "warm-up")
     axes[0].plot([1, 2], [1, 2], marker="o", label="a")
     axes[0].set(title="a", xlabel="x", ylabel="y")
