@@ -232,6 +232,26 @@ def test_the_pool_holds_no_backlog_and_this_process_draws_what_waits(tmp_path):
     assert pids.count(os.getpid()) >= 1 and len(set(pids)) >= 2, pids
 
 
+def _noted(order, name):
+    order.append(name)
+
+
+def test_the_costliest_figure_waiting_is_drawn_first_and_one_without_data_not_at_all(tmp_path):
+    """Largest first: the cheap figures fill the end of the report rather than a long one drawn alone; among figures
+    of one kind the first submitted goes first; a figure whose data function found no data is never drawn."""
+    from bench.reporting.render.figures import drawer as figures
+
+    order: list[str] = []
+    names = ["cost", "epoch_time", "speedup", "unknown_kind", "val_accuracy", "throughput"]
+    tasks = [figures.Task(("w", "d"), n, tmp_path / f"{n}.png", _noted, (order, f"{n}{i}"))
+             for i, n in enumerate(names)]
+    empty = figures.Task(("w", "d"), "speedup", tmp_path / "e.png", _noted, (order, "empty"), has_data=False)
+    drawer = figures.Drawer(1)
+    drawer.submit(*tasks[:3], empty, *tasks[3:])
+    assert drawer.collect() == {}  # _noted returns no figure
+    assert order == ["speedup2", "val_accuracy4", "epoch_time1", "unknown_kind3", "throughput5", "cost0"]
+
+
 def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):
     import threading
 

@@ -17,7 +17,6 @@ import gc
 import os
 import sys
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -44,6 +43,12 @@ from bench.reporting.render.text import workload_title
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
+# About what one figure of each kind costs to draw (s of CPU: the 1,000 synthetic records' report, the H200's and
+# tests/data/records_backends', 2-core box, 2026-11-29). A free process takes
+# the costliest figure waiting, so the cheap ones fill the end rather than one process drawing a long figure
+# alone while the others wait (largest first; submission order among equals).
+FIGURE_CPU_S = {"speedup": 0.4, "val_accuracy": 0.4, "epoch_times": 0.3, "throughput": 0.3, "epoch_time": 0.3,
+                "time_to_accuracy": 0.25, "backends": 0.25, "cost": 0.13}
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,11 @@ class Task:
 def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
     """Draw and save ``task``; returns (key, name, path or None when the figure had no data)."""
     return task.key, task.name, plots.save(task.draw(*task.args), task.path)
+
+
+def cost(task: Task) -> float:
+    """About what drawing ``task`` costs (s of CPU, :data:`FIGURE_CPU_S`; a kind not in it: the median kind's)."""
+    return FIGURE_CPU_S.get(task.name, 0.3)
 
 
 def processes() -> int:
@@ -91,14 +101,15 @@ class Drawer:
             self.pool.submit(int)
         self.tasks: list[Task] = []  # every task submitted, in order
         self.futures: dict[int, Future[tuple[tuple[str, str], str, Path | None]]] = {}  # task index -> its drawing
-        self.waiting: deque[int] = deque()  # tasks not handed to the pool yet
+        self.waiting: list[int] = []  # tasks not handed to the pool yet
         self.busy = 0  # tasks in the pool's processes
         self.lock = threading.RLock()  # the pool's done callbacks run on its own thread
         self.collecting = False  # collect() draws what is left: nothing more goes to the pool
 
     def submit(self, *tasks: Task) -> None:
+        """Draw ``tasks`` (a task whose data function found no data is not drawn: it would only find that out)."""
         with self.lock:
-            self.waiting.extend(range(len(self.tasks), len(self.tasks) + len(tasks)))
+            self.waiting += [len(self.tasks) + j for j, t in enumerate(tasks) if t.has_data]
             self.tasks += tasks
         if self.pool is not None:
             self._dispatch()
@@ -109,14 +120,20 @@ class Drawer:
         with self.lock:
             self.busy -= _finished is not None
             while self.waiting and self.busy < self.workers and not self.collecting:
-                i = self.waiting.popleft()
+                i = self._costliest()
                 try:
                     self.futures[i] = self.pool.submit(run, self.tasks[i])
                 except RuntimeError:  # a broken or shut down pool: this process draws what is left
-                    self.waiting.appendleft(i)
+                    self.waiting.append(i)
                     return
                 self.busy += 1
                 self.futures[i].add_done_callback(self._dispatch)
+
+    def _costliest(self) -> int:
+        """Take the waiting task that costs most to draw (:data:`FIGURE_CPU_S`), the first submitted among equals."""
+        i = max(self.waiting, key=lambda j: (cost(self.tasks[j]), -j))
+        self.waiting.remove(i)
+        return i
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
         """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
@@ -131,7 +148,8 @@ class Drawer:
             with collected_apart():
                 while (i := self._next_waiting()) is not None:
                     mine[i] = run(self.tasks[i])
-                done = [mine[i] if i in mine else self.futures[i].result() for i in range(len(self.tasks))]
+                done = [mine[i] if i in mine else self.futures[i].result() if i in self.futures else
+                        (t.key, t.name, None) for i, t in enumerate(self.tasks)]
         finally:
             self.close()
         return _by_key(done)
@@ -141,7 +159,7 @@ class Drawer:
         pool is handed nothing more (every task is then drawn here or has its future)."""
         with self.lock:
             if self.waiting:
-                return self.waiting.popleft()
+                return self._costliest()
             self.collecting = True
             return None
 
