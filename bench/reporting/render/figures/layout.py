@@ -71,17 +71,26 @@ def grid(n: int, title: str, sharey: bool = True, extra_w: float = 0.3,
     fig = Figure(figsize=(panels_w + extra_w, PANEL_H * rows + 0.6 + LEGEND_ROOM), layout="constrained", dpi=DPI)
     # A fixed title height: matplotlib would otherwise move each title above any top-side decoration, measuring
     # every panel's tick labels at each layout pass (there are none at the top; 10 % of a figure's drawing).
+    sharex = sharey if sharex is None else sharex
+    cells = fig.add_gridspec(rows, cols)
+    axes: list[Any] = []
     with sns.axes_style("whitegrid"), rc_context({"axes.titley": 1.0}):
-        axes = fig.subplots(rows, cols, sharex=sharey if sharex is None else sharex, sharey=sharey,
-                            squeeze=False).ravel().tolist()
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    for ax in axes:  # the frame lies on the panel's edge (no tick marks outside it): nothing for the layout to measure
-        for spine in ax.spines.values():
+        for i in range(n):  # what fig.subplots makes, without the axes of the empty cells it would make and hide
+            axes.append(fig.add_subplot(cells[i // cols, i % cols], sharex=axes[0] if sharex and axes else None,
+                                        sharey=axes[0] if sharey and axes else None))
+    for ax in axes:  # a shared axis's inner tick labels off, as fig.subplots turns them off
+        cell = ax.get_subplotspec()
+        if sharex and not cell.is_last_row():
+            ax.xaxis.set_tick_params(which="both", labelbottom=False)
+            ax.xaxis.offsetText.set_visible(False)
+        if sharey and not cell.is_first_col():
+            ax.yaxis.set_tick_params(which="both", labelleft=False)
+            ax.yaxis.offsetText.set_visible(False)
+        for spine in ax.spines.values():  # the frame lies on the panel's edge: nothing for the layout to measure
             spine.set_in_layout(False)
     # Wrap long titles so a one-panel figure never clips them (~0.1 inch per character at 12 pt).
     fig.suptitle(textwrap.fill(title, width=int(panels_w * 8)))
-    return fig, axes[:n]
+    return fig, axes
 
 
 def outer_labels(axes: list[Any], xlabel: str, ylabel: str) -> None:
