@@ -206,6 +206,9 @@ def save(fig: Figure | None, path: Path) -> Path | None:
     return path
 
 
+_saved_one = False  # this process (or the one it was forked from) has written a figure: what warm_up loads is loaded
+
+
 def save_to(fig: Figure, target: Any) -> None:
     """``fig`` laid out once (its constrained layout run, then taken off: with a layout engine on it, savefig first
     draws the whole figure without output only to run the layout; the PNG is byte-identical either way) and written
@@ -218,9 +221,6 @@ def save_to(fig: Figure, target: Any) -> None:
     fig.savefig(target, dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     global _saved_one
     _saved_one = True
-
-
-_saved_one = False  # this process (or the one it was forked from) has written a figure: what warm_up loads is loaded
 
 
 def warm_up() -> None:
