@@ -69,7 +69,7 @@ def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
     return task.key, task.name, plots.save(task.draw(*task.args), task.path)
 
 
-def cost(task: Task) -> float:
+def drawing_cpu_s(task: Task) -> float:
     """About what drawing ``task`` costs (s of CPU, :data:`FIGURE_CPU_S`; a kind not in it: the median kind's)."""
     return FIGURE_CPU_S.get(task.name, 0.3)
 
@@ -131,7 +131,7 @@ class Drawer:
 
     def _costliest(self) -> int:
         """Take the waiting task that costs most to draw (:data:`FIGURE_CPU_S`), the first submitted among equals."""
-        i = max(self.waiting, key=lambda j: (cost(self.tasks[j]), -j))
+        i = max(self.waiting, key=lambda j: (drawing_cpu_s(self.tasks[j]), -j))
         self.waiting.remove(i)
         return i
 
