@@ -76,8 +76,10 @@ def test_steady_figures_pool_repeats(loaded, result):
     assert r["n_steady"] == len(steady) == 12
     assert r["epoch_s_median"] == pytest.approx(np.median([e["epoch_s"] for e in steady]))
     assert r["train_s_median"] == pytest.approx(np.median([e["train_s"] for e in steady]))
-    # one value per repeat (process): the median of its steady epochs; then the geometric mean
-    per_repeat = [np.median([e["examples"] / e["train_s"] for e in r_["epochs"][1:]]) for r_ in recs]
+    # one value per repeat (process): its examples over the median of its steady epochs (what its epoch count and
+    # s/epoch imply); then the geometric mean
+    per_repeat = [np.median([e["examples"] for e in r_["epochs"][1:]])
+                  / np.median([e["train_s"] for e in r_["epochs"][1:]]) for r_ in recs]
     assert r["repeat_rates"] == pytest.approx(tuple(per_repeat))
     assert r["n_repeats"] == 3
     assert r["examples_per_s"] == pytest.approx(math.exp(np.mean(np.log(per_repeat))))
@@ -355,9 +357,9 @@ def test_minimal_record_without_optional_fields(loaded):
         e.pop("examples")
     s = summarize([rec])
     r = s.iloc[0]
-    steady = [e for e in rec["epochs"] if e["epoch"] >= 2]  # one repeat: the median of its steady epochs
+    steady = [e for e in rec["epochs"] if e["epoch"] >= 2]  # one repeat: over the median of its steady epochs
     assert r["examples_per_s"] == pytest.approx(
-        np.median([e["steps"] * rec["global_batch_size"] / e["epoch_s"] for e in steady]))
+        steady[0]["steps"] * rec["global_batch_size"] / np.median([e["epoch_s"] for e in steady]))
     assert math.isnan(r["gflops_per_s"]) and not r["input_bound"]
 
 

@@ -171,8 +171,9 @@ def test_cost_arithmetic_by_hand_on_merged_records(merged, tmp_path) -> None:
     laptop = rows["cpu at b128 spe1 float32"]
     # 2 vCPU x 0.042246 = $0.0845/h; steady epoch 4.4 s -> 4.4 x 0.084492 / 3600 = $0.000103
     assert laptop[1:5] == ["2 vCPU (cpu-vcpu)", "$0.0845", "4.40", "$0.000103"]
-    # per 1M examples: 5,120 examples in 4.0 s training = 1,280/s -> 1e6 / 1280 s x $0.084492/h = $0.0183
-    assert laptop[5] == "$0.0183"
+    # per 1M examples at the epoch's cost (training and validation, as USD/epoch): $0.000103 an epoch of 5,120
+    # examples -> 4.4 / 5120 x 1e6 s x $0.084492/h = $0.0202; USD/epoch x epochs a million is the same figure
+    assert laptop[5] == "$0.0202"
     # to target: epochs 1-3 train 12 + 4 + 4 = 20 s -> 20 x 0.084492 / 3600 = $0.000469
     assert laptop[6:8] == ["20.0", "$0.000469"]
     tpu = rows["tpu at b1024 spe1 float32 ◆"]  # 8 chips x $1.20 = $9.60/h; 0.25 s to target -> $0.000667
@@ -182,8 +183,8 @@ def test_cost_arithmetic_by_hand_on_merged_records(merged, tmp_path) -> None:
     assert h100[1:5] == ["gpu-h100 x 1 GPU", "$10.98", "0.110", "$0.000335"]
     b200 = rows["gpu@b200-box at b256 spe1 float32"]  # no price shipped: device time, a break-even
     assert b200[1] == "no price (gpu-b200)" and b200[4] == "—" and b200[3] == "0.055" and b200[6] == "0.250"
-    # 5,120 examples in 0.05 s = 102,400/s: 1e6 / 102,400 = 9.77 GPU-s a million; to target 0.15 + 0.05 + 0.05 s
-    assert b200[5] == "9.77 GPU-s" and b200[7] == "0.250 GPU-s"
+    # an epoch of 5,120 examples in 0.055 s: 0.055 / 5120 x 1e6 = 10.7 GPU-s a million; to target 0.15+0.05+0.05 s
+    assert b200[5] == "10.7 GPU-s" and b200[7] == "0.250 GPU-s"
     assert b200[2] == "—; even at $0/GPU"  # the cheapest priced configuration is Kaggle's free tier
     assert "1 of 6 configurations ran on a device without a price" in text
 

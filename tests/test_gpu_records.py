@@ -143,7 +143,7 @@ def test_jax_allocator_peaks_from_before_the_step_analysis_are_said_to_be_the_pr
 
 
 def test_the_report_says_these_gpu_records_carry_no_gpu_environment(report) -> None:
-    assert "GPU on vm: not recorded (records from before 2026-11-27: no driver, CUDA, memory" in report
+    assert "GPU on vm: not recorded (records from an older bench: no driver, CUDA, memory" in report
 
 
 def test_the_answer_weighs_torch_compile_against_eager_in_epochs(report) -> None:
@@ -322,7 +322,7 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     from bench.reporting.frames.labels import workload_labels
 
     part = report[report.index("\n## catsdogs_cnn on synthetic (full, n_train=8000)"):]
-    said = ("**Not today's workload**: these records trained `catsdogs_cnn` as bench defined it before 2026-11-28: a "
+    said = ("**Not today's workload**: these records trained `catsdogs_cnn` as an older bench defined it: a "
             "sigmoid output read as probabilities")
     assert said in part[:part.index("### Best configuration")] and report.count(said) == 1  # written once
     reduced = report[report.index("\n## catsdogs_cnn on synthetic (reduced, n_train=256)"):]
@@ -333,7 +333,7 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     assert old and all(r.workload_revision is None for r in old)
     today = [r.model_copy(update={"workload_revision": 2}) for r in old]
     assert set(workload_labels(old)) == {"catsdogs_cnn"} == set(workload_labels(today))
-    assert workload_labels([old[0], today[0]]) == ["catsdogs_cnn/sigmoid output, before 2026-11-28", "catsdogs_cnn"]
+    assert workload_labels([old[0], today[0]]) == ["catsdogs_cnn/sigmoid output, earlier definition", "catsdogs_cnn"]
     assert earlier_definition("catsdogs_cnn", None, source="my_pkg.models:catsdogs_cnn") is None
     assert earlier_definition("catsdogs_cnn_sigmoid", None) is None  # the literal variant: its only definition
 

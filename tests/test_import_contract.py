@@ -40,13 +40,13 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bench.runner": ("bench.cli",),
 }
 # The report side's stages (bench/reporting/__init__.py): each imports only the stages below it,
-# stats < load < frames < analysis < verdicts < render < build < commands.
-STAGES = ("stats", "load", "frames", "analysis", "verdicts", "render", "build", "commands")
+# stats < load < frames < analysis < verdicts < claims < render < build < commands.
+STAGES = ("stats", "load", "frames", "analysis", "verdicts", "claims", "render", "build", "commands")
 DRAWING = ("matplotlib", "seaborn", "tabulate")  # output libraries: render's alone
 STAGE_RULES: dict[str, tuple[str, ...]] = {
     f"bench.reporting.{stage}": tuple(f"bench.reporting.{above}" for above in STAGES[i + 1:])
-    + (("pandas", *DRAWING) if stage == "stats" else DRAWING if stage in ("load", "frames", "analysis", "verdicts")
-       else ())
+    + (("pandas", *DRAWING) if stage == "stats"
+       else DRAWING if stage in ("load", "frames", "analysis", "verdicts", "claims") else ())
     for i, stage in enumerate(STAGES)
 }
 STAGE_RULES["bench.reporting.render.markdown"] = ("bench.reporting.render.figures",)  # a figure is a path to it

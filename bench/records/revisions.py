@@ -27,8 +27,8 @@ class Earlier:
 
     @property
     def label(self) -> str:
-        """What a report appends to the workload's name: ``sigmoid output, before 2026-11-28``."""
-        return f"{self.output}, before {self.until}"
+        """What a report appends to the workload's name: ``sigmoid output, earlier definition``."""
+        return f"{self.output}, earlier definition"
 
 
 _PROBABILITIES = {"fashion_cnn": ("softmax output", "fashion_cnn_softmax"),

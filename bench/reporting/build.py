@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.reporting.analysis.cost import priced_summary
+from bench.reporting.claims import all_claims
 from bench.reporting.frames.epochs import epochs_frame
 from bench.reporting.frames.keys import rows_of
 from bench.reporting.frames.points import points_frame
@@ -93,12 +94,13 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         priced = priced_summary(a.summary, table)
         for key in keys:
             drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
-        (out_dir / "report.json").write_text(to_json(report_data(a)), encoding="utf-8")  # the verdicts as data
+        claims = all_claims(a)  # each workload's conclusions, once: report.json and report.md word the same ones
+        (out_dir / "report.json").write_text(to_json(report_data(a, claims)), encoding="utf-8")
         (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
-        text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table)  # while the figures are drawn
+        text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table, claims)  # while figures are drawn
         drawn = drawer.collect()
         if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
-            text = render_markdown(a, loaded, dirs, drawn, priced, table)
+            text = render_markdown(a, loaded, dirs, drawn, priced, table, claims)
     finally:
         drawer.close()
     path = out_dir / "report.md"

@@ -43,13 +43,19 @@ def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.Data
     per_s = out["usd_per_hour"] / 3600.0
     ok = out["status"] == "ok"
     out["usd_per_epoch"] = (out["epoch_s_median"] * per_s).where(ok, math.nan)
-    out["usd_per_million_examples"] = (per_s / out["examples_per_s"] * 1e6).where(ok, math.nan)
+    # per million training examples at the cost of the epoch that trains them (training and validation, as
+    # usd_per_epoch): USD/epoch x epochs per 1M examples is this figure; the training rate where the epoch's size
+    # is not recorded
+    per_epoch = (out["steps_per_epoch"] * out["global_batch_size"] if "steps_per_epoch" in out
+                 else pd.Series(math.nan, index=out.index))
+    epoch_s_per_example = (out["epoch_s_median"] / per_epoch).where(per_epoch > 0, 1 / out["examples_per_s"])
+    out["usd_per_million_examples"] = (per_s * epoch_s_per_example * 1e6).where(ok, math.nan)
     # to target only where the configuration reaches it (at least half its seeds): the median over the seeds that
     # did would otherwise price a configuration that usually misses as if it arrived
     reached = out["reached_target"].astype(bool) if "reached_target" in out else ok
     out["usd_to_target"] = (out["time_to_target_s"] * per_s).where(ok & reached, math.nan)
     # device time, the figure a price multiplies: what an unpriced row shows instead of USD
-    out["unit_s_per_million_examples"] = (out["price_units"] / out["examples_per_s"] * 1e6).where(ok, math.nan)
+    out["unit_s_per_million_examples"] = (out["price_units"] * epoch_s_per_example * 1e6).where(ok, math.nan)
     out["unit_s_to_target"] = (out["price_units"] * out["time_to_target_s"]).where(ok & reached, math.nan)
     return out
 

@@ -171,7 +171,7 @@ def earlier_definition_text(r: Record) -> str:
     if earlier is None:
         return ""
     literal = f"; the old form trains today as `{earlier.literal}`" if earlier.literal else ""
-    return (f"these records trained `{r.workload}` as bench defined it before {earlier.until}: a {earlier.output} "
+    return (f"these records trained `{r.workload}` as an older bench defined it: a {earlier.output} "
             "read as probabilities by its cross-entropy, which JAX and PyTorch compute from clipped probabilities (a "
             f"saturated start can stop learning there); today's `{r.workload}` outputs logits, read with "
             f"from_logits=True{literal}")
@@ -179,8 +179,8 @@ def earlier_definition_text(r: Record) -> str:
 
 def workload_labels(records: Sequence[Record]) -> list[str]:
     """Each record's workload as tables show it: its name, its variant after a slash, and where the records hold
-    two definitions of one built-in, the earlier one's after it too (``catsdogs_cnn/sigmoid output, before
-    2026-11-28``), so two definitions are never pooled (records of one definition keep the name, and the report says
+    two definitions of one built-in, the earlier one's after it too (``catsdogs_cnn/sigmoid output, earlier
+    definition``), so two definitions are never pooled (records of one definition keep the name, and the report says
     which definition it was: :func:`earlier_definition_text`)."""
     earlier = [earlier_definition(r.workload, r.workload_revision, r.workload_source) for r in records]
     kinds: dict[str, set[bool]] = {}

@@ -135,6 +135,13 @@ def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     return [i in first for i in frame.index]
 
 
+def _point_rate(steady: Sequence[Any]) -> float:
+    """Training examples/s of a point: its median steady epoch's examples over its median steady training seconds."""
+    times = [t for t in (as_float(e.training_s()) for e in steady) if t > 0]
+    n = finite_median(as_float(e.examples) for e in steady)
+    return n / finite_median(times) if times and math.isfinite(n) else math.nan
+
+
 def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
     """One row of :func:`points_frame` (timing, identity, learning)."""
     s, ds = r.strategy, r.dataset
@@ -170,7 +177,9 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),
         "steady_train_s": tuple(as_float(e.train_s) for e in steady),
         "steady_examples_per_s": tuple(rates),
-        "repeat_examples_per_s": finite_median(rates), "n_val_eval": n_val,
+        # the point's examples over its median steady training epoch: what its epoch count and s/epoch imply (the
+        # median of per-epoch rates differs from it with an even number of steady epochs)
+        "repeat_examples_per_s": _point_rate(steady), "n_val_eval": n_val,
         "final_val_accuracy": last_finite(e.val_accuracy for e in r.epochs),
         "target_accuracy": target, "time_to_target_s": ttt,
         "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
@@ -264,7 +273,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("peak_rss_mib", "MiB", "the worker process's peak resident memory"),
     ("device_peak_mib", "MiB", "the accelerator's peak memory (NaN on a CPU)"),
     ("device_scope", "text", "device_peak_mib's scope: point (reset before it), process (JAX: the worker's points so "
-                             "far) or process+probe (bench's matmul probe included: records before 2026-11-28)"),
+                             "far) or process+probe (bench's matmul probe included: records of an older bench)"),
     ("step_mib", "MiB", "XLA's memory analysis of the compiled train step, one device (JAX; NaN elsewhere)"),
 )
 

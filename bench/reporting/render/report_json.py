@@ -20,14 +20,15 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
-from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of
+from bench.reporting.claims import Claims, all_claims
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
 from bench.reporting.frames.labels import config_label, split_label
-from bench.reporting.frames.speedups import ratio_ci
+from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
-from bench.reporting.verdicts import Analysis, best_baseline, winner
+from bench.reporting.verdicts import Analysis
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -93,19 +94,6 @@ class Parity(_Part):
     same_seed_agreement: float | None = None
 
 
-class Speedup(_Part):
-    """Throughput over ``vs``'s at the same settings: the ratio of geometric means over repeats, its 95 % interval
-    (Welch's t on logs; null under 3 repeats a side), repeats a side, and whether it is a claim."""
-
-    vs: str
-    ratio: float | None = None
-    low: float | None = None
-    high: float | None = None
-    n: int = 0
-    n_vs: int = 0
-    significant: bool = False
-
-
 class Configuration(_Part):
     """One configuration of the report."""
 
@@ -120,12 +108,14 @@ class Configuration(_Part):
     learns: bool
     flags: list[str] = Field(default_factory=list)
     examples_per_s: Spread
-    train_s: Spread  # steady training seconds per epoch: one sample per ok repeat (its median), what compare reads
+    # steady training seconds per epoch: value = the median over all steady epochs (report.md's figure); samples one
+    # per ok repeat (its median), what compare reads
+    train_s: Spread
     epoch_s: Spread  # the same with validation
     val_accuracy: Accuracy
     target: Target | None = None
     parity: list[Parity] = Field(default_factory=list)
-    speedup: Speedup | None = None
+    speedup: Ratio | None = None
     limit: Limit | None = None  # what limits it, its evidence and lever (bench.reporting.analysis.limits)
     epochs: list[int] = Field(default_factory=list)  # epochs trained, each distinct count once (merged runs may differ)
     trending: bool = False  # a process's steady epochs still trend (bench.reporting.stats.trend): not a steady state
@@ -143,9 +133,12 @@ class Answer(_Part):
     fastest_that_learns: str | None = None  # e.g. "cpu_x2 at b128 spe8 float32"
     fastest: dict[str, Any] | None = None  # its settings: strategy, backend, global_batch_size, ...
     examples_per_s: float | None = None
-    vs_baseline: Speedup | None = None
+    vs_baseline: Ratio | None = None  # best against best: the winner over the baseline's best that learns
     single_answer: bool = True
     tradeoff: list[str] = Field(default_factory=list)
+    claims: Claimed | None = None  # the conclusions the answer and the findings word (bench.reporting.claims)
+
+
 
 
 class RaceStop(_Part):
@@ -195,11 +188,6 @@ def _claimed(row: Mapping[str, Any], key: str) -> float | None:
     return None if row["verdict"] == NO_CLAIM else _num(row[key])
 
 
-def _speedup(vs: str, ci: RatioCI) -> Speedup:
-    return Speedup(vs=vs, ratio=_num(ci.ratio), low=_num(ci.low), high=_num(ci.high), n=ci.n_num, n_vs=ci.n_den,
-                   significant=bool(ci.has_interval and ci.significant))
-
-
 def _per_repeat(r: pd.Series, column: str, value_column: str | None = None) -> Spread:
     """A summary row's per-repeat ``column`` (one figure per ok repeat, from
     :func:`~bench.reporting.frames.summary.summarize`) as a Spread; its value is the row's ``value_column``, else the
@@ -220,7 +208,7 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                         seconds_max=_num(r["time_to_target_max_s"]))
     speedup = None
     if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
-        speedup = _speedup(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
+        speedup = ratio_data(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
     flags = [f for f in (r["not_learning"], r["accuracy_flag"], two_speeds_text(r.get("two_speeds"))) if f] + (
         ["parity"] if r["parity_flag"] else [])
@@ -229,7 +217,8 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
         global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
         precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
         examples_per_s=_per_repeat(r, "repeat_rates", "examples_per_s"),
-        train_s=_per_repeat(r, "repeat_train_s"), epoch_s=_per_repeat(r, "repeat_epoch_s"),
+        train_s=_per_repeat(r, "repeat_train_s", "train_s_median"),
+        epoch_s=_per_repeat(r, "repeat_epoch_s", "epoch_s_median"),
         val_accuracy=Accuracy(median=_num(r["final_val_accuracy"]), min=_num(r.get("val_acc_min")),
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup, limit=limit, epochs=[int(n) for n in r.get("epochs") or ()],
@@ -240,14 +229,12 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                        p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for p in plain_rows(mine)])
 
 
-def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
-    win = winner(a, workload, dataset)
+def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
+    win = c.winner
     if win is None:
-        return Answer(workload=workload, dataset=dataset)
-    base = best_baseline(a, rows_of(a.summary, workload, dataset), win)
-    vs = None
-    if base is not None:
-        vs = _speedup(config_label(base), ratio_ci(win, base))
+        return Answer(workload=workload, dataset=dataset, claims=claims_data(c))
+    vs = None if c.vs_baseline is None or c.is_baseline else ratio_data(config_label(c.vs_baseline.b),
+                                                                          c.vs_baseline.ratio)
     backend, _ = split_label(win["strategy"])
     t = a.tradeoffs.get((workload, dataset))
     front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]
@@ -256,18 +243,19 @@ def _answer(a: Analysis, workload: str, dataset: str) -> Answer:
                   fastest={"strategy": win["strategy"], "backend": backend,
                            "global_batch_size": int(win["global_batch_size"]),
                            "steps_per_execution": int(win["steps_per_execution"]), "precision": win["precision"]},
-                  examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs)
+                  examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs, claims=claims_data(c))
 
 
-def report_data(a: Analysis) -> ReportData:
-    """The verdicts of an analysis as data (module docstring)."""
+def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = None) -> ReportData:
+    """The verdicts of an analysis as data (module docstring); ``claims``: each workload's (:func:`all_claims`)."""
+    found = claims if claims is not None else all_claims(a)
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
     configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
                for r in plain_rows(a.summary)]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
-                      workloads=[_answer(a, w, d) for w, d in keys], race=_race(a))
+                      workloads=[_answer(a, w, d, found[(w, d)]) for w, d in keys], race=_race(a))
 
 
 def _race(a: Analysis) -> RaceSpent | None:

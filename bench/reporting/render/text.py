@@ -144,16 +144,17 @@ def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]
     return out
 
 
-def ratio_text(ci: RatioCI, digits: int = 2) -> str:
-    """``"1.11x [1.02, 1.23]"``; ``"~1.03x [0.95, 1.12]"`` when the interval contains 1; ``"1.11x (n=1)"`` (no
-    interval, no claim) with fewer than MIN_REPEATS repeats on a side; ``"n/a"`` without a ratio."""
+def ratio_text(ci: RatioCI, digits: int = 3) -> str:
+    """``"1.11x [1.02, 1.23]"`` (``digits`` significant figures); ``"~1.03x [0.951, 1.12]"`` when the interval
+    contains 1; ``"1.11x (n=1)"`` (no interval, no claim) with fewer than MIN_REPEATS repeats on a side; ``"n/a"``
+    without a ratio."""
     if not math.isfinite(ci.ratio):
         return "n/a"
-    core = f"{ci.ratio:.{digits}f}x"
+    core = f"{sig(ci.ratio, digits)}x"
     if not ci.has_interval:
         n = f"{ci.n_num}" if ci.n_num == ci.n_den else f"{ci.n_num} vs {ci.n_den}"
         return f"{core} (n={n})"
-    core += f" [{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+    core += f" [{sig(ci.low, digits)}, {sig(ci.high, digits)}]"
     return core if ci.significant else f"~{core}"
 
 

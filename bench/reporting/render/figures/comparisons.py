@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from bench.reporting.frames.labels import split_label
 from bench.reporting.render.figures import layout
+from bench.reporting.render.text import sig
 
 BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"}
 
@@ -37,14 +38,14 @@ def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> 
     series = sorted(ok["series"].unique())
     own = per_panel_scale(ok)
     claim = "" if np.isfinite(ok["speedup_low"]).all() else " (n < 3 repeats: no claim)"
-    fig, axes = layout.grid(len(series), f"{title}: speedup in training throughput vs {baseline}{claim}",
+    fig, axes = layout.grid(len(series), f"{title}: training throughput vs {baseline}, same batch and spe{claim}",
                             sharey=False, extra_w=1.0)
     for i, (ax, name) in enumerate(zip(axes, series, strict=True)):
         d = ok[ok["series"] == name]
         value = d.pivot_table(index="global_batch_size", columns="steps_per_execution", values="speedup")
         marks = ["~" if np.isfinite(lo) and not sig else "" for lo, sig in zip(d["speedup_low"],
                                                                                 d["speedup_significant"], strict=True)]
-        text = d.assign(t=[f"{m}{v:.2f}x" for m, v in zip(marks, d["speedup"], strict=True)])
+        text = d.assign(t=[f"{m}{sig(v)}x" for m, v in zip(marks, d["speedup"], strict=True)])
         annot = text.pivot_table(index="global_batch_size", columns="steps_per_execution", values="t",
                                  aggfunc="first").reindex_like(value).fillna("")
         sns.heatmap(value, annot=annot.to_numpy(), fmt="", cmap="RdBu", norm=_norm(d if own else ok), ax=ax,

@@ -59,7 +59,9 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     same = (f" Every configuration ran at one price, {usd(one)}/h: cost is time x that price, so it ranks them as "
             "time does and no cost figure is drawn." if one is not None else "")
     n_unpriced = int((~g["usd_per_hour"].map(math.isfinite)).sum())
-    head = f"USD = measured seconds x the device's hourly price (*Prices used*); ◆ = Pareto front on {basis}."
+    head = (f"USD = measured seconds x the device's hourly price (*Prices used*); an epoch is its training and "
+            f"validation, as steady s/epoch, so USD/epoch x epochs per 1M training examples = USD per 1M examples; ◆ = "
+            f"Pareto front on {basis}.")
     if n_unpriced == len(g):
         head = ("No configuration here ran on a device with a price (*Prices used* says why; set one with "
                 "`price.KEY=USD`): each shows its device time instead (unit-seconds, what a price multiplies).")

@@ -14,6 +14,7 @@ import pandas as pd
 
 from bench.records import LoadResult, Record
 from bench.reporting.analysis.cost import BOUND_DEVICES
+from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import rows_of
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
@@ -97,10 +98,13 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
 
 def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
-                    table: Mapping[str, Price] | None = None) -> str:
+                    table: Mapping[str, Price] | None = None,
+                    claims: Mapping[tuple[str, str], Claims] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
-    costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections."""
+    costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections;
+    ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without)."""
     s = a.summary
+    found = claims if claims is not None else all_claims(a)
     hosts = sorted(set(a.points["host"]))
     workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
@@ -111,7 +115,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
              f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
              "## The answer", ""]
     for workload, dataset in workloads:
-        lines += answer_section(a, workload, dataset, priced)
+        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)))
     lines += race_section(a.race)  # repeats=auto: where its repeats went
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",
@@ -121,7 +125,8 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
         title = workload_title(workload, dataset)
-        part = [f"## {title}", "", *findings_section(a, workload, dataset), "### Results", "",
+        found_here = found.get((workload, dataset))
+        part = [f"## {title}", "", *findings_section(a, workload, dataset, found_here), "### Results", "",
                 *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
         for sentence in _sentences(g, par):
             part += [sentence, ""]

@@ -12,7 +12,9 @@ import pandas as pd
 
 from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import compared_spe, config_key, row_of, rows_of, same_config, same_settings
+from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims, Pair, strategy_bests
+from bench.reporting.claims import claims as workload_claims
+from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
 from bench.reporting.frames.labels import config_label, config_name, split_label
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
@@ -25,75 +27,82 @@ from bench.reporting.render.text import (
     number,
     ratio_text,
     seconds,
-    speedup_cell,
+    sig,
     with_backend,
 )
-from bench.reporting.verdicts import Analysis, best_baseline, fastest_to_target, winner
+from bench.reporting.render.words import BACKEND_NAMES, caveats, none_learns, target_claim
+from bench.reporting.verdicts import Analysis, best_baseline, winner
+
+
+def _vs_best_cell(a: Analysis, r: pd.Series, p: Pair | None) -> str:
+    """A strategy's best against the baseline's best (the two examples/s the table prints side by side)."""
+    if p is None:
+        return "n/a (no baseline)"
+    return "baseline" if same_config(p.a, p.b) else ratio_text(p.ratio)
 
 
 def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
-    best = rows_of(a.best, workload, dataset)
-    if best.empty:
+    bests = strategy_bests(a, workload, dataset)
+    if not bests:
         return ["No configuration of this workload learns: nothing is ranked.", ""]
     rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
-             "examples/s": f"{r['examples_per_s']:,.0f}", f"speedup vs {a.baseline}": speedup_cell(r),
+             "examples/s": f"{r['examples_per_s']:,.0f}", f"vs the best {a.baseline}": _vs_best_cell(a, r, p),
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
-            for _, r in best.iterrows()]
+            for r, p in bests]
     win = winner(a, workload, dataset)
     if win is None:  # best configurations exist only where a winner does
         return [markdown_table(with_backend(rows, a.show_backend)), ""]
     t = a.tradeoffs.get((workload, dataset))
     if t is not None and not t.settled:
         return [markdown_table(with_backend(rows, a.show_backend)), "",
-                f"**Fastest that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val "
+                f"**Fastest that learns:** {config_label(win)}, {sig(win['examples_per_s'])} examples/s, final val "
                 f"accuracy {win['final_val_accuracy']:.3f}; no overall winner: without a target it is not the most "
                 "accurate (the trade-off is in the answer above).", ""]
     return [markdown_table(with_backend(rows, a.show_backend)), "",
-            f"**Overall winner:** {config_label(win)}, {win['examples_per_s']:,.0f} examples/s, final val accuracy "
+            f"**Overall winner:** {config_label(win)}, {sig(win['examples_per_s'])} examples/s, final val accuracy "
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
 
 
-def _vs_best_baseline(a: Analysis, b: pd.Series | None, win: pd.Series) -> str:
-    """The winner against the baseline's best learning configuration ``b``."""
-    if b is None:
+def _vs_best_baseline(a: Analysis, c: Claims) -> str:
+    """The winner against the baseline's best learning configuration (the claim's pair), with both times to the
+    target."""
+    p = c.vs_baseline
+    if p is None:
         return f"no `{a.baseline}` configuration that learns to compare with"
-    if same_config(b, win):
-        return f"it is the `{a.baseline}` baseline itself"
-    ci = ratio_ci(win, b)
-    return (f"**{ratio_text(ci)}** the throughput of the best `{a.baseline}` configuration that learns "
-            f"({config_label(b)}, {b['examples_per_s']:,.0f} examples/s)")
+    if c.is_baseline:
+        return f"it is the best `{a.baseline}` configuration itself"
+    claim, figures = target_claim(p, "the baseline")
+    return (f"**{ratio_text(p.ratio)}** the throughput of the best `{a.baseline}` configuration that learns "
+            f"({config_label(p.b)}, {sig(p.b['examples_per_s'])} examples/s)"
+            + (f"; {claim} ({figures})" if claim else ""))
 
 
-def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: str, dataset: str) -> list[str]:
-    """The bullets about the winner ``win``: its throughput against the baseline, every other strategy's best,
-    accuracy, the fastest to the target (when that is another configuration) and warm-up."""
-    best_base = best_baseline(a, summary, win)
-    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {win['examples_per_s']:,.0f} "
-             f"examples/s; {_vs_best_baseline(a, best_base, win)}."]
-    lim = row_of(a.limits, win)
-    if lim is not None:
-        lines.append(f"- **What limits it:** {limit_sentence(lim)}.")
+def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
+    """The bullets about the winner: its throughput against the baseline, every other strategy's best, accuracy,
+    the fastest to the target (when that is another configuration) and warm-up."""
+    win = c.winner
+    assert win is not None
+    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {sig(win['examples_per_s'])} "
+             f"examples/s; {_vs_best_baseline(a, c)}.", *[f"- **Read with:**{line[len('- Read with:'):]}"
+                                                        for line in caveats(a, c)]]
+    if c.limit is not None:
+        lines.append(f"- **What limits it:** {limit_sentence(c.limit)}.")
     same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
-    if same and not (best_base is not None and same_settings(best_base, win)):
-        lines.append(f"- Against `{win['baseline']}` at the same batch, spe and precision: {same}.")
-    others = rows_of(a.best, workload, dataset)
-    others = others[others["strategy"] != win["strategy"]] if not others.empty else others
-    if not others.empty:
-        items = [f"`{r['strategy']}` {config_name(r)} "
-                 f"{ratio_text(ratio_ci(r, win))}"
-                 for _, r in others.iterrows()]
+    if same and not (c.vs_baseline is not None and same_settings(c.vs_baseline.b, win)):
+        lines.append(f"- Against `{win['baseline']}` at its own batch, spe and precision (the results table's "
+                     f"speedup column): {same}.")
+    if c.others:
+        items = [f"`{p.a['strategy']}` {config_name(p.a)} {ratio_text(p.ratio)}" for p in c.others]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
-    lines += _backend_line(rows_of(a.best, workload, dataset))
+    lines += _backend_line(rows_of(a.best, c.workload, c.dataset))
     lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
-    quickest = fastest_to_target(summary)
-    win_time = win["time_to_target_s"]
-    if quickest is not None and not same_config(quickest, win) and not (
-            math.isfinite(win_time) and quickest["time_to_target_s"] >= 0.95 * win_time):  # not a tie
+    quickest = c.quickest
+    if quickest is not None:
         lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
-                     f"{quickest['time_to_target_s']:.1f} s of training (the highest throughput does not always "
+                     f"{seconds(quickest['time_to_target_s'])} s of training (the highest throughput does not always "
                      "reach an accuracy first: a larger batch takes fewer, bigger steps).")
-    be = rows_of(a.break_even, workload, dataset)
+    be = rows_of(a.break_even, c.workload, c.dataset)
     be = be[be["strategy"] == win["strategy"]] if not be.empty else be
     payback = ""
     if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
@@ -104,7 +113,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, win: pd.Series, workload: 
              "longer)" if flag(win.get("warmup_after_others")) else "")
     lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{later}{payback}.")
-    lines += _compiler_lines(rows_of(a.compilers, workload, dataset))
+    lines += _compiler_lines(rows_of(a.compilers, c.workload, c.dataset))
     return lines
 
 
@@ -115,7 +124,7 @@ def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
     for _, p in pairs.iterrows():
         n = p["break_even_epochs"]
         when = f"ahead in total after {counted(n, 'epoch')}" if math.isfinite(n) else "never ahead in total"
-        out.append(f"- **Compiler:** {p['fast']} runs {p['throughput_ratio']:.2f}x the throughput of {p['quick']} "
+        out.append(f"- **Compiler:** {p['fast']} runs {sig(p['throughput_ratio'])}x the throughput of {p['quick']} "
                    f"after {seconds(p['extra_warmup_s'])} s more warm-up: {when} (shorter runs are quicker without "
                    "it).")
     return out
@@ -138,7 +147,7 @@ def _backend_line(best: pd.DataFrame) -> list[str]:
         maths = {str(r["backend"]): str(r.get("arithmetic") or "") for _, r in tops.iterrows()}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
                   "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
-        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {top['examples_per_s']:,.0f} "
+        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {sig(top['examples_per_s'])} "
                      f"examples/s), then {rest}{differ}")
     return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
 
@@ -164,7 +173,7 @@ def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> li
              for name, r in (("fastest", fast), ("most accurate", best))}
     return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
             f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
-            f"({config_label(base)}, {base['examples_per_s']:,.0f} examples/s)."]
+            f"({config_label(base)}, {sig(base['examples_per_s'])} examples/s)."]
 
 
 def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
@@ -181,12 +190,12 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
     fast, best = t.fastest, t.most_accurate
     ratio = best["examples_per_s"] / fast["examples_per_s"]
     rows = [{"configuration": config_label(r), "examples/s": f"{r['examples_per_s']:,.0f}",
-             "throughput vs fastest": f"{r['examples_per_s'] / fast['examples_per_s']:.2f}x",
+             "throughput vs fastest": f"{sig(r['examples_per_s'] / fast['examples_per_s'])}x",
              "final val acc [seeds' range]": accuracy_range(r)} for _, r in t.front.iterrows()]
     example = math.floor(20 * best["final_val_accuracy"]) / 20
     return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
-            f"says which accuracy counts.** {config_label(fast)} ({fast['examples_per_s']:,.0f} examples/s) ends at "
-            f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {ratio:.2f}x its "
+            f"says which accuracy counts.** {config_label(fast)} ({sig(fast['examples_per_s'])} examples/s) ends at "
+            f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {sig(ratio)}x its "
             f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
             f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",
             *["  " + line for line in markdown_table(rows).splitlines()], "",
@@ -194,9 +203,6 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
             f"- **For a single answer**, declare the validation accuracy that counts as trained: "
             f"`Workload(..., target_accuracy={example:.2f})` (for example); the answer then names the configuration "
             "fastest to it."]
-
-
-BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 
 
 def backend_contrast(summary: pd.DataFrame) -> list[str]:
@@ -252,27 +258,25 @@ def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
     return out
 
 
-def findings_section(a: Analysis, workload: str, dataset: str) -> list[str]:
+def findings_section(a: Analysis, workload: str, dataset: str, claims: Claims | None = None) -> list[str]:
     """A workload's findings, each in full: the fastest configuration that learns and what to know about it (without
     a target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
     summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
     lines = ["### Findings", ""]
-    win = winner(a, workload, dataset)
+    c = claims if claims is not None else workload_claims(a, workload, dataset)
+    win = c.winner
     t = a.tradeoffs.get((workload, dataset))
     lines += backend_contrast(summary)  # first: the same model trained on one backend and not on another
-    if win is None:
-        ok = summary[summary["status"] == "ok"]
-        lines.append(f"- **No configuration learns** ({len(ok)} finished): speeds say nothing about training "
-                     "here; why and what to try: its section, *Does not learn*." if len(ok) else
-                     "- **No configuration finished.**")
-    elif t is not None and not t.settled:
+    if c.outcome in (NONE_LEARNS, NONE_FINISHED):
+        lines.append(none_learns(c))
+    elif t is not None and c.outcome == TRADEOFF:
         lines += tradeoff_lines(a, summary, t)
     else:
-        lines += _winner_lines(a, summary, win, workload, dataset)
+        lines += _winner_lines(a, summary, c)
     findings = backend_agreement(a, workload, dataset)
     for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
         lo, hi = min(w["ratios"]), max(w["ratios"])
-        spread = f"{lo:.2f}x" if len(w["ratios"]) == 1 else f"{lo:.2f}-{hi:.2f}x"
+        spread = f"{sig(lo)}x" if len(w["ratios"]) == 1 else f"{sig(lo)}-{sig(hi)}x"
         findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
                         f"{spread} the time of plain `{w['plain']}` (no scope) on {w['n_configs']} matched "
                         "configuration(s)")

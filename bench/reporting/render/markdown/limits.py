@@ -59,7 +59,7 @@ def limit_sentence(lim: pd.Series) -> str:
         return (f"**{UNDETERMINED}**: {_ms(step)} a step at b{lim['global_batch_size']}{floor}; the records hold no "
                 "other batch of this configuration, which is what tells fixed from per-example cost (sweep "
                 f"batch_sizes=[{lim['global_batch_size']},{2 * lim['global_batch_size']}], or run with "
-                "second_batch=true, the default since 2026-11-28)")
+                "second_batch=true, the default)")
     extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
     low, high = _bound(lim["fixed_low"]), _bound(lim["fixed_high"])
     fixed = (f"{_point(lim['fixed_share'])} [{low}, {high}] of it fixed" if low != high else
@@ -85,7 +85,7 @@ def limit_brief(lim: pd.Series) -> str:
         return f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; {LEVERS[INPUT]}"
     if not lim["batch2"]:
         return (f"**{UNDETERMINED}**: these records time one batch only, and fixed cost is told from per-example "
-                "cost by a second (`second_batch=true`, the default since 2026-11-28, measures one)")
+                "cost by a second (`second_batch=true`, the default today, measures one)")
     point = _point(lim["fixed_share"])
     why = {"all": "; the step took no longer at the other batch", "none": "; the step grew faster than the batch"}
     share = (f"{point} of a {step} step is fixed cost ({_interval(lim['fixed_low'], lim['fixed_high'])}"

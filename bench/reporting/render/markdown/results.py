@@ -79,7 +79,7 @@ def _row(r: pd.Series, baseline: str, has_target: bool) -> dict[str, Any]:
         "status": r["status"] if ok else f"**{r['status']}**",
         "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
         "epochs": _epochs(r),
-        "examples/s": number(r["examples_per_s"], ",.0f"), f"speedup vs {baseline}": speedup_cell(r),
+        "examples/s": number(r["examples_per_s"], ",.0f"), f"same-settings speedup vs {baseline}": speedup_cell(r),
         "train s/epoch median [IQR]": f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
         "warm-up s": seconds(r["warmup_overhead_s"]) + (" †" if flag(r.get("warmup_after_others")) else ""),
         "final val acc [seeds' range]": accuracy_cell(r),
@@ -156,7 +156,7 @@ TABLE_LEGEND = {  # the marks' legend, in the line under the results table (in f
     "(step)": "Device MiB (step): the compiled step's need on one device (XLA's memory analysis).",
     "(process)": "Device MiB (process): the worker's allocator peak over its points so far.",
     "(process, probe)": "Device MiB (process, probe): the worker's allocator peak, bench's matmul probe included "
-                        "(records before 2026-11-28).",
+                        "(records of an older bench).",
 }
 
 

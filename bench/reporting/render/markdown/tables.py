@@ -75,7 +75,7 @@ def environment_table(records: Sequence[RecordLike]) -> str:
     unread = sorted({str(r.env.get("hostname")) for r in typed if r.env.get("device_kind") == "gpu"
                      and not r.env.get("gpu")})
     if unread:
-        lines.append(f"GPU on {', '.join(unread)}: not recorded (records from before 2026-11-27: no driver, CUDA, "
+        lines.append(f"GPU on {', '.join(unread)}: not recorded (records from an older bench: no driver, CUDA, "
                      "memory, form factor, clocks or power limit).")
     return table + ("\n\n" + "\n".join(lines) if lines else "")
 

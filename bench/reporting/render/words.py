@@ -1,0 +1,114 @@
+"""The one wording table of a workload's claims (:mod:`bench.reporting.claims`): what the answer and the findings
+both say, in the same words. Never imports TensorFlow."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
+from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.summary import SHORT_EPOCH_S
+from bench.reporting.render.text import seconds, sig
+from bench.reporting.stats.ratio import RatioCI
+from bench.reporting.verdicts import Analysis
+
+BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+
+FLAG_WORDS = {
+    TOO_SHORT: f"epoch too short to time (< {SHORT_EPOCH_S:g} s)",
+    TRENDING: "steady epochs still drift",
+    INPUT_BOUND: "input-bound (its input pipeline, not the device, sets the pace)",
+    EARLIER_DEFINITION: "records of an earlier definition of this workload (*Not today's workload*)",
+}
+
+
+def none_learns(c: Claims) -> str:
+    """The line of a workload none of whose configurations learns (or finished)."""
+    if c.outcome == NONE_FINISHED:
+        return "- **No configuration finished.**"
+    earlier = f" {FLAG_WORDS[EARLIER_DEFINITION].capitalize()}." if c.earlier_definition else ""
+    return (f"- **No configuration learns** ({c.n_finished} finished): its speeds say nothing about training; why and "
+            f"what to try: its section, *Does not learn*.{earlier}")
+
+
+def backend_name(row: pd.Series) -> str:
+    """``JAX``, ``PyTorch (torch.compile)``, ``TensorFlow``: the backend a configuration ran under, and compiler."""
+    name = BACKEND_NAMES.get(str(row.get("backend") or split_label(str(row["strategy"]))[0]), str(row["backend"]))
+    mark = str(row.get("compiler_mark") or "").strip()
+    return f"{name} {mark}" if mark else name
+
+
+def device_words(row: pd.Series, whole: bool = False) -> str:
+    """``1 NVIDIA H200``, ``8 TPU v5 lite``, ``the 16-core CPU as 2 devices``: what a configuration trained on
+    (``whole``: a CPU without its split into logical devices)."""
+    kind, n = str(row.get("device_kind") or ""), int(row.get("num_replicas") or 1)
+    accelerator = str(row.get("accelerator") or "").strip()
+    if kind == "cpu" or not kind:
+        cores = row.get("cpu_count")
+        core = f"{int(cores)}-core " if isinstance(cores, int | float) and math.isfinite(cores) and cores else ""
+        split = f" as {n} devices" if n > 1 and not whole else ""
+        return f"the {core}CPU{split}"
+    return f"{n} {accelerator or kind.upper()}" + ("" if accelerator or n == 1 else "s")
+
+
+def plain_config(row: pd.Series, with_device: bool = True) -> str:
+    """``JAX on 1 NVIDIA H200, batch 128, 8 steps a call, float32 (tf32)``: a configuration in words."""
+    spe = int(row["steps_per_execution"])
+    maths = str(row.get("arithmetic") or "").split(" (")[0]
+    maths = "" if maths == "fp32" and row["precision"] == "float32" else maths  # said only where it is not plain
+    where = f"{backend_name(row)} on {device_words(row)}, " if with_device else ""
+    return (f"{where}batch {int(row['global_batch_size'])}, {spe} step{'s' if spe != 1 else ''} a call, "
+            f"{row['precision']}{f' ({maths})' if maths else ''}")
+
+
+def sureness(ci: RatioCI) -> str:
+    """How sure a throughput ratio is, in words: its 95% interval over processes, or why it has none."""
+    if not math.isfinite(ci.ratio):
+        return ""
+    if not ci.has_interval:
+        n = f"{ci.n_num} process{'es' if ci.n_num != 1 else ''}"
+        sides = f"{n} each" if ci.n_num == ci.n_den else f"{ci.n_num} vs {ci.n_den} processes"
+        return f"{sides}: no interval"
+    said = "" if ci.significant else ", not told apart from 1x"
+    return f"95% interval {sig(ci.low)}-{sig(ci.high)}x over {ci.n_num} vs {ci.n_den} processes{said}"
+
+
+def runs(n: int, m: int | None = None) -> str:
+    """``1 training run each``, ``3 vs 2 training runs``, ``3 training runs``."""
+    if m is None:
+        return f"{n} training run{'s' if n != 1 else ''}"
+    return f"{runs(n)} each" if n == m else f"{n} vs {m} training runs"
+
+
+def target_claim(p: Pair, other: str) -> tuple[str, str]:
+    """The time-to-target half of pair ``p`` (its first side against ``other``, the second): the claim beside the
+    throughput (``2.51x sooner to the target 0.85``) and its figures; ("", the figures) where no ratio is told."""
+    target = p.a.get("target_accuracy", math.nan)
+    if not math.isfinite(target):
+        return "", "no target accuracy is set to time (`Workload(..., target_accuracy=...)`)"
+    if not p.a_reached:
+        return "", f"it did not reach the target {target:.2f} ({int(p.a['n_reached'])} of {int(p.a['n_seeds'])} runs)"
+    mine = f"{seconds(p.a_target_s)} s"
+    if not p.b_reached:
+        return "", f"it reached the target {target:.2f} after {mine} of training; {other} never did"
+    said = f"{sig(p.sooner)}x sooner" if p.sooner >= 1 else f"{sig(1 / p.sooner)}x later"
+    return (f"{said} to the target {target:.2f}",
+            f"{mine} vs {seconds(p.b_target_s)} s of training, {runs(p.a_reached, p.b_reached)}")
+
+
+def caveats(a: Analysis, c: Claims) -> list[str]:
+    """What qualifies the headline: the flags on its row, the accuracy it gives up, records of an earlier
+    definition of the workload (one line; none when nothing does)."""
+    said = [FLAG_WORDS[f] + (f" ({c.drift_pct:+.0f}%)" if f == TRENDING else "")
+            for f in c.flags if f != EARLIER_DEFINITION]
+    if c.given_up is not None:
+        g = c.given_up
+        said.append(f"{g.diff_pp:.1f} pp below the {g.row['final_val_accuracy']:.3f} of {plain_config(g.row)} "
+                    f"(±{a.parity_margin_pp:g} pp count as equal)")
+    if c.earlier_definition:
+        said.append(FLAG_WORDS[EARLIER_DEFINITION])
+    return [f"- Read with: {'; '.join(said)}."] if said else []
+
+
