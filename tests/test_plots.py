@@ -125,7 +125,7 @@ def test_speedup_heatmap(cnn):
     assert [ax.get_title() for ax in axes] == ["cpu_onedevice (vs cpu@hostA)", "cpu_x2 (vs cpu@hostA)",
                                                "tpu (vs cpu@hostB)"]
     texts = [t.get_text() for t in axes[1].texts]
-    assert sorted(texts) == ["0.75x", "0.80x", "~0.98x", "~1.04x"]  # 3 repeats a side: ~ = not significant
+    assert sorted(texts) == ["0.751x", "0.803x", "~0.982x", "~1.04x"]  # 3 repeats a side: ~ = not significant
     assert "~" not in "".join(t.get_text() for t in axes[2].texts)  # tpu: 2 vs 1 repeats, no claim
     assert "(n < 3 repeats: no claim)" in " ".join(fig.get_suptitle().split())
     assert axes[1].get_ylabel() == "global batch size" and axes[1].get_xlabel() == "steps_per_execution"

@@ -72,9 +72,9 @@ def test_interval_contains_one_is_marked_not_significant():
 
 
 @pytest.mark.parametrize(("num", "den", "text"), [
-    ([1.0], [2.0], "0.50x (n=1)"),
-    ([1.0, 1.1], [2.0, 2.1], "0.51x (n=2)"),
-    ([1.0, 1.1, 1.0], [2.0], "0.52x (n=3 vs 1)"),
+    ([1.0], [2.0], "0.500x (n=1)"),
+    ([1.0, 1.1], [2.0, 2.1], "0.512x (n=2)"),
+    ([1.0, 1.1, 1.0], [2.0], "0.516x (n=3 vs 1)"),
 ])
 def test_fewer_than_three_repeats_per_side_make_no_claim(num, den, text):
     ci = ratio.repeat_ratio_ci(num, den)

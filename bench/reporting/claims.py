@@ -167,16 +167,16 @@ def claims(a: Analysis, workload: str, dataset: str) -> Claims:
     t = a.tradeoffs.get((workload, dataset))
     flags, drift = _flags(win)
     base = best_baseline(a, summary, win)
-    common = {"winner": win, "flags": flags, "drift_pct": drift, "limit": row_of(a.limits, win)}
+    limit = row_of(a.limits, win)
     if t is not None and not t.settled:
-        return Claims(workload, dataset, TRADEOFF, finished, earlier, **common)  # type: ignore[arg-type]
-    return Claims(workload, dataset, WINNER, finished, earlier,
+        return Claims(workload, dataset, TRADEOFF, finished, earlier, winner=win, flags=flags, drift_pct=drift,
+                      limit=limit)
+    return Claims(workload, dataset, WINNER, finished, earlier, winner=win, flags=flags, drift_pct=drift, limit=limit,
                   vs_baseline=None if base is None else pair(win, base),
                   is_baseline=base is not None and same_config(base, win), quickest=_quickest(summary, win),
                   runner_up=_runner_up(a, summary, win), given_up=_given_up(a, summary, win),
                   others=tuple(pair(r, win) for r, _ in strategy_bests(a, workload, dataset)
-                               if r["strategy"] != win["strategy"]),
-                  **common)  # type: ignore[arg-type]
+                               if r["strategy"] != win["strategy"]))
 
 
 def all_claims(a: Analysis) -> dict[tuple[str, str], Claims]:

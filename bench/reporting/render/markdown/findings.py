@@ -34,19 +34,22 @@ from bench.reporting.render.words import BACKEND_NAMES, caveats, none_learns, ta
 from bench.reporting.verdicts import Analysis, best_baseline, winner
 
 
-def _vs_best_cell(a: Analysis, r: pd.Series, p: Pair | None) -> str:
-    """A strategy's best against the baseline's best (the two examples/s the table prints side by side)."""
+def _vs_best_cell(p: Pair | None, named: bool) -> str:
+    """A strategy's best against the baseline's best (both examples/s in the table), that one ``named`` (a host's)."""
     if p is None:
         return "n/a (no baseline)"
-    return "baseline" if same_config(p.a, p.b) else ratio_text(p.ratio)
+    if same_config(p.a, p.b):
+        return "baseline"
+    return f"{ratio_text(p.ratio)} vs {p.b['strategy']}" if named else ratio_text(p.ratio)
 
 
 def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
     bests = strategy_bests(a, workload, dataset)
     if not bests:
         return ["No configuration of this workload learns: nothing is ranked.", ""]
+    named = sum(p is not None and same_config(p.a, p.b) for _, p in bests) > 1
     rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
-             "examples/s": f"{r['examples_per_s']:,.0f}", f"vs the best {a.baseline}": _vs_best_cell(a, r, p),
+             "examples/s": f"{r['examples_per_s']:,.0f}", f"vs the best {a.baseline}": _vs_best_cell(p, named),
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for r, p in bests]
     win = winner(a, workload, dataset)
