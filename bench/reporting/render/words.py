@@ -105,7 +105,7 @@ def caveats(a: Analysis, c: Claims) -> list[str]:
             for f in c.flags if f != EARLIER_DEFINITION]
     if c.given_up is not None:
         g = c.given_up
-        said.append(f"{g.diff_pp:.1f} pp below the {g.row['final_val_accuracy']:.3f} of {plain_config(g.row)} "
+        said.append(f"it ends {g.diff_pp:.1f} pp below the {g.row['final_val_accuracy']:.3f} of {plain_config(g.row)} "
                     f"(±{a.parity_margin_pp:g} pp count as equal)")
     if c.earlier_definition:
         said.append(FLAG_WORDS[EARLIER_DEFINITION])
