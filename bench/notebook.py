@@ -120,6 +120,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     """
     from bench.records import load_records
     from bench.reporting.frames.points import points_table
+    from bench.reporting.render.words import not_learning_text
     from bench.runner.preflight import check_models
     from bench.runner.session import execute
 
@@ -129,7 +130,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     status, run_dir = execute(cfg)
     if run_dir is None:
         raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
-    frame = points_table(load_records([run_dir], warn=False).records)
+    frame = points_table(load_records([run_dir], warn=False).records, not_learning_text)  # reasons in words
     frame.attrs[RUN_DIRS] = [str(run_dir)]
     # status 1: no point succeeded; the frame's status and error columns say why, as the console table did
     if status > 128:

@@ -237,12 +237,13 @@ def test_the_not_learning_reasons_are_true_of_the_records_that_made_a_false_one(
     reason is checked against the record's own numbers, over every record of the fixtures."""
     from bench.predictions import decode
     from bench.records import load_records, upgrade
-    from bench.reporting.frames.learning import CHANCE_MARGIN_PP, learning_verdict
+    from bench.reporting.frames.learning import CHANCE_MARGIN_PP, learning_reasons
+    from bench.reporting.render.words import not_learning_text
 
     records = [upgrade(r) for r in load_records([H200 / r for r in RUNS]).records if r["status"] == "ok"]
     said = {}
     for r in records:
-        verdict = learning_verdict(r)
+        verdict = not_learning_text(learning_reasons(r))
         acc, chance = r.epochs[-1].val_accuracy, r.dataset.chance_accuracy
         if "within" in verdict:
             assert abs(acc - chance) <= CHANCE_MARGIN_PP / 100, verdict
@@ -295,14 +296,18 @@ def test_backends_are_compared_with_each_other_without_tensorflow_and_their_agre
 def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> None:
     import pandas as pd
 
+    from bench.reporting.frames.learning import BELOW_CHANCE, LOSS_FELL_LITTLE, SATURATED, NotLearning, Reason
     from bench.reporting.render.markdown.findings import backend_contrast
+
+    def flagged(*reasons: Reason) -> NotLearning:
+        return NotLearning(reasons, 1, 1, 0)
 
     base = {"status": "ok", "global_batch_size": 32, "steps_per_execution": 1, "precision": "float32"}
     summary = pd.DataFrame([
-        {**base, "strategy": "cpu", "not_learning": ""},
-        {**base, "strategy": "jax/cpu", "not_learning": "val accuracy 0.453 is 9.4 pp below chance 0.547; "
-                                                         "saturated start: epoch 1's loss 6.16 is 8.9x ln(2)"},
-        {**base, "strategy": "torch/cpu", "not_learning": "training loss fell only 1.0% from epoch 1 to 3"},
+        {**base, "strategy": "cpu", "not_learning": NotLearning()},
+        {**base, "strategy": "jax/cpu", "not_learning": flagged(Reason(BELOW_CHANCE, (0.453, 9.4, 0.547)),
+                                                                 Reason(SATURATED, (6.16, 8.9, 2, 0.69)))},
+        {**base, "strategy": "torch/cpu", "not_learning": flagged(Reason(LOSS_FELL_LITTLE, (1.0, 3, 5)))},
         {**base, "strategy": "jax/cpu_x2", "not_learning": "x"},  # no other backend ran cpu_x2: no contrast
     ])
     lines = backend_contrast(summary)
@@ -310,7 +315,8 @@ def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> N
         "- **Learns under TensorFlow, not under JAX**, from the same seed and batches: jax/cpu at b32 spe1 float32")
     assert "Likely cause: a saturated start and one class predicted are what a loss read from probabilities" in lines[0]
     assert lines[1].startswith("- **Learns under TensorFlow, not under PyTorch**") and "Likely cause" not in lines[1]
-    assert backend_contrast(summary.assign(not_learning="")) == []
+    assert "(val accuracy 0.453 is 9.4 pp below chance 0.547; saturated start: epoch 1's loss 6.16" in lines[0]
+    assert backend_contrast(summary.assign(not_learning=[NotLearning()] * len(summary))) == []
 
 
 def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_pooled_with_todays(report) -> None:

@@ -380,9 +380,9 @@ def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
         assert ds["shape"] == [28, 28, 1] and abs(ds["chance_accuracy"] - 12 / 42) < 1e-9
         assert r["input_examples_per_s"] > 0  # the input-only probe timed the decode pipeline
         assert r["epochs"][-1]["val_accuracy"] > 0.8  # far above the majority class (0.29)
-    from bench.reporting.frames.learning import learning_verdict
+    from bench.reporting.frames.learning import learning_reasons
 
-    assert [learning_verdict(upgrade(r)) for r in recs] == [""] * len(recs)  # the not-learning check passes them
+    assert [learning_reasons(upgrade(r)) for r in recs] == [()] * len(recs)  # the not-learning check passes them
     losses = [r["epochs"][0]["loss"] for r in recs]
     assert max(losses) - min(losses) < 1e-3 * max(losses)  # same weights, same decoded batches everywhere
     report = (next((tmp_path / "p").iterdir()) / "report.md").read_text()

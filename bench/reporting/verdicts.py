@@ -36,7 +36,7 @@ def _learners(summary: pd.DataFrame) -> pd.DataFrame:
     *not learning*, with a throughput."""
     if "learns" in summary:
         return summary[summary["learns"]]
-    return summary[(summary["status"] == "ok") & (summary["not_learning"] == "")
+    return summary[(summary["status"] == "ok") & ~summary["not_learning"].map(bool)
                    & np.isfinite(summary["examples_per_s"])]
 
 

@@ -81,7 +81,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
     for k, v in cols.items():
         summary[k] = v
     summary["accuracy_flag"] = [_flag(r, margin_pp) for r in plain_rows(summary)]
-    summary["learns"] = ((summary["status"] == "ok") & (summary["not_learning"] == "")
+    summary["learns"] = ((summary["status"] == "ok") & ~summary["not_learning"].map(bool)
                          & (summary["accuracy_flag"] == "") & np.isfinite(summary["examples_per_s"]))
     return summary
 

@@ -90,7 +90,7 @@ def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
     with a price, else steady s/epoch and USD/epoch. Adds ``on_front``. Only configurations that learn: a cost of
     training that learns nothing is on no front."""
     if "not_learning" in g:
-        g = g[g["not_learning"].fillna("") == ""]
+        g = g[~g["not_learning"].map(bool)]
     to_target = g[g["usd_to_target"].map(math.isfinite) & g["time_to_target_s"].map(math.isfinite)]
     if not to_target.empty:
         t, c = "time_to_target_s", "usd_to_target"

@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bench.predictions import decode
 from bench.records import Record
@@ -26,8 +28,43 @@ MIN_LOSS_DROP = 0.05  # training loss must fall by >= 5 % from epoch 1 to the la
 CHANCE_MARGIN_PP = 2.0  # final val accuracy within 2 percentage points of chance = not learning
 SATURATED_FACTOR = 3.0  # epoch 1's mean loss >= 3 x ln(classes): a saturated start (said beside another reason)
 
+# reason codes, each with its numbers (Reason.values)
+LOSS_FELL_LITTLE = "loss_fell_little"  # (drop %, epochs, the drop needed %)
+LOSS_ROSE = "loss_rose"  # (rise %, epochs, the drop needed %)
+BELOW_CHANCE = "below_chance"  # (final val accuracy, pp below chance, chance)
+AT_CHANCE = "at_chance"  # (final val accuracy, the margin in pp, chance)
+ONE_CLASS = "one_class"  # (the class, validation examples)
+SATURATED = "saturated_start"  # (epoch 1's loss, its multiple of ln(classes), classes, ln(classes))
+PROBABILITY_CODES = (SATURATED, ONE_CLASS)  # what a loss read from clipped probabilities does
 
-def _loss_reasons(record: Record, min_loss_drop: float) -> list[str]:
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a record looks like it does not learn, or what else its numbers show: a code and its numbers."""
+
+    code: str
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class NotLearning:
+    """A configuration's verdict: the reasons of the first of its seeds that does not learn (empty: it learns),
+    ``flagged`` of its ``seeds`` seeds flagged. False when it learns."""
+
+    reasons: tuple[Reason, ...] = ()
+    flagged: int = 0
+    seeds: int = 0
+    first_seed: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.reasons)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(r.code for r in self.reasons)
+
+
+def _loss_reasons(record: Record, min_loss_drop: float) -> list[Reason]:
     epochs = record.epochs
     losses = [as_float(e.loss) for e in epochs]  # finite or absent (a NaN loss makes the record diverged)
     if len(epochs) < 2 or not all(math.isfinite(v) for v in losses) or losses[0] <= 0:
@@ -35,54 +72,51 @@ def _loss_reasons(record: Record, min_loss_drop: float) -> list[str]:
     drop = (losses[0] - losses[-1]) / losses[0]
     if drop >= min_loss_drop:
         return []
-    moved = f"fell only {100 * drop:.1f}%" if drop >= 0 else f"rose {-100 * drop:.1f}%"
-    return [f"training loss {moved} from epoch 1 to {len(epochs)} (needs a {100 * min_loss_drop:.0f}% drop)"]
+    code = LOSS_FELL_LITTLE if drop >= 0 else LOSS_ROSE
+    return [Reason(code, (100 * abs(drop), len(epochs), 100 * min_loss_drop))]
 
 
-def _accuracy_reasons(record: Record, chance_margin_pp: float) -> list[str]:
+def _accuracy_reasons(record: Record, chance_margin_pp: float) -> list[Reason]:
     chance = as_float(record.dataset.chance_accuracy)  # 1 / classes for records without it (bench.records.upgrade)
     acc = last_finite(e.val_accuracy for e in record.epochs)
     if not (math.isfinite(chance) and math.isfinite(acc)) or acc > chance + chance_margin_pp / 100:
         return []
     if acc < chance - chance_margin_pp / 100:
-        return [f"val accuracy {acc:.3f} is {100 * (chance - acc):.1f} pp below chance {chance:.3f}"]
-    return [f"val accuracy {acc:.3f} within {chance_margin_pp:g} pp of chance {chance:.3f}"]
+        return [Reason(BELOW_CHANCE, (acc, 100 * (chance - acc), chance))]
+    return [Reason(AT_CHANCE, (acc, chance_margin_pp, chance))]
 
 
-def _described(record: Record) -> list[str]:
+def _described(record: Record) -> list[Reason]:
     """What the stored predictions and epoch 1's loss show (said only beside a reason that flags the record)."""
     said = []
     predictions = decode(record.val_predictions) if record.val_predictions else None
     if predictions is not None and predictions.n and len(set(predictions.predicted.tolist())) == 1:
-        said.append(f"one class ({int(predictions.predicted[0])}) predicted for all {predictions.n} validation "
-                    "examples")
+        said.append(Reason(ONE_CLASS, (int(predictions.predicted[0]), predictions.n)))
     classes = int(record.dataset.classes or 0)
     first = as_float(record.epochs[0].loss) if record.epochs else math.nan
     if classes >= 2 and math.isfinite(first) and first >= SATURATED_FACTOR * math.log(classes):
-        said.append(f"saturated start: epoch 1's loss {first:.2f} is {first / math.log(classes):.1f}x an untrained "
-                    f"model's ln({classes}) = {math.log(classes):.2f}")
+        ln = math.log(classes)
+        said.append(Reason(SATURATED, (first, first / ln, classes, ln)))
     return said
 
 
-def learning_verdict(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
-                     chance_margin_pp: float = CHANCE_MARGIN_PP) -> str:
-    """Why a record does not learn ("" when it does, or when it cannot be judged): the loss and accuracy reasons
+def learning_reasons(record: Record, min_loss_drop: float = MIN_LOSS_DROP,
+                     chance_margin_pp: float = CHANCE_MARGIN_PP) -> tuple[Reason, ...]:
+    """Why a record does not learn (empty when it does, or when it cannot be judged): the loss and accuracy reasons
     that flag it (module docstring), then what else its numbers show (one class predicted, a saturated start)."""
     reasons = _loss_reasons(record, min_loss_drop) + _accuracy_reasons(record, chance_margin_pp)
-    return "; ".join(reasons + _described(record)) if reasons else ""
+    return tuple(reasons + _described(record)) if reasons else ()
 
 
-def configuration_not_learning(seeds: list[int], verdicts: list[str]) -> str:
-    r"""A configuration's not-learning text from its ok points' seeds and :func:`learning_verdict`\ s: "" when at
-    least half of its seeds learn (a seed's repeats count once: any of them flagged flags the seed), else the
-    reasons; with more than one seed, ``in k/n seeds`` and the reasons of the first of them, each true of its record
-    (the other seeds' numbers differ: every seed's reasons are in the per-point frame)."""
+def configuration_not_learning(seeds: Sequence[int], verdicts: Sequence[tuple[Reason, ...]]) -> NotLearning:
+    r"""A configuration's verdict from its ok points' seeds and :func:`learning_reasons`: it learns (false) when at
+    least half of its seeds learn (a seed's repeats count once: any of them flagged flags the seed); else the reasons
+    of the first flagged seed (of every repeat of it, each once), each true of its record (the other seeds' numbers
+    differ: every seed's reasons are in the per-point frame)."""
     flagged = {s for s, v in zip(seeds, verdicts, strict=True) if v}
     n = len(set(seeds))
     if not flagged or 2 * len(flagged) <= n:
-        return ""
-    if n == 1:
-        return "; ".join(sorted({v for v in verdicts if v}))
+        return NotLearning(seeds=n)
     first = min(flagged)
-    said = next(v for s, v in zip(seeds, verdicts, strict=True) if s == first and v)
-    return f"in {len(flagged)}/{n} seeds; seed {first}: {said}"
+    reasons = dict.fromkeys(r for s, v in zip(seeds, verdicts, strict=True) if s == first for r in v)
+    return NotLearning(tuple(reasons), len(flagged), n, first)

@@ -30,7 +30,7 @@ Definitions (the report repeats them):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -50,7 +50,7 @@ from bench.reporting.frames.labels import (
     strategy_labels,
     workload_labels,
 )
-from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, learning_verdict
+from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, Reason, learning_reasons
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
 from bench.reporting.stats.sample import as_float, finite_median, last_finite
@@ -193,7 +193,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), "flop_count": r.flop_count or "",
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
         "chance_accuracy": as_float(ds.chance_accuracy),
-        "not_learning": learning_verdict(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else "",
+        "not_learning": learning_reasons(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else (),
         "input_examples_per_s": as_float(r.input_examples_per_s),
         "flops_per_example": as_float(r.flops_per_example),
         **probe_columns(r),
@@ -278,8 +278,10 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def points_table(records: Sequence[RecordLike]) -> pd.DataFrame:
-    """One row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians, seconds)."""
+def points_table(records: Sequence[RecordLike],
+                 reasons: Callable[[tuple[Reason, ...]], str] | None = None) -> pd.DataFrame:
+    """One row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians, seconds); ``not_learning``
+    as ``reasons`` words it (default: its reason codes, ``; ``-separated)."""
     frame = points_frame(records)
     if frame.empty:
         return pd.DataFrame(columns=[c for c, _, _ in POINT_COLUMNS])
@@ -287,4 +289,5 @@ def points_table(records: Sequence[RecordLike]) -> pd.DataFrame:
     out["n_steady_epochs"] = out["steady_epoch_s"].map(len)
     for col in ("steady_epoch_s", "steady_train_s"):
         out[col] = out[col].map(finite_median)
+    out["not_learning"] = out["not_learning"].map(reasons or (lambda rs: "; ".join(r.code for r in rs)))
     return out[[c for c, _, _ in POINT_COLUMNS]].reset_index(drop=True)

@@ -137,7 +137,7 @@ def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: 
     Accepts records or a :func:`points_frame`. A configuration none of whose repeats is ok keeps its
     row with the worst-first status (diverged > failed > skipped) and the first error; it is never
     dropped. Columns: CONFIG_KEY, host, status, n_points, n_ok, error, epoch_s_* (s), examples_per_s,
-    warmup_overhead_s (s), final_val_accuracy, not_learning (reason text, "" = learns), input_bound,
+    warmup_overhead_s (s), final_val_accuracy, not_learning (a NotLearning: false when it learns), input_bound,
     gflops_per_s, mfu_pct, mfu_datasheet_pct, baseline, speedup, speedup_low/high, speedup_significant.
     """
     points = records_or_points if isinstance(records_or_points, pd.DataFrame) else points_frame(

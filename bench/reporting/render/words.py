@@ -4,11 +4,22 @@ both say, in the same words. Never imports TensorFlow."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
 from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
 from bench.reporting.frames.labels import split_label
+from bench.reporting.frames.learning import (
+    AT_CHANCE,
+    BELOW_CHANCE,
+    LOSS_FELL_LITTLE,
+    LOSS_ROSE,
+    ONE_CLASS,
+    SATURATED,
+    NotLearning,
+    Reason,
+)
 from bench.reporting.frames.summary import SHORT_EPOCH_S
 from bench.reporting.render.text import seconds, sig
 from bench.reporting.stats.ratio import RatioCI
@@ -112,3 +123,38 @@ def caveats(a: Analysis, c: Claims) -> list[str]:
     return [f"- Read with: {'; '.join(said)}."] if said else []
 
 
+def reason_text(r: Reason) -> str:
+    """One reason in words, with the record's own numbers (bench.reporting.frames.learning)."""
+    v = r.values
+    if r.code in (LOSS_FELL_LITTLE, LOSS_ROSE):
+        moved = "fell only" if r.code == LOSS_FELL_LITTLE else "rose"
+        return f"training loss {moved} {v[0]:.1f}% from epoch 1 to {v[1]:g} (needs a {v[2]:.0f}% drop)"
+    if r.code == BELOW_CHANCE:
+        return f"val accuracy {v[0]:.3f} is {v[1]:.1f} pp below chance {v[2]:.3f}"
+    if r.code == AT_CHANCE:
+        return f"val accuracy {v[0]:.3f} within {v[1]:g} pp of chance {v[2]:.3f}"
+    if r.code == ONE_CLASS:
+        return f"one class ({v[0]:g}) predicted for all {v[1]:g} validation examples"
+    if r.code == SATURATED:
+        return (f"saturated start: epoch 1's loss {v[0]:.2f} is {v[1]:.1f}x an untrained model's ln({v[2]:g}) = "
+                f"{v[3]:.2f}")
+    return r.code
+
+
+def codes_of(value: Any) -> tuple[str, ...]:
+    """The reason codes of a frame's ``not_learning`` cell (a NotLearning or a point's reasons)."""
+    if isinstance(value, NotLearning):
+        return value.codes
+    return tuple(r.code for r in value) if isinstance(value, tuple) else ()
+
+
+def not_learning_text(value: Any) -> str:
+    """A frame's ``not_learning`` cell in words ('' when it learns): a configuration's (``in 2/3 seeds; seed 0:
+    ...`` with more than one seed) or a point's reasons; a text as it is (frames built by hand)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, NotLearning):
+        said = "; ".join(reason_text(r) for r in value.reasons)
+        return said if value.seeds <= 1 or not said else f"in {value.flagged}/{value.seeds} seeds; seed " \
+            f"{value.first_seed}: {said}"
+    return "; ".join(reason_text(r) for r in value) if isinstance(value, tuple) else ""

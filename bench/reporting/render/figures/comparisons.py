@@ -20,7 +20,7 @@ BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"
 def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
     """The configurations the speedup heatmap draws (ok, learning, with a speedup, not the baseline itself); None
     without."""
-    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"]) & (summary["not_learning"] == "")
+    ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"]) & ~summary["not_learning"].map(bool)
                  & (summary["strategy"] != summary["baseline"])].copy()
     return None if ok.empty else ok
 

@@ -36,6 +36,7 @@ from bench.reporting.render.markdown.tables import (
     skipped_files_section,
 )
 from bench.reporting.render.text import workload_title
+from bench.reporting.render.words import not_learning_text
 from bench.reporting.verdicts import Analysis
 
 HOW_TO_READ = ("How to read it: every figure comes from the point records alone; what warm-up, steady state, "
@@ -73,11 +74,11 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
         out.append(f"**Input-bound** (training reaches ≥ {100 * INPUT_BOUND_FRACTION:.0f}% of the input "
                    "pipeline's own rate; fast accelerators starve on slow pipelines, so a faster pipeline, "
                    f"not a faster device, would help): {'; '.join(items)}.")
-    learn = summary[summary["not_learning"] != ""]
+    learn = summary[summary["not_learning"].map(bool)]
     if not learn.empty and not learns_nowhere(summary):  # else its own section says it, with what to try
-        items = [f"{config_label(r)} ({r['not_learning']})" for _, r in learn.iterrows()]
+        items = [f"{config_label(r)} ({not_learning_text(r['not_learning'])})" for _, r in learn.iterrows()]
         out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
-    held = summary[(summary["accuracy_flag"] != "") & (summary["not_learning"] == "")]
+    held = summary[(summary["accuracy_flag"] != "") & ~summary["not_learning"].map(bool)]
     if not held.empty:
         items = [f"{config_label(r)} ({r['accuracy_flag']})" for _, r in held.iterrows()]
         out.append(f"**Accuracy not held** (not ranked): {'; '.join(items)}.")

@@ -16,9 +16,10 @@ from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims,
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
 from bench.reporting.frames.labels import config_label, config_name, split_label
+from bench.reporting.frames.learning import PROBABILITY_CODES
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
-from bench.reporting.render.markdown.learning import PROBABILITY_LOSS, PROBABILITY_SIGNS
+from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
 from bench.reporting.render.markdown.limits import limit_sentence
 from bench.reporting.render.text import (
     counted,
@@ -30,7 +31,7 @@ from bench.reporting.render.text import (
     sig,
     with_backend,
 )
-from bench.reporting.render.words import BACKEND_NAMES, caveats, none_learns, target_claim
+from bench.reporting.render.words import BACKEND_NAMES, caveats, codes_of, none_learns, not_learning_text, target_claim
 from bench.reporting.verdicts import Analysis, best_baseline, winner
 
 
@@ -121,8 +122,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
 
 
 def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
-    """Where the answer names a compiler variant: what it buys in throughput, what its warm-up costs, and after how
-    many epochs it is ahead in total (:func:`bench.reporting.verdicts.compiler_break_even`)."""
+    """Each compiler variant weighed (:func:`bench.reporting.verdicts.compiler_break_even`): throughput, warm-up."""
     out = []
     for _, p in pairs.iterrows():
         n = p["break_even_epochs"]
@@ -213,7 +213,7 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
     precision: the same seed, initial weights and batches; PyTorch's spe1 beside the spe it was asked for,
     :func:`~bench.reporting.frames.keys.compared_spe`), with the likely cause when the reasons name it."""
     ok = summary[summary["status"] == "ok"]
-    failing = ok["not_learning"] != ""
+    failing = ok["not_learning"].map(bool)
     if not failing.any() or failing.all():  # a contrast needs a configuration that learns and one that does not
         return []
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -230,11 +230,11 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
         names = list(dict.fromkeys(BACKEND_NAMES.get(r["_backend"], r["_backend"]) for r in learns))
         yes = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
         for no in fails:
-            probability = any(k in no["not_learning"] for k in PROBABILITY_SIGNS)
+            probability = bool(set(codes_of(no["not_learning"])) & set(PROBABILITY_CODES))
             cause = f" Likely cause: {PROBABILITY_LOSS}." if probability else ""
+            why = not_learning_text(no["not_learning"])
             lines.append(f"- **Learns under {yes}, not under {BACKEND_NAMES.get(no['_backend'], no['_backend'])}**, "
-                         f"from the same seed and batches: {config_label(pd.Series(no))} ({no['not_learning']})."
-                         f"{cause}")
+                         f"from the same seed and batches: {config_label(pd.Series(no))} ({why}).{cause}")
     return lines
 
 

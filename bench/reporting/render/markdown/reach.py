@@ -39,7 +39,7 @@ def _fastest(g: pd.DataFrame) -> pd.Series | None:
     ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
     ok = ok[ok["train_s_median"].map(math.isfinite)]
     if "not_learning" in ok:
-        ok = ok[ok["not_learning"].fillna("") == ""]
+        ok = ok[~ok["not_learning"].map(bool)]
     return None if ok.empty else ok.sort_values("train_s_median", kind="stable").iloc[0]
 
 

@@ -28,6 +28,7 @@ from bench.reporting.render.text import (
     two_speeds_text,
     with_backend,
 )
+from bench.reporting.render.words import not_learning_text
 from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
@@ -188,5 +189,7 @@ def results_csv(summary: pd.DataFrame) -> str:
     for c in ("epochs", "spe_requested"):
         if c in out:
             out[c] = [" ".join(str(v) for v in t) for t in out[c]]
+    if "not_learning" in out:
+        out["not_learning"] = out["not_learning"].map(not_learning_text)
     out["flags"] = [_flags(r) for _, r in summary.iterrows()]
     return str(out.to_csv(index=False, lineterminator="\n", float_format="%.6g"))
