@@ -164,24 +164,18 @@ def config_name(row: pd.Series) -> str:
     return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"
 
 
-def earlier_definition_text(r: Record) -> str:
-    """Why a built-in's record is not today's workload of that name, in a sentence ("" when it is): the output and
-    loss its revision trained (:data:`bench.workloads.EARLIER`), and what replaced them."""
+def earlier_of(r: Record) -> tuple[str, ...]:
+    """A built-in's record made under an earlier definition: (the workload, the output and loss its revision trained,
+    today's variant that trains it or ''); () when it is today's workload (:data:`bench.workloads.EARLIER`)."""
     earlier = earlier_definition(r.workload, r.workload_revision, r.workload_source)
-    if earlier is None:
-        return ""
-    literal = f"; the old form trains today as `{earlier.literal}`" if earlier.literal else ""
-    return (f"these records trained `{r.workload}` as an older bench defined it: a {earlier.output} "
-            "read as probabilities by its cross-entropy, which JAX and PyTorch compute from clipped probabilities (a "
-            f"saturated start can stop learning there); today's `{r.workload}` outputs logits, read with "
-            f"from_logits=True{literal}")
+    return () if earlier is None else (r.workload, earlier.output, earlier.literal)
 
 
 def workload_labels(records: Sequence[Record]) -> list[str]:
     """Each record's workload as tables show it: its name, its variant after a slash, and where the records hold
     two definitions of one built-in, the earlier one's after it too (``catsdogs_cnn/sigmoid output, earlier
     definition``), so two definitions are never pooled (records of one definition keep the name, and the report says
-    which definition it was: :func:`earlier_definition_text`)."""
+    which definition it was: :func:`earlier_of`)."""
     earlier = [earlier_definition(r.workload, r.workload_revision, r.workload_source) for r in records]
     kinds: dict[str, set[bool]] = {}
     for r, e in zip(records, earlier, strict=True):

@@ -43,7 +43,7 @@ from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.labels import (
     compiler_mark,
     dataset_label,
-    earlier_definition_text,
+    earlier_of,
     host_of,
     identity_columns,
     one_name_per_content,
@@ -184,7 +184,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "target_accuracy": target, "time_to_target_s": ttt,
         "epochs_to_target": float(ttt_epoch) if ttt_epoch is not None else math.nan,
         "predictions": decode(r.val_predictions),
-        "earlier_definition": earlier_definition_text(r),  # a built-in's record of an earlier definition
+        "earlier_definition": earlier_of(r),  # a built-in's record of an earlier definition (words: render)
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
         **_process_columns(r, label),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),

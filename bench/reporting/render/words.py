@@ -158,3 +158,13 @@ def not_learning_text(value: Any) -> str:
         return said if value.seeds <= 1 or not said else f"in {value.flagged}/{value.seeds} seeds; seed " \
             f"{value.first_seed}: {said}"
     return "; ".join(reason_text(r) for r in value) if isinstance(value, tuple) else ""
+
+
+def earlier_text(earlier: tuple[str, ...]) -> str:
+    """Why a built-in's records are not today's workload of that name (``frames.labels.earlier_of``): the output and
+    loss its revision trained, and what replaced them."""
+    workload, output, literal = earlier
+    today = f"; the old form trains today as `{literal}`" if literal else ""
+    return (f"these records trained `{workload}` as an older bench defined it: a {output} read as probabilities by its "
+            "cross-entropy, which JAX and PyTorch compute from clipped probabilities (a saturated start can stop "
+            f"learning there); today's `{workload}` outputs logits, read with from_logits=True{today}")

@@ -36,7 +36,7 @@ from bench.reporting.render.markdown.tables import (
     skipped_files_section,
 )
 from bench.reporting.render.text import workload_title
-from bench.reporting.render.words import not_learning_text
+from bench.reporting.render.words import earlier_text, not_learning_text
 from bench.reporting.verdicts import Analysis
 
 HOW_TO_READ = ("How to read it: every figure comes from the point records alone; what warm-up, steady state, "
@@ -64,7 +64,8 @@ def once(lines: list[str], seen: dict[str, str], where: str) -> list[str]:
 
 
 def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
-    out = [f"**Not today's workload**: {text}." for text in sorted(set(summary.get("earlier_definition", ()))) if text]
+    out = [f"**Not today's workload**: {earlier_text(e)}." for e in sorted(set(summary.get("earlier_definition", ())))
+           if e]
     bound = summary[summary["input_bound"]]
     if not bound.empty:
         items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
