@@ -15,7 +15,7 @@ from bench.reporting.frames.labels import config_name, strategy_labels
 from bench.reporting.frames.learning import learning_reasons
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.summary import summarize
-from bench.reporting.render.words import not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
 
@@ -184,7 +184,7 @@ def test_accuracy_is_judged_against_the_target_or_the_paired_baseline(result):
     fast = s.loc[("tpu", 1024, 32, "float32")]
     assert not fast["not_learning"]  # far above chance: the chance rule alone calls it learning
     assert fast["accuracy_test"] == "target" and not fast["reached_target"] and not fast["learns"]
-    assert fast["accuracy_flag"] == "target 0.85 not reached in 0/1 seeds"  # two repeats of seed 0: one run
+    assert accuracy_flag_text(fast) == "target 0.85 not reached in 0/1 seeds"  # two repeats of seed 0: one run
     tpu = s.loc[("tpu", 256, 32, "float32")]
     assert tpu["learns"] and tpu["n_reached"] == 1 and tpu["n_seeds"] == 1 and 30 < tpu["time_to_target_s"] < 40
     old = s.loc[("cpu_x2", 256, 8, "float32")]  # hostA records have no target: compared by seed, one seed
@@ -270,7 +270,7 @@ def test_without_a_target_a_configuration_is_below_the_baseline_only_across_seed
     w = worse.loc["cpu_x2"]
     assert w["accuracy_test"] == "seeds" and w["accuracy_seeds"] == 5 and w["accuracy_verdict"] == "differs"
     assert w["accuracy_high_pp"] < 0 and not w["learns"]
-    assert w["accuracy_flag"].startswith("below cpu (-") and w["accuracy_flag"].endswith("over 5 seeds)")
+    assert accuracy_flag_text(w).startswith("below cpu (-") and accuracy_flag_text(w).endswith("over 5 seeds)")
     assert -3.5 < w["accuracy_diff_pp"] < -2.5  # the fixture's accuracies carry a little noise of their own
     shuffled = [0.83, 0.92, 0.80, 0.88, 0.85]  # the same accuracies, drawn by other seeds
     close = analyze(_pair({"cpu": CPU, "cpu_x2": shuffled})).summary.set_index("strategy").loc["cpu_x2"]
@@ -435,7 +435,7 @@ def test_a_small_consistent_loss_differs_but_is_not_ranked_away():
     r = analyze(_pair({"cpu": CPU, "cpu_x2": x2})).summary.set_index("strategy").loc["cpu_x2"]
     assert r["accuracy_verdict"] == "differs" and r["accuracy_high_pp"] < 0 and r["learns"]
     strict = analyze(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.2).summary.set_index("strategy")
-    assert not strict.loc["cpu_x2"]["learns"] and strict.loc["cpu_x2"]["accuracy_flag"].startswith("below cpu")
+    assert not strict.loc["cpu_x2"]["learns"] and accuracy_flag_text(strict.loc["cpu_x2"]).startswith("below cpu")
 
 
 def test_a_seeds_repeats_that_never_reach_the_target_count_as_never():

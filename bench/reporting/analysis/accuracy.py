@@ -47,7 +47,7 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
     Columns: ``accuracy_test`` (``target``, ``seeds`` or ""), ``accuracy_ref`` (the baseline compared with),
     ``accuracy_seeds`` (seeds paired), ``accuracy_diff_pp`` (mean per-seed difference) with ``accuracy_low_pp`` /
     ``accuracy_high_pp`` (its interval), ``accuracy_p`` (adjusted), ``accuracy_verdict``, ``accuracy_agreement``
-    (same-seed agreement), ``accuracy_flag`` (text; "" = fine), ``learns`` (ok, not *not learning*, reached its
+    (same-seed agreement), ``accuracy_flag`` (a code; "" = fine), ``learns`` (ok, not *not learning*, reached its
     target or not worse than its baseline, has a throughput): only those are ranked.
     """
     summary = summary.copy()
@@ -100,15 +100,19 @@ def nearest_reference(row: pd.Series, cands: pd.DataFrame) -> pd.Series | None:
     return order.sort_values(["_gap", "global_batch_size", "_spe", "strategy"], kind="mergesort").iloc[0]
 
 
+TARGET_MISSED, BELOW_REFERENCE = "target_missed", "below_reference"  # accuracy_flag's codes ("" = fine)
+
+
 def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
-    """Why a configuration's accuracy keeps it from being ranked ("" when it does not): its target missed, or,
-    paired by seed, significantly below its reference (the interval excludes 0) by more than the margin on
-    average (a consistent 0.3 pp loss is a real difference, not one that should cost the ranking)."""
+    """Why a configuration's accuracy keeps it from being ranked, as a code ("" when it does not): its target
+    missed (:data:`TARGET_MISSED`: ``n_reached`` of ``n_seeds``), or, paired by seed, significantly below its
+    reference (the interval excludes 0) by more than the margin on average (:data:`BELOW_REFERENCE`:
+    ``accuracy_ref``, ``accuracy_diff_pp`` and its interval; a consistent 0.3 pp loss is a real difference, not one
+    that should cost the ranking)."""
     if r["accuracy_test"] == "target" and not r["reached_target"]:
-        return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} seeds"
+        return TARGET_MISSED
     if r["accuracy_test"] == "seeds" and r["accuracy_verdict"] == DIFFERS and r["accuracy_diff_pp"] < -margin_pp:
-        return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
-                f"{r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds)")
+        return BELOW_REFERENCE
     return ""
 
 

@@ -15,6 +15,7 @@ from bench.records import RecordLike
 from bench.reporting.frames.labels import shows_backends, split_label
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
+from bench.reporting.render.words import accuracy_flag_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import MIN_REPEATS
 from bench.reporting.verdicts import absent_strategies, judged_summary
@@ -46,7 +47,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
             continue
         ok = r["status"] == "ok"
         flags = [f for f, on in (("not learning", r["not_learning"]),
-                                 (r["accuracy_flag"], r["accuracy_flag"] and not r["not_learning"]),
+                                 (accuracy_flag_text(r), r["accuracy_flag"] and not r["not_learning"]),
                                  ("input-bound", r["input_bound"])) if on]
         status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
         speedup = "-"

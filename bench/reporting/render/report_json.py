@@ -26,7 +26,7 @@ from bench.reporting.frames.labels import config_label, split_label
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
-from bench.reporting.render.words import not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
 from bench.reporting.verdicts import Analysis
@@ -211,7 +211,7 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
     if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
         speedup = ratio_data(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
-    said = (not_learning_text(r["not_learning"]), r["accuracy_flag"], two_speeds_text(r.get("two_speeds")))
+    said = (not_learning_text(r["not_learning"]), accuracy_flag_text(r), two_speeds_text(r.get("two_speeds")))
     flags = [f for f in said if f] + (["parity"] if r["parity_flag"] else [])
     return Configuration(
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],

@@ -4,10 +4,12 @@ both say, in the same words. Never imports TensorFlow."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
 from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
 from bench.reporting.frames.labels import split_label
 from bench.reporting.frames.learning import (
@@ -168,3 +170,14 @@ def earlier_text(earlier: tuple[str, ...]) -> str:
     return (f"these records trained `{workload}` as an older bench defined it: a {output} read as probabilities by its "
             "cross-entropy, which JAX and PyTorch compute from clipped probabilities (a saturated start can stop "
             f"learning there); today's `{workload}` outputs logits, read with from_logits=True{today}")
+
+
+def accuracy_flag_text(r: Mapping[str, Any]) -> str:
+    """A summary row's ``accuracy_flag`` in words, with its numbers ('' when it has none)."""
+    code = r.get("accuracy_flag") or ""
+    if code == TARGET_MISSED:
+        return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} seeds"
+    if code == BELOW_REFERENCE:
+        return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
+                f"{r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds)")
+    return str(code)

@@ -36,7 +36,7 @@ from bench.reporting.render.markdown.tables import (
     skipped_files_section,
 )
 from bench.reporting.render.text import workload_title
-from bench.reporting.render.words import earlier_text, not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text
 from bench.reporting.verdicts import Analysis
 
 HOW_TO_READ = ("How to read it: every figure comes from the point records alone; what warm-up, steady state, "
@@ -81,7 +81,7 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
         out.append(f"**Not learning** (its speed says nothing about training): {'; '.join(items)}.")
     held = summary[(summary["accuracy_flag"] != "") & ~summary["not_learning"].map(bool)]
     if not held.empty:
-        items = [f"{config_label(r)} ({r['accuracy_flag']})" for _, r in held.iterrows()]
+        items = [f"{config_label(r)} ({accuracy_flag_text(r)})" for _, r in held.iterrows()]
         out.append(f"**Accuracy not held** (not ranked): {'; '.join(items)}.")
     ran = spe_notes(summary)
     if ran:

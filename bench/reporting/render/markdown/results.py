@@ -28,7 +28,7 @@ from bench.reporting.render.text import (
     two_speeds_text,
     with_backend,
 )
-from bench.reporting.render.words import not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
@@ -55,7 +55,7 @@ def _flags(row: pd.Series) -> str:
     flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
              f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
              else "",
-             "not learning" if row["not_learning"] else row.get("accuracy_flag", ""),
+             "not learning" if row["not_learning"] else accuracy_flag_text(row),
              "input-bound" if row["input_bound"] else limit if limit in SAID_LIMITS else "",
              # across processes (bench.reporting.stats.spread): the range is part of the answer
              two_speeds_text(row["two_speeds"]) if row.get("two_speeds") else "",
