@@ -194,3 +194,20 @@ def test_the_report_loader_reads_a_file_once_and_refuses_what_the_file_holds(tmp
     assert reasons == ["field global_batch_size is '<b>'; input should be a valid integer",
                        "nested too deeply to be a record", "not a JSON object",
                        "status 'ok\\n' is not one of ok, failed, skipped, diverged"], reasons
+
+
+def test_a_deep_file_is_refused_whatever_the_recursion_limit(tmp_path) -> None:
+    """The depth is counted, not left to RecursionError: a library that raises the interpreter's limit (the
+    tests' parallel workers import several) made the 900-deep file above load as a record."""
+    import sys
+
+    deep = json.dumps({**REAL, "point_id": "deep"})[:-1] + ', "extra": ' + "[" * 900 + "]" * 900 + "}"
+    (tmp_path / "deep.json").write_text(deep)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        loaded = untrusted.load([tmp_path])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert loaded.records == [] and "nested too deeply" in loaded.skipped[0][1]
+    assert untrusted.too_deep([[[]]], limit=2) and not untrusted.too_deep([[]], limit=2)

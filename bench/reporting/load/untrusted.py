@@ -64,6 +64,22 @@ def clean(value: Any, key: str = "") -> Any:
     return value
 
 
+MAX_DEPTH = 64  # a record nests a few levels (epochs, their fields); a file deeper than this is not one
+
+
+def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` (parsed JSON) nests lists and objects more than ``limit`` levels, counted without
+    recursion."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
 def load(dirs: Sequence[Path | str]) -> LoadResult[Record]:
     """:func:`bench.records.load_records` for the report side: each file read once (:func:`read`), its record typed,
     upgraded and inert; the skipped files' paths and reasons stay as the loader gave them, for locating them
@@ -77,6 +93,8 @@ def read(path: Path) -> Record:
     reason quotes it as stored), a file nested too deeply to walk with that reason: :class:`RecordError` either way."""
     raw = read_json(path)
     check_header(raw, str(path))
+    if too_deep(raw):  # said by a count, not by the interpreter's recursion limit (another library may raise it)
+        raise RecordError(f"{path}: nested too deeply to be a record")
     try:
         return upgrade(clean(raw), source=str(path))
     except RecursionError:
