@@ -85,7 +85,8 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     t_fast)`` epochs on; ``break_even_epochs`` is the smallest whole n >= 1 with that property (``inf``:
     never, its epochs are not shorter). When one configuration is both there is no trade-off (1).
     """
-    cols = ["workload", "dataset", "strategy", "quick", "quick_warmup_s", "quick_epoch_s", "fast",
+    cols = ["workload", "dataset", "strategy", "backend", "strategy_label", "quick", "quick_warmup_s", "quick_epoch_s",
+            "fast",
             "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs", "quick_key", "fast_key"]
     ok = _learners(summary)
     ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
@@ -95,6 +96,7 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
             continue
         quick, fast, exact, whole = _weigh(g)
         rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
+                     "backend": quick["backend"], "strategy_label": quick["strategy_label"],
                      "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
                      "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
                      "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["epoch_s_median"],

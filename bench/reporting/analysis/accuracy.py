@@ -35,7 +35,7 @@ from bench.reporting.frames.keys import (
     same_config,
     same_settings,
 )
-from bench.reporting.frames.labels import config_label, split_label
+from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.speedups import Candidates, baseline_masks, baseline_rows, pick_baseline, preferred
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
@@ -116,20 +116,22 @@ def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
     return ""
 
 
-PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "seeds", "val_accuracy", "baseline_val_accuracy",
+PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "backend", "strategy_label", "baseline_backend",
+                  "baseline_label", "seeds", "val_accuracy", "baseline_val_accuracy",
                   "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "same_predictions", "compared",
                   "per_seed", "flag"]
 REFERENCE_BACKENDS = ("tensorflow", "jax", "torch")  # a backend is compared with the first of these that ran
 
 
-def _other_backend(label: str, by_name: Mapping[str, Any]) -> str | None:
-    """The label of the same strategy under the first of :data:`REFERENCE_BACKENDS` that ran it before ``label``'s
-    own backend (TensorFlow; JAX where TensorFlow is absent, as on GPU boxes and TPU VMs); None without one."""
-    backend, name = split_label(label)
+def _other_backend(row: Mapping[str, Any], by_name: Mapping[str, Any]) -> str | None:
+    """The label of the same strategy (its ``strategy_label``) under the first of :data:`REFERENCE_BACKENDS` that ran
+    it before ``row``'s own backend (TensorFlow; JAX where TensorFlow is absent, as on GPU boxes and TPU VMs); None
+    without one."""
+    backend = row["backend"]
     for ref in REFERENCE_BACKENDS[:REFERENCE_BACKENDS.index(backend)] if backend in REFERENCE_BACKENDS else ():
-        other = name if ref == "tensorflow" else f"{ref}/{name}"
-        if other in by_name:
-            return other
+        for label, other in by_name.items():
+            if other["backend"] == ref and other["strategy_label"] == row["strategy_label"]:
+                return str(label)
     return None
 
 
@@ -157,9 +159,9 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
             row = by_name[s]
             base = pick_baseline(row, cands)
             if base is not None and base["strategy"] != s:  # the same strategy name on another backend: a backend gap
-                same_name = split_label(base["strategy"])[1] == split_label(s)[1]
+                same_name = base["strategy_label"] == row["strategy_label"]
                 pairs.append(("backend" if same_name else "strategy", row, base))
-            ref = _other_backend(s, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
+            ref = _other_backend(row, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
             if ref is not None and ref != (base["strategy"] if base is not None else None):
                 pairs.append(("backend", row, by_name[ref]))
     counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
@@ -169,7 +171,9 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
         c = compare_seeds(index, config_of(row), config_of(ref), int(counts[(row["workload"], row["dataset"])]),
                           margin_pp)
         rows.append({**{k: row[k] for k in MATCH_KEY}, "strategy": row["strategy"], "kind": kind,
-                     "baseline": ref["strategy"], "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],
+                     "baseline": ref["strategy"], "backend": row["backend"], "strategy_label": row["strategy_label"],
+                     "baseline_backend": ref["backend"], "baseline_label": ref["strategy_label"],
+                     "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],
                      "baseline_val_accuracy": ref["final_val_accuracy"], "diff_pp": c.mean_pp, "low_pp": c.low_pp,
                      "high_pp": c.high_pp, "p": c.p, "verdict": c.verdict, "agreement": c.agreement,
                      "same_predictions": c.same[0], "compared": c.same[1],

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.records import BACKENDS, Dataset, Record, RecordLike, as_records
+from bench.records import Dataset, Record, RecordLike, as_records
 from bench.records.revisions import earlier_definition
 
 TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
@@ -142,12 +142,6 @@ def one_name_per_content(frame: pd.DataFrame, rename: dict[tuple[str, str], str]
     return frame
 
 
-def split_label(label: str) -> tuple[str, str]:
-    """(backend, strategy label) of a display label: ``jax/cpu_x2`` -> (jax, cpu_x2); ``cpu`` -> (tensorflow, cpu)."""
-    head, sep, rest = label.partition("/")
-    return (head, rest) if sep and head in BACKENDS else ("tensorflow", label)
-
-
 def shows_backends(points: pd.DataFrame) -> bool:
     """True when the records are not all TensorFlow's: tables then get a ``backend`` column next to strategy
     (reports of TensorFlow-only records look as they did before the JAX backend)."""
@@ -196,6 +190,8 @@ def identity_columns(r: Record, label: str, workload: str) -> dict[str, Any]:
             "workload": workload,
             "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
             "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
+            # the label beside a backend column (strategy_labels prefixed it with the backend's name)
+            "strategy_label": label.removeprefix(f"{r.backend}/") if r.backend != "tensorflow" else label,
             "global_batch_size": int(r.global_batch_size or (r.point or {}).get("batch_size") or 0),
             "steps_per_execution": r.effective_spe(), "precision": r.precision, "repeat": r.repeat,
             "status": r.status}

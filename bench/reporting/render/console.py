@@ -12,7 +12,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from bench.records import RecordLike
-from bench.reporting.frames.labels import shows_backends, split_label
+from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
 from bench.reporting.render.words import accuracy_flag_text
@@ -53,7 +53,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
         speedup = "-"
         if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
             speedup = speedup_cell(r)
-        name = list(split_label(r["strategy"])) if backends else [r["strategy"]]
+        name = [r["backend"], r["strategy_label"]] if backends else [r["strategy"]]
         spe = str(int(r["steps_per_execution"]))
         if r["spe_requested"] != (int(r["steps_per_execution"]),):  # what ran, and the request behind it
             spe += f" (asked {', '.join(str(a) for a in r['spe_requested'])})"

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
-from bench.reporting.frames.labels import config_label, split_label
+from bench.reporting.frames.labels import config_label
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
@@ -236,7 +236,7 @@ def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
         return Answer(workload=workload, dataset=dataset, claims=claims_data(c))
     vs = None if c.vs_baseline is None or c.is_baseline else ratio_data(config_label(c.vs_baseline.b),
                                                                           c.vs_baseline.ratio)
-    backend, _ = split_label(win["strategy"])
+    backend = str(win["backend"])
     t = a.tradeoffs.get((workload, dataset))
     front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]
     return Answer(single_answer=not front, tradeoff=front,

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.reporting.frames.labels import split_label
 from bench.reporting.frames.speedups import speedup_ci
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.spread import TwoSpeeds
@@ -126,19 +125,24 @@ def speedup_cell(row: pd.Series) -> str:
     return ratio_text(speedup_ci(row))
 
 
-def with_backend(rows: list[dict[str, Any]], show: bool) -> list[dict[str, Any]]:
-    """Table rows with a ``backend`` column before ``strategy`` when ``show`` (the strategy label then loses
-    its ``jax/`` prefix); unchanged otherwise."""
+def names_of(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """Each row's (backend, strategy label without it): the columns :func:`with_backend` shows."""
+    return list(zip(frame["backend"], frame["strategy_label"], strict=True)) if len(frame) else []
+
+
+def with_backend(rows: list[dict[str, Any]], show: bool,
+                 names: Sequence[tuple[str, str]] = ()) -> list[dict[str, Any]]:
+    """Table rows with a ``backend`` column before ``strategy`` when ``show``, the strategy then its label without
+    the backend (``names``: each row's pair, from its frame's columns, :func:`names_of`); unchanged otherwise."""
     if not show:
         return rows
     out = []
-    for row in rows:
-        backend, strategy = split_label(str(row["strategy"]))
+    for row, (backend, label) in zip(rows, names, strict=True):
         new: dict[str, Any] = {}
         for k, v in row.items():
             if k == "strategy":
                 new["backend"] = backend
-                v = strategy
+                v = label
             new[k] = v
         out.append(new)
     return out

@@ -11,7 +11,6 @@ import pandas as pd
 
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
 from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
-from bench.reporting.frames.labels import split_label
 from bench.reporting.frames.learning import (
     AT_CHANCE,
     BELOW_CHANCE,
@@ -48,7 +47,7 @@ def none_learns(c: Claims) -> str:
 
 def backend_name(row: pd.Series) -> str:
     """``JAX``, ``PyTorch (torch.compile)``, ``TensorFlow``: the backend a configuration ran under, and compiler."""
-    name = BACKEND_NAMES.get(str(row.get("backend") or split_label(str(row["strategy"]))[0]), str(row["backend"]))
+    name = BACKEND_NAMES.get(str(row["backend"]), str(row["backend"]))
     mark = str(row.get("compiler_mark") or "").strip()
     return f"{name} {mark}" if mark else name
 

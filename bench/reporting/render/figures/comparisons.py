@@ -10,7 +10,6 @@ import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
-from bench.reporting.frames.labels import split_label
 from bench.reporting.render.figures import layout
 from bench.reporting.render.text import sig
 
@@ -88,8 +87,7 @@ def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
     ok = backend_data(summary)
     if ok is None:
         return None
-    ok["strategy_only"] = (ok["strategy_name"] if "strategy_name" in ok
-                           else [split_label(str(v))[1] for v in ok["strategy"]])
+    ok["strategy_only"] = ok["strategy_name"]
     ok = ok.sort_values("examples_per_s", ascending=False, kind="mergesort")
     best = ok.drop_duplicates(["global_batch_size", "strategy_only", "backend"])
     batches = sorted(best["global_batch_size"].unique())

@@ -9,8 +9,7 @@ import math
 import pandas as pd
 
 from bench.reporting.analysis.seeds import NO_CLAIM
-from bench.reporting.frames.labels import split_label
-from bench.reporting.render.text import DASH, markdown_table, number, with_backend, workload_title
+from bench.reporting.render.text import DASH, markdown_table, names_of, number, with_backend, workload_title
 from bench.reporting.stats.sample import as_float
 
 
@@ -82,7 +81,7 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
             verdict = f"**{r['verdict']}**" if r["flag"] else r["verdict"]
             rows.append({"global batch": r["global_batch_size"], "spe": r["steps_per_execution"],
                          "precision": r["precision"], "strategy": r["strategy"],
-                         "vs": ("/".join(split_label(r["baseline"])) if show_backend else r["baseline"])
+                         "vs": (f"{r['baseline_backend']}/{r['baseline_label']}" if show_backend else r["baseline"])
                          + (" (other backend)" if r["kind"] == "backend" else ""),
                          "seeds": r["seeds"], "val acc": number(r["val_accuracy"], ".3f"),
                          "vs val acc": number(r["baseline_val_accuracy"], ".3f"),
@@ -91,5 +90,6 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
                          "p (adj.)": number(r["p"], ".2g") if claim else DASH,
                          "verdict": verdict,
                          "same-seed agreement %": number(100 * r["agreement"], ".1f")})
-        lines += [f"### {workload_title(workload, dataset)}", "", markdown_table(with_backend(rows, show_backend)), ""]
+        table = markdown_table(with_backend(rows, show_backend, names_of(g)))
+        lines += [f"### {workload_title(workload, dataset)}", "", table, ""]
     return lines

@@ -15,7 +15,7 @@ from bench.reporting.analysis.tradeoff import Tradeoff
 from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims, Pair, strategy_bests
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
-from bench.reporting.frames.labels import config_label, config_name, split_label
+from bench.reporting.frames.labels import config_label, config_name
 from bench.reporting.frames.learning import PROBABILITY_CODES
 from bench.reporting.frames.speedups import ratio_ci, speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
@@ -53,16 +53,17 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
              "examples/s": f"{r['examples_per_s']:,.0f}", f"vs the best {a.baseline}": _vs_best_cell(p, named),
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for r, p in bests]
+    names = [(r["backend"], r["strategy_label"]) for r, _ in bests]
     win = winner(a, workload, dataset)
     if win is None:  # best configurations exist only where a winner does
-        return [markdown_table(with_backend(rows, a.show_backend)), ""]
+        return [markdown_table(with_backend(rows, a.show_backend, names)), ""]
     t = a.tradeoffs.get((workload, dataset))
     if t is not None and not t.settled:
-        return [markdown_table(with_backend(rows, a.show_backend)), "",
+        return [markdown_table(with_backend(rows, a.show_backend, names)), "",
                 f"**Fastest that learns:** {config_label(win)}, {sig(win['examples_per_s'])} examples/s, final val "
                 f"accuracy {win['final_val_accuracy']:.3f}; no overall winner: without a target it is not the most "
                 "accurate (the trade-off is in the answer above).", ""]
-    return [markdown_table(with_backend(rows, a.show_backend)), "",
+    return [markdown_table(with_backend(rows, a.show_backend, names)), "",
             f"**Overall winner:** {config_label(win)}, {sig(win['examples_per_s'])} examples/s, final val accuracy "
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
 
@@ -218,7 +219,7 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
         return []
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row, spe in zip(ok.to_dict("records"), compared_spe(ok), strict=True):
-        backend, name = split_label(str(row["strategy"]))
+        backend, name = row["backend"], row["strategy_label"]
         row |= {"_backend": backend}
         groups.setdefault((name, row["global_batch_size"], spe, row["precision"]), []).append(row)
     lines = []
@@ -244,15 +245,13 @@ def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
     rows = rows_of(a.parity, workload, dataset)
     rows = rows[(rows["kind"] == "backend") & (rows["compared"] > 0)] if len(rows) else rows
     out = []
-    pairs = [tuple(BACKEND_NAMES.get(split_label(s)[0], s) for s in (r["baseline"], r["strategy"]))
-             for _, r in rows.iterrows()]
+    pairs = [tuple(BACKEND_NAMES.get(b, b) for b in (r["baseline_backend"], r["backend"])) for _, r in rows.iterrows()]
     for pair in dict.fromkeys(pairs):
         g = rows[[p == pair for p in pairs]]
         same, total = int(g["same_predictions"].sum()), int(g["compared"].sum())
         if len(g) == 1:
             r = g.iloc[0]
-            where = f"{split_label(r['strategy'])[1]} at b{r['global_batch_size']} spe{r['steps_per_execution']} " \
-                    f"{r['precision']}"
+            where = f"{r['strategy_label']} at b{r['global_batch_size']} spe{r['steps_per_execution']} {r['precision']}"
         else:
             shares = 100 * g["same_predictions"] / g["compared"]
             where = f"{len(g)} configurations, {shares.min():.1f}-{shares.max():.1f}% each"

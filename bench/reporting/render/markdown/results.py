@@ -20,6 +20,7 @@ from bench.reporting.render.text import (
     counted,
     flag,
     markdown_table,
+    names_of,
     number,
     seconds,
     shorten,
@@ -101,8 +102,9 @@ def result_rows(summary: pd.DataFrame, baseline: str, show_backend: bool = False
     table): the full table, before columns are folded or dropped."""
     absent = set(absent_strategies(summary)["strategy"])
     has_target = bool(np.isfinite(summary["target_accuracy"]).any())
-    rows = [_row(r, baseline, has_target) for _, r in summary.iterrows() if r["strategy"] not in absent]
-    return with_backend(rows, show_backend)
+    shown = summary[~summary["strategy"].isin(absent)]
+    rows = [_row(r, baseline, has_target) for _, r in shown.iterrows()]
+    return with_backend(rows, show_backend, names_of(shown))
 
 
 def _fold(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:

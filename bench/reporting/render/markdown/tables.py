@@ -18,6 +18,7 @@ from bench.reporting.load.untrusted import skipped_row
 from bench.reporting.render.text import (
     DASH,
     markdown_table,
+    names_of,
     number,
     ratio_text,
     seconds,
@@ -128,7 +129,8 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
                 else None
             row[f"{p} vs default"] = DASH if ratio is None else ratio_text(ratio)
         rows.append(row)
-    return ["## Input pipelines", "", markdown_table(pd.DataFrame(with_backend(rows, show_backend))), "",
+    names = [(g.iloc[0]["backend"], g.iloc[0]["strategy_label"]) for g in groups]
+    return ["## Input pipelines", "", markdown_table(pd.DataFrame(with_backend(rows, show_backend, names))), "",
             f"Examples/s under each input pipeline (in brackets: steady training s/epoch over its processes); "
             f"input-bound: training reaches {100 * INPUT_BOUND_FRACTION:.0f}% or more of the rate the pipeline "
             "delivers alone; ratios over `default` with a 95% interval from 3 processes a side (what each pipeline "
@@ -146,7 +148,7 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
              "break-even epochs": "no trade-off" if r["quick_key"] == r["fast_key"] else
              (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
             for _, r in be.iterrows()]
-    return ["### Break-even epochs", "", markdown_table(with_backend(rows, show_backend)), "",
+    return ["### Break-even epochs", "", markdown_table(with_backend(rows, show_backend, names_of(be))), "",
             "Break-even: the fewest epochs (n) after which a strategy's fastest configuration that learns is no slower "
             "in total (warm-up + n x steady epoch) than its quickest to start.", ""]
 
