@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bench.reporting.frames.keys import row_of, rows_of, same_config
+from bench.reporting.analysis.tradeoff import Tradeoff
+from bench.reporting.frames.keys import PIPELINE_KEY, row_of, rows_of, same_config
 from bench.reporting.frames.speedups import baseline_rows, ratio_ci
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis, best_baseline, fastest_to_target, winner
@@ -177,6 +178,48 @@ def claims(a: Analysis, workload: str, dataset: str) -> Claims:
                   runner_up=_runner_up(a, summary, win), given_up=_given_up(a, summary, win),
                   others=tuple(pair(r, win) for r, _ in strategy_bests(a, workload, dataset)
                                if r["strategy"] != win["strategy"]))
+
+
+def backend_bests(a: Analysis, workload: str, dataset: str) -> list[tuple[str, pd.Series, tuple[Pair, ...]]]:
+    """Per strategy name that ran under two or more backends: its fastest backend's best configuration that learns,
+    and every other backend's best against it (from each strategy label's best, :attr:`Analysis.best`)."""
+    best = rows_of(a.best, workload, dataset)
+    if best.empty or best["backend"].nunique() < 2:
+        return []
+    out = []
+    for name, g in best.groupby("strategy_name", sort=True):
+        tops = g.sort_values("examples_per_s", ascending=False, kind="mergesort").drop_duplicates("backend")
+        if len(tops) >= 2:
+            top = tops.iloc[0]
+            out.append((str(name), top, tuple(pair(r, top) for _, r in tops.iloc[1:].iterrows())))
+    return out
+
+
+def tradeoff_pairs(a: Analysis, t: Tradeoff) -> tuple[tuple[Pair, ...], Pair | None, Pair | None]:
+    """A trade-off without a target (:mod:`bench.reporting.analysis.tradeoff`): each member of its front against
+    the fastest, and the fastest and the most accurate each against the baseline's best configuration that learns
+    (None where that is one of them, or there is none)."""
+    fast, best = t.fastest, t.most_accurate
+    front = tuple(pair(r, fast) for _, r in t.front.iterrows())
+    summary = rows_of(a.summary, str(fast["workload"]), str(fast["dataset"]))
+    base = best_baseline(a, summary, fast)
+    if base is None or same_config(base, fast) or same_config(base, best):
+        return front, None, None
+    return front, pair(fast, base), pair(best, base)
+
+
+def pipeline_pairs(summary: pd.DataFrame) -> list[tuple[pd.DataFrame, dict[str, Pair]]]:
+    """Each configuration that ran under several input pipelines (:data:`PIPELINE_KEY`): its rows, and each other
+    pipeline's throughput against ``default``'s (none where ``default`` did not run)."""
+    ok = summary[summary["status"] == "ok"]
+    out = []
+    for _, g in ok.groupby(PIPELINE_KEY, sort=True):
+        if g["input_pipeline"].nunique() < 2:
+            continue
+        by = {str(r["input_pipeline"]): r for _, r in g.iterrows()}
+        base = by.get("default")
+        out.append((g, {} if base is None else {p: pair(r, base) for p, r in by.items() if p != "default"}))
+    return out
 
 
 def all_claims(a: Analysis) -> dict[tuple[str, str], Claims]:

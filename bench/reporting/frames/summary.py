@@ -58,8 +58,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     inp = finite_median(ok["input_examples_per_s"])
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
     fresh = [e for e, first in zip(ok["epoch1_s"], ok["first_in_process"], strict=True) if first]
-    sheet = finite_median(ok["datasheet_peak_flops_per_s"])
-    gflops = flops * ex_s / 1e9
+    sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
     first = {c: v[0] for c, v in g.items()}
     return {
         "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
@@ -87,6 +86,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "not_learning": configuration_not_learning(list(ok["seed"]), list(ok["not_learning"])),
         "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
+        "input_share": ex_s / inp if inp > 0 else math.nan,  # of the rate its input pipeline delivers alone
         "flops_per_example": flops, "gflops_per_s": gflops, "peak_flops_per_s": peak,
         "dispatch_s": finite_median(ok["dispatch_s"]),  # one compiled call's fixed cost (the matmul probe's)
         **{c: finite_median(ok[c]) for c in ("peak_bytes_per_s", "bytes_per_example", "weight_bytes_per_step")},

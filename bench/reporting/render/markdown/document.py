@@ -70,7 +70,7 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     if not bound.empty:
         items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
                  f"the input pipeline delivers alone, "
-                 f"{100 * r['examples_per_s'] / r['input_examples_per_s']:.0f}%)"
+                 f"{100 * r['input_share']:.0f}%)"
                  for _, r in bound.iterrows()]
         out.append(f"**Input-bound** (training reaches ≥ {100 * INPUT_BOUND_FRACTION:.0f}% of the input "
                    "pipeline's own rate; fast accelerators starve on slow pipelines, so a faster pipeline, "

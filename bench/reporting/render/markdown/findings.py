@@ -12,12 +12,21 @@ import pandas as pd
 
 from bench.reporting.analysis.seeds import DIFFERS, NO_CLAIM
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims, Pair, strategy_bests
+from bench.reporting.claims import (
+    NONE_FINISHED,
+    NONE_LEARNS,
+    TRADEOFF,
+    Claims,
+    Pair,
+    backend_bests,
+    strategy_bests,
+    tradeoff_pairs,
+)
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
 from bench.reporting.frames.labels import config_label, config_name
 from bench.reporting.frames.learning import PROBABILITY_CODES
-from bench.reporting.frames.speedups import ratio_ci, speedup_ci
+from bench.reporting.frames.speedups import speedup_ci
 from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
 from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
 from bench.reporting.render.markdown.limits import limit_sentence
@@ -32,7 +41,7 @@ from bench.reporting.render.text import (
     with_backend,
 )
 from bench.reporting.render.words import BACKEND_NAMES, caveats, codes_of, none_learns, not_learning_text, target_claim
-from bench.reporting.verdicts import Analysis, best_baseline, winner
+from bench.reporting.verdicts import Analysis, winner
 
 
 def _vs_best_cell(p: Pair | None, named: bool) -> str:
@@ -100,7 +109,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
         items = [f"`{p.a['strategy']}` {config_name(p.a)} {ratio_text(p.ratio)}" for p in c.others]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
-    lines += _backend_line(rows_of(a.best, c.workload, c.dataset))
+    lines += _backend_line(a, c.workload, c.dataset)
     lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
     quickest = c.quickest
     if quickest is not None:
@@ -134,21 +143,13 @@ def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
     return out
 
 
-def _backend_line(best: pd.DataFrame) -> list[str]:
-    """The fastest backend on each strategy that ran under two or more, from each strategy label's best learning
-    configuration (``best``): its configuration and throughput, then every other backend's best relative to it, per
-    process (none where one backend ran)."""
-    if best.empty or best["backend"].nunique() < 2:
-        return []
+def _backend_line(a: Analysis, workload: str, dataset: str) -> list[str]:
+    """The fastest backend on each strategy that ran under two or more (:func:`~bench.reporting.claims.backend_bests`):
+    its configuration and throughput, then every other backend's best relative to it, per process."""
     parts = []
-    for name, g in best.groupby("strategy_name", sort=True):
-        tops = g.sort_values("examples_per_s", ascending=False, kind="mergesort").drop_duplicates("backend")
-        if len(tops) < 2:
-            continue
-        top = tops.iloc[0]
-        rest = ", ".join(f"{r['backend']} at {config_name(r)} {ratio_text(ratio_ci(r, top))}"
-                         for _, r in tops.iloc[1:].iterrows())
-        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for _, r in tops.iterrows()}
+    for name, top, pairs in backend_bests(a, workload, dataset):
+        rest = ", ".join(f"{p.a['backend']} at {config_name(p.a)} {ratio_text(p.ratio)}" for p in pairs)
+        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for r in (top, *(p.a for p in pairs))}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
                   "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
         parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {sig(top['examples_per_s'])} "
@@ -167,16 +168,13 @@ def _gap_text(t: Tradeoff) -> str:
             f"{said}")
 
 
-def _tradeoff_vs_baseline(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]:
+def _tradeoff_vs_baseline(a: Analysis, fast: Pair | None, best: Pair | None) -> list[str]:
     """Both ends of the trade-off against the baseline's fastest configuration that learns."""
-    fast, best = t.fastest, t.most_accurate
-    base = best_baseline(a, summary, fast)
-    if base is None or same_config(base, fast) or same_config(base, best):
+    if fast is None or best is None:
         return []
-    ratio = {name: ratio_text(ratio_ci(r, base))
-             for name, r in (("fastest", fast), ("most accurate", best))}
-    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio['fastest']}**, the most accurate at "
-            f"**{ratio['most accurate']}** the throughput of the best `{a.baseline}` configuration that learns "
+    base = fast.b
+    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio_text(fast.ratio)}**, the most accurate at "
+            f"**{ratio_text(best.ratio)}** the throughput of the best `{a.baseline}` configuration that learns "
             f"({config_label(base)}, {sig(base['examples_per_s'])} examples/s)."]
 
 
@@ -192,10 +190,11 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
     """No target and the fastest configuration that learns is not the most accurate: no single answer, the
     trade-off (:mod:`bench.reporting.analysis.tradeoff`) and how to get one."""
     fast, best = t.fastest, t.most_accurate
-    ratio = best["examples_per_s"] / fast["examples_per_s"]
-    rows = [{"configuration": config_label(r), "examples/s": f"{r['examples_per_s']:,.0f}",
-             "throughput vs fastest": f"{sig(r['examples_per_s'] / fast['examples_per_s'])}x",
-             "final val acc [seeds' range]": accuracy_range(r)} for _, r in t.front.iterrows()]
+    front, fast_vs_base, best_vs_base = tradeoff_pairs(a, t)
+    ratio = next(p.ratio.ratio for p in front if same_config(p.a, best))
+    rows = [{"configuration": config_label(p.a), "examples/s": f"{p.a['examples_per_s']:,.0f}",
+             "throughput vs fastest": f"{sig(p.ratio.ratio)}x",
+             "final val acc [seeds' range]": accuracy_range(p.a)} for p in front]
     example = math.floor(20 * best["final_val_accuracy"]) / 20
     return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
             f"says which accuracy counts.** {config_label(fast)} ({sig(fast['examples_per_s'])} examples/s) ends at "
@@ -203,7 +202,7 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
             f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
             f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",
             *["  " + line for line in markdown_table(rows).splitlines()], "",
-            *_tradeoff_vs_baseline(a, summary, t),
+            *_tradeoff_vs_baseline(a, fast_vs_base, best_vs_base),
             f"- **For a single answer**, declare the validation accuracy that counts as trained: "
             f"`Workload(..., target_accuracy={example:.2f})` (for example); the answer then names the configuration "
             "fastest to it."]

@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
-from bench.reporting.frames.keys import PIPELINE_KEY, plain_rows
+from bench.reporting.claims import pipeline_pairs
+from bench.reporting.frames.keys import plain_rows
 from bench.reporting.frames.runs import run_peaks
-from bench.reporting.frames.speedups import ratio_ci
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.untrusted import skipped_row
 from bench.reporting.render.text import (
@@ -104,13 +104,13 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
     """Seed 001's lesson as a table: each configuration that ran under several input pipelines, its
     examples/s under each, and each pipeline's throughput relative to ``default`` (decode every epoch) with
     the repeats' interval; [] when no configuration ran under more than one pipeline."""
-    ok = summary[summary["status"] == "ok"]
-    groups = [g for _, g in ok.groupby(PIPELINE_KEY, sort=True) if g["input_pipeline"].nunique() > 1]
-    if not groups:
+    found = pipeline_pairs(summary)
+    if not found:
         return []
+    groups = [g for g, _ in found]
     names = sorted({p for g in groups for p in g["input_pipeline"]}, key=lambda p: (p != "default", p))
     rows = []
-    for g in groups:
+    for g, vs_default in found:
         by = {r["input_pipeline"]: r for _, r in g.iterrows()}
         first = g.iloc[0]
         row: dict[str, Any] = {"workload": first["workload"], "data": first["data"], "strategy": first["strategy"],
@@ -122,12 +122,8 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
             process_spread = spread_text(r["process_train_s"], r["two_speeds"]) if r is not None else ""
             spread = f" ({process_spread})" if process_spread else ""
             row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}{spread}"
-        base = by.get("default")
-        for p in names[1:] if base is not None else []:
-            r = by.get(p)
-            ratio = ratio_ci(r, base) if r is not None and base is not None \
-                else None
-            row[f"{p} vs default"] = DASH if ratio is None else ratio_text(ratio)
+        for p in names[1:] if "default" in by else []:
+            row[f"{p} vs default"] = ratio_text(vs_default[p].ratio) if p in vs_default else DASH
         rows.append(row)
     names = [(g.iloc[0]["backend"], g.iloc[0]["strategy_label"]) for g in groups]
     return ["## Input pipelines", "", markdown_table(pd.DataFrame(with_backend(rows, show_backend, names))), "",
