@@ -157,9 +157,9 @@ def test_results_md_csv_and_json_print_one_value_per_figure(built) -> None:
         assert float(r["epoch_s_median"]) == pytest.approx(c["epoch_s"]["value"], **same)
         if c["speedup"] is not None:
             assert float(r["speedup"]) == pytest.approx(c["speedup"]["ratio"], **same)
-        if c["target"] and c["target"]["seconds_median"] is not None:
-            # a time to the target sums whole epochs' training: at least one steady epoch's
-            assert c["target"]["seconds_median"] >= 0.5 * c["train_s"]["value"]
+        if c["target"] and c["target"]["seconds_median"] is not None and c["val_accuracy"]["seeds"] == 1:
+            # a time to the target sums whole epochs' training seconds, epoch 1's warm-up included (one training run)
+            assert c["target"]["seconds_median"] >= float(r["warmup_overhead_s"]) + float(r["train_s_median"]) - 1e-3
         if c["examples_per_s"]["n"] == 1 and c["train_s"]["n"] == 1:  # one process: rate x s/epoch = the epoch
             epoch_examples = float(r["examples_per_s"]) * float(r["train_s_median"])
             steps = epoch_examples / int(r["global_batch_size"])

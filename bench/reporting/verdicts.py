@@ -67,10 +67,10 @@ def _weigh(g: pd.DataFrame) -> tuple[pd.Series, pd.Series, float, float]:
     """Of configurations ``g``: ``quick`` (least warm-up), ``fast`` (highest examples/s), the exact epochs n* after
     which ``fast`` is no slower in total (0 when its warm-up is no longer; inf when its epochs are not shorter) and
     the smallest whole n >= 1 (:func:`break_even`)."""
-    quick = g.sort_values(["warmup_overhead_s", "epoch_s_median"], kind="mergesort").iloc[0]
+    quick = g.sort_values(["warmup_overhead_s", "train_s_median"], kind="mergesort").iloc[0]
     fast = g.sort_values(["examples_per_s", "warmup_overhead_s"], ascending=[False, True], kind="mergesort").iloc[0]
     dw = fast["warmup_overhead_s"] - quick["warmup_overhead_s"]
-    dt = quick["epoch_s_median"] - fast["epoch_s_median"]
+    dt = quick["train_s_median"] - fast["train_s_median"]
     exact = 0.0 if dw <= 0 else (dw / dt if dt > 0 else math.inf)
     return quick, fast, exact, max(1, math.ceil(round(exact, 9))) if math.isfinite(exact) else math.inf
 
@@ -80,16 +80,17 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
 
     Per (workload, dataset, strategy) with two or more configurations that learn: ``quick`` is the one
     with the lowest warm-up overhead w, ``fast`` the one with the highest ``examples_per_s`` (the ranking
-    measure), t the steady epoch time. Training n epochs costs ``w + n * t`` seconds (epoch 1 = t + w,
-    then t per epoch), so ``fast`` is no slower in total from ``n* = (w_fast - w_quick) / (t_quick -
-    t_fast)`` epochs on; ``break_even_epochs`` is the smallest whole n >= 1 with that property (``inf``:
-    never, its epochs are not shorter). When one configuration is both there is no trade-off (1).
+    measure), t the steady training epoch (training seconds, as examples/s and the time to target). Training n
+    epochs costs ``w + n * t`` seconds (epoch 1 = t + w, then t per epoch), so ``fast`` is no slower in total
+    from ``n* = (w_fast - w_quick) / (t_quick - t_fast)`` epochs on; ``break_even_epochs`` is the smallest whole
+    n >= 1 with that property (``inf``: never, its epochs are not shorter). When one configuration is both there
+    is no trade-off (1).
     """
     cols = ["workload", "dataset", "strategy", "backend", "strategy_label", "quick", "quick_warmup_s", "quick_epoch_s",
             "fast",
             "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs", "quick_key", "fast_key"]
     ok = _learners(summary)
-    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
+    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["train_s_median"])]
     rows = []
     for key, g in ok.groupby(["workload", "dataset", "strategy"], sort=True):
         if len(g) < 2:
@@ -98,8 +99,8 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
         rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
                      "backend": quick["backend"], "strategy_label": quick["strategy_label"],
                      "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
-                     "quick_epoch_s": quick["epoch_s_median"], "fast": config_name(fast),
-                     "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["epoch_s_median"],
+                     "quick_epoch_s": quick["train_s_median"], "fast": config_name(fast),
+                     "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["train_s_median"],
                      "break_even_epochs_exact": exact, "break_even_epochs": whole,
                      # matched by key (the answer's payback line), named by label
                      "quick_key": config_key(quick), "fast_key": config_key(fast)})
@@ -115,7 +116,7 @@ def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
     cols = ["workload", "dataset", "backend", "strategy_name", "global_batch_size", "steps_per_execution", "precision",
             "quick", "fast", "throughput_ratio", "extra_warmup_s", "break_even_epochs", "fast_key"]
     ok = _learners(summary)
-    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["epoch_s_median"])]
+    ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["train_s_median"])]
     rows = []
     for key, g in ok.groupby(cols[:7], sort=True):
         if g["compiler_mark"].nunique() < 2:

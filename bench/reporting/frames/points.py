@@ -12,7 +12,8 @@ Definitions (the report repeats them):
   ``examples_per_s`` is the geometric mean over its ok repeats (``repeat_rates`` keeps them).
 * ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
   validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
-* ``warmup_overhead_s``: median over repeats of epoch-1 ``epoch_s`` minus the pooled steady median.
+* ``warmup_overhead_s``: median over repeats of epoch 1's training seconds minus the pooled steady median (the
+  basis of examples/s and of the time to target, which sums it).
 * **Learning** is judged twice (:mod:`bench.reporting.frames.learning`, :mod:`bench.reporting.verdicts`):
   against chance and the loss curve (the ``not_learning`` reason), and against the best final val
   accuracy any configuration of the same workload and dataset reached, within the accuracy tolerance.
@@ -142,6 +143,11 @@ def _point_rate(steady: Sequence[Any]) -> float:
     return n / finite_median(times) if times and math.isfinite(n) else math.nan
 
 
+def _first_training_s(first: Sequence[Any]) -> float:
+    """The warm-up epoch's training seconds (NaN without one)."""
+    return as_float(first[0].training_s()) if first else math.nan
+
+
 def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
     """One row of :func:`points_frame` (timing, identity, learning)."""
     s, ds = r.strategy, r.dataset
@@ -173,7 +179,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "spe_requested": r.requested_steps_per_execution or r.steps_per_execution,
         "steps_per_epoch": r.steps_per_epoch, "seed": r.seed,
         "error": error_text(r.error), "n_epochs": len(r.epochs),
-        "epoch1_s": as_float(first[0].epoch_s) if first else math.nan,
+        "epoch1_s": as_float(first[0].epoch_s) if first else math.nan, "epoch1_train_s": _first_training_s(first),
         "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),
         "steady_train_s": tuple(as_float(e.train_s) for e in steady),
         "steady_examples_per_s": tuple(rates),

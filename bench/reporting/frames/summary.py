@@ -57,7 +57,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     ex_s = geometric_mean(repeat_rates)
     inp = finite_median(ok["input_examples_per_s"])
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
-    fresh = [e for e, first in zip(ok["epoch1_s"], ok["first_in_process"], strict=True) if first]
+    fresh = [e for e, first in zip(ok["epoch1_train_s"], ok["first_in_process"], strict=True) if first]
     sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
     first = {c: v[0] for c, v in g.items()}
     return {
@@ -75,7 +75,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "n_val_eval": finite_median(ok["n_val_eval"]),
         # warm-up from the points that were first in a fresh process where there are any (a later point's is
         # shorter: libraries loaded, kernels compiled); warmup_after_others marks a figure from later points only
-        "warmup_overhead_s": finite_median(fresh or ok["epoch1_s"]) - summ.median
+        "warmup_overhead_s": finite_median(fresh or ok["epoch1_train_s"]) - train.median
         + finite_median(ok["stage_warmup_s"]),
         "warmup_after_others": bool(ok_at) and not any(ok["first_in_process"]),
         "spe_requested": tuple(sorted({int(v) for v in g["spe_requested"]})),  # the requests behind what ran

@@ -125,7 +125,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
                    if math.isfinite(n) else "")
     later = (" (measured in a worker process that had run other points first: a fresh process's first epoch is "
              "longer)" if flag(win.get("warmup_after_others")) else "")
-    lines.append(f"- **Warm-up:** epoch 1 takes {seconds(win['warmup_overhead_s'])} s longer than a steady "
+    lines.append(f"- **Warm-up:** epoch 1 trains {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{later}{payback}.")
     lines += _compiler_lines(rows_of(a.compilers, c.workload, c.dataset))
     return lines

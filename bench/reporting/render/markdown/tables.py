@@ -146,7 +146,7 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
             for _, r in be.iterrows()]
     return ["### Break-even epochs", "", markdown_table(with_backend(rows, show_backend, names_of(be))), "",
             "Break-even: the fewest epochs (n) after which a strategy's fastest configuration that learns is no slower "
-            "in total (warm-up + n x steady epoch) than its quickest to start.", ""]
+            "in total (warm-up + n x steady epoch, training seconds) than its quickest to start.", ""]
 
 
 def problems_section(points: pd.DataFrame) -> list[str]:
