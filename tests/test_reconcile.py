@@ -73,9 +73,16 @@ def test_the_answer_prints_the_claims_of_report_json(built) -> None:
         c = w["claims"]
         title = f"**{w['workload']} on {w['dataset']}**"
         block = answer[answer.index(title):].split("\n\n")[0]
+        if c["earlier_definition"]:  # a headline says what qualifies it, whatever the outcome
+            assert "ecords of an earlier definition of this workload (*Not today's workload*)" in block, block
         if c["outcome"] != "winner":
             assert "- Fastest that learns:" not in block
             continue
+        for flag, said in (("too_short", "epoch too short to time"), ("trending", "steady epochs still drift"),
+                           ("input_bound", "input-bound")):
+            assert (flag in c["flags"]) == (said in block.split("- Read with:")[-1].split("\n")[0]), (flag, block)
+        if c["accuracy_given_up_pp"] is not None:
+            assert f"it ends {c['accuracy_given_up_pp']:.1f} pp below" in block
         assert f"{sig(w['examples_per_s'])} examples/s over {c['processes']} process" in block
         if c["processes"] >= 2:  # its range over processes
             assert f"({sig(c['examples_per_s_low'])}-{sig(c['examples_per_s_high'])})" in block

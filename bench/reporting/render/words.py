@@ -40,7 +40,8 @@ def none_learns(c: Claims) -> str:
     """The line of a workload none of whose configurations learns (or finished)."""
     if c.outcome == NONE_FINISHED:
         return "- **No configuration finished.**"
-    earlier = f" {FLAG_WORDS[EARLIER_DEFINITION].capitalize()}." if c.earlier_definition else ""
+    said = FLAG_WORDS[EARLIER_DEFINITION]
+    earlier = f" {said[0].upper()}{said[1:]}." if c.earlier_definition else ""
     return (f"- **No configuration learns** ({c.n_finished} finished): its speeds say nothing about training; why and "
             f"what to try: its section, *Does not learn*.{earlier}")
 
