@@ -1,4 +1,5 @@
-"""The report side: point records -> frames -> analysis -> verdicts -> markdown, console tables, report.json, figures.
+"""The report side: point records -> frames -> analysis -> verdicts -> claims -> markdown, console tables, report.json,
+figures.
 
 Runs on any laptop: nothing here imports TensorFlow, Keras, JAX or PyTorch, nor the run side (``bench.runner``,
 ``bench.engines``); records (:mod:`bench.records`) are its only input. One folder per stage of the data flow, each
@@ -10,6 +11,8 @@ importing only the stages below it (``tests/test_import_contract.py`` fails on a
   speedups, targets, learning, peaks);
 - :mod:`~bench.reporting.analysis` (3): judgements as data (accuracy, seeds, trade-off, race, cost, compare);
 - :mod:`~bench.reporting.verdicts` (4): the one :class:`~bench.reporting.verdicts.Analysis` every output is built from;
-- :mod:`~bench.reporting.render` (5): text, console tables, report.json, markdown, figures (computes no statistic);
-- :mod:`~bench.reporting.build` (6): the report's pipeline; :mod:`~bench.reporting.commands` (7): the command lines.
+- :mod:`~bench.reporting.claims` (5): each workload's conclusions as numbers and codes, computed once;
+- :mod:`~bench.reporting.render` (6): words, console tables, report.json, markdown, figures (computes no statistic and
+  no ratio);
+- :mod:`~bench.reporting.build` (7): the report's pipeline; :mod:`~bench.reporting.commands` (8): the command lines.
 """
