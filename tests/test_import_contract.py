@@ -191,6 +191,11 @@ def text_in_statistics(path: Path) -> list[str]:
                          if isinstance(n, ast.JoinedStr) and id(n) not in raised})
 
 
+def test_claims_are_numbers_and_codes() -> None:
+    """A workload's conclusions (bench.reporting.claims) hold no sentence: render words them."""
+    assert text_in_statistics(BENCH / "reporting" / "claims.py") == []
+
+
 def test_statistics_return_numbers(tmp_path: Path) -> None:
     files = sorted((BENCH / "reporting" / "stats").rglob("*.py"))
     assert len(files) >= 5 and [p for f in files for p in text_in_statistics(f)] == []
