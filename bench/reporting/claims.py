@@ -50,7 +50,7 @@ class Pair:
     def same_settings(self) -> bool:
         """Whether both sides ran at one batch, steps per call, precision and arithmetic."""
         keys = ("global_batch_size", "steps_per_execution", "precision")
-        return all(self.a[k] == self.b[k] for k in keys) and _maths(self.a) == _maths(self.b)
+        return all(self.a[k] == self.b[k] for k in keys) and _same_maths(self.a, self.b)
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,10 @@ class Claims:
     limit: pd.Series | None = None  # its row of Analysis.limits
 
 
-def _maths(row: pd.Series) -> str:
-    return str(row.get("arithmetic") or "").split(" (")[0]
+def _same_maths(a: pd.Series, b: pd.Series) -> bool:
+    """Whether two configurations' matmuls ran in one arithmetic (``tf32``, ``bf16``; its inference note aside)."""
+    first, second = (str(r.get("arithmetic") or "").split(" (")[0] for r in (a, b))
+    return first == second
 
 
 def _target(row: pd.Series) -> tuple[float, int]:
