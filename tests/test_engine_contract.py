@@ -41,8 +41,8 @@ def test_backends_are_defined_once() -> None:
     for module in ("bench.config.validate",):
         assert importlib.import_module(module).BACKENDS is records.BACKENDS
     assert engines.ENGINES is records.BACKENDS
-    labels = importlib.import_module("bench.reporting.frames.labels")  # the report's backend/strategy labels
-    assert labels.BACKENDS is records.BACKENDS
+    speedups = importlib.import_module("bench.reporting.frames.speedups")  # baseline=<backend>/<strategy> names one
+    assert speedups.BACKENDS is records.BACKENDS
 
 
 def test_a_module_that_lacks_a_member_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
