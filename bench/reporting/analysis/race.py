@@ -62,18 +62,30 @@ from bench.reporting.stats.sample import ALPHA, MIN_REPEATS
 SIGMA_PRIOR = 0.16  # log-throughput SD between processes assumed until the run measures its own (16 % CV here)
 MIN_DF = 4  # pooled degrees of freedom below which SIGMA_PRIOR is a floor
 RUNNING = "running"
-LEADER = "leader"  # the reason a running leader gives
+# why a configuration stands where it does: a code first, then its numbers (words: bench.reporting.render.words)
+LEADER = "leader"  # () a running leader
+NOISE = "noise"  # () within the noise of the leader
+MORE_ACCURATE = "more_accurate"  # () slower but more accurate than the leader, and no target
+OUT = "out"  # (repeats,) its interval below the leader's
+SEPARATED = "separated"  # (repeats,)
+NO_OK = "no_ok_repeat"  # (repeats, status)
+NOT_LEARNING = "not_learning"  # (repeats,)
+MISSES_TARGET = "misses_target"  # (seeds that missed, seeds)
+BASELINE_OF_RUNNING = "baseline_of_running"  # (its own reason,) kept running: seeds stay paired
+MAX = "max"  # (max_repeats,)
+BUDGET = "budget"  # (budget_s, spent_s)
 
 
 @dataclass(frozen=True)
 class Standing:
     """Where one configuration stands after a round: ``state`` (``running``, ``out``, ``misses target``, ``not
-    learning``, ``no ok repeat``, ``separated``, ``max``, ``budget``), the repeats it has and the reason in words."""
+    learning``, ``no ok repeat``, ``separated``, ``max``, ``budget``), the repeats it has and why (a code and its
+    numbers)."""
 
     config: tuple[Any, ...]  # its CONFIG_KEY values
     repeats: int
     state: str
-    reason: str
+    reason: tuple[Any, ...]
 
     @property
     def running(self) -> bool:
@@ -109,17 +121,17 @@ def _log_mean(rates: tuple[float, ...]) -> float:
     return sum(logs) / len(logs) if logs else -math.inf
 
 
-def _cannot_answer(row: Mapping[str, Any]) -> tuple[str, str] | None:
+def _cannot_answer(row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]] | None:
     """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
     n = int(row["n_points"])
     if row["status"] != "ok":
-        return "no ok repeat", f"no ok repeat after {n} ({row['status']})"
+        return "no ok repeat", (NO_OK, n, str(row["status"]))
     seeds = int(row.get("n_seeds") or 0)
     if seeds >= MIN_REPEATS and row["not_learning"]:
-        return "not learning", f"not learning after {n}"
+        return "not learning", (NOT_LEARNING, n)
     target = row.get("target_accuracy", math.nan)
     if seeds >= MIN_REPEATS and math.isfinite(target) and 2 * int(row["n_reached"]) < seeds:
-        return "misses target", f"misses the target in {seeds - int(row['n_reached'])}/{seeds} seeds"
+        return "misses target", (MISSES_TARGET, seeds - int(row["n_reached"]), seeds)
     return None
 
 
@@ -173,12 +185,12 @@ class Race:
         for key in keep:
             st = found[key]
             if not st.running and key not in stopped and st.state != "no ok repeat":
-                found[key] = Standing(key, st.repeats, RUNNING, f"baseline of a running configuration ({st.reason})")
+                found[key] = Standing(key, st.repeats, RUNNING, (BASELINE_OF_RUNNING, st.reason))
         for key, st in found.items():
             if st.running and st.repeats >= self.max_repeats:
-                found[key] = Standing(key, st.repeats, "max", f"max_repeats={self.max_repeats} reached")
+                found[key] = Standing(key, st.repeats, "max", (MAX, self.max_repeats))
             elif st.running and budget_s and spent_s >= budget_s:
-                found[key] = Standing(key, st.repeats, "budget", f"budget_s={budget_s:g} spent ({spent_s:.0f} s)")
+                found[key] = Standing(key, st.repeats, "budget", (BUDGET, budget_s, spent_s))
         return found
 
     def _workload(self, g: list[dict[str, Any]], stopped: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], Standing]:
@@ -203,20 +215,20 @@ class Race:
             n = int(row["n_points"])
             holding = holding or not self.z(leader, row) > t_critical(self.level(len(others) - i), self.df)
             if holding:
-                out[config_key(row)] = Standing(config_key(row), n, RUNNING, "within the noise of the leader")
+                out[config_key(row)] = Standing(config_key(row), n, RUNNING, (NOISE,))
                 still.append(row)
             elif no_target and row["final_val_accuracy"] > leader["final_val_accuracy"] + self.margin_pp / 100:
                 # slower but more accurate, and no target says which accuracy counts: the trade-off is the answer
-                out[config_key(row)] = Standing(config_key(row), n, RUNNING, "slower but more accurate than the leader")
+                out[config_key(row)] = Standing(config_key(row), n, RUNNING, (MORE_ACCURATE,))
                 still.append(row)
             else:
                 key = config_key(row)
-                out[key] = Standing(key, n, "out", f"out after {n}: interval below the leader's")
+                out[key] = Standing(key, n, "out", (OUT, n))
         n_l = int(leader["n_points"])
         if len(still) == 1 and self._judged(leader, no_target) and self._speedup_settled(leader):
-            out[config_key(leader)] = Standing(config_key(leader), n_l, "separated", f"separated after {n_l}")
+            out[config_key(leader)] = Standing(config_key(leader), n_l, "separated", (SEPARATED, n_l))
         else:
-            out[config_key(leader)] = Standing(config_key(leader), n_l, RUNNING, LEADER)
+            out[config_key(leader)] = Standing(config_key(leader), n_l, RUNNING, (LEADER,))
         return out
 
     def _judged(self, leader: Mapping[str, Any], no_target: bool) -> bool:

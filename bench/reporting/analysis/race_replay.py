@@ -16,12 +16,14 @@ from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
+LOST, UNFINISHED = "lost", "unfinished"  # why codes of a replay: no record after its last repeat; the run ended first
+
 
 @dataclass(frozen=True)
 class Spent:
-    """A raced run's repeats: ``table`` (CONFIG_KEY, ``repeats``, ``state``, ``reason``), ``used_s`` (point time
-    of every record, s), ``full_s`` (each configuration's mean point time x ``max_repeats``, s) and per (workload,
-    dataset) whether the leader separated (``settled``)."""
+    """A raced run's repeats: ``table`` (CONFIG_KEY, ``repeats``, ``state``, ``reason``: a code and its numbers),
+    ``used_s`` (point time of every record, s), ``full_s`` (each configuration's mean point time x ``max_repeats``,
+    s) and per (workload, dataset) whether the leader separated (``settled``)."""
 
     table: pd.DataFrame
     used_s: float
@@ -43,9 +45,9 @@ def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: fl
     settled: dict[tuple[str, str], bool] = {}
     for key, n in counts.items():
         st = final.get(tuple(key))
-        state, reason = (st.state, st.reason) if st is not None else ("lost", "no record after its last repeat")
+        state, reason = (st.state, st.reason) if st is not None else ("lost", (LOST,))
         if st is not None and st.running:
-            state, reason = "unfinished", "the run ended before its next repeat (resume continues the race)"
+            state, reason = "unfinished", (UNFINISHED,)
         rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "repeats": int(n), "state": state,
                      "reason": reason})
         if state == "separated":

@@ -26,7 +26,7 @@ from bench.reporting.frames.labels import config_label
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
-from bench.reporting.render.words import accuracy_flag_text, not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, not_learning_text, race_reason_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
 from bench.reporting.verdicts import Analysis
@@ -264,7 +264,8 @@ def _race(a: Analysis) -> RaceSpent | None:
     spent = a.race
     if spent is None:
         return None
-    stops = [RaceStop(**{k: r[k] for k in RaceStop.model_fields}) for r in plain_rows(spent.table)]
+    stops = [RaceStop(**{**{k: r[k] for k in RaceStop.model_fields}, "reason": race_reason_text(r["reason"])})
+             for r in plain_rows(spent.table)]
     return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
                      settled=sorted(workload_title(w, d) for (w, d), done in spent.settled.items() if done),
                      configurations=stops)

@@ -10,6 +10,20 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
+from bench.reporting.analysis.race import (
+    BASELINE_OF_RUNNING,
+    BUDGET,
+    LEADER,
+    MAX,
+    MISSES_TARGET,
+    MORE_ACCURATE,
+    NO_OK,
+    NOISE,
+    NOT_LEARNING,
+    OUT,
+    SEPARATED,
+)
+from bench.reporting.analysis.race_replay import LOST, UNFINISHED
 from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
 from bench.reporting.frames.learning import (
     AT_CHANCE,
@@ -181,3 +195,28 @@ def accuracy_flag_text(r: Mapping[str, Any]) -> str:
         return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
                 f"{r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds)")
     return str(code)
+
+
+def race_reason_text(why: Any) -> str:
+    """Why a ``repeats=auto`` configuration stands where it does (:class:`~bench.reporting.analysis.race.Standing`'s
+    code and numbers), in words; a text as it is."""
+    if not isinstance(why, tuple) or not why:
+        return str(why)
+    code, *v = why
+    fixed = {LEADER: "leader", NOISE: "within the noise of the leader",
+             MORE_ACCURATE: "slower but more accurate than the leader", LOST: "no record after its last repeat",
+             UNFINISHED: "the run ended before its next repeat (resume continues the race)"}
+    if code in fixed:
+        return fixed[code]
+    if code in (OUT, SEPARATED, NOT_LEARNING):
+        return {OUT: f"out after {v[0]}: interval below the leader's", SEPARATED: f"separated after {v[0]}",
+                NOT_LEARNING: f"not learning after {v[0]}"}[code]
+    if code == NO_OK:
+        return f"no ok repeat after {v[0]} ({v[1]})"
+    if code == MISSES_TARGET:
+        return f"misses the target in {v[0]}/{v[1]} seeds"
+    if code == BASELINE_OF_RUNNING:
+        return f"baseline of a running configuration ({race_reason_text(v[0])})"
+    if code == MAX:
+        return f"max_repeats={v[0]} reached"
+    return f"budget_s={v[0]:g} spent ({v[1]:.0f} s)" if code == BUDGET else str(code)

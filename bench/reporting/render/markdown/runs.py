@@ -12,6 +12,7 @@ from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.runs import time_budget
 from bench.reporting.render.text import DASH, markdown_table, seconds, workload_title
+from bench.reporting.render.words import race_reason_text
 from bench.reporting.stats.sample import as_float
 
 
@@ -69,7 +70,7 @@ def race_section(spent: Spent | None) -> list[str]:
                      "without a clear winner (more max_repeats or budget_s would tell)."), ""]
     ran = spent.table[spent.table["state"] != "no ok repeat"]
     rows = [{"configuration": config_label(r), "workload": r["workload"], "repeats": r["repeats"],
-             "why it stopped": r["reason"]} for _, r in ran.iterrows()]
+             "why it stopped": race_reason_text(r["reason"])} for _, r in ran.iterrows()]
     idle = len(spent.table) - len(ran)
     tail = [f"{idle} configuration(s) without an ok repeat (skipped or failed: see above) stopped after one.", ""]
     return [*lines, markdown_table(rows) if rows else "", "", *(tail if idle else [])]
