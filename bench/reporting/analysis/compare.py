@@ -19,9 +19,13 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.stats.ratio import repeat_ratio_ci
-from bench.reporting.stats.sample import MIN_REPEATS, median_iqr
+from bench.reporting.stats.sample import median_iqr
 
 METRICS = {"epoch_s": "steady_epoch_s", "train_s": "steady_train_s"}
+# verdicts of a matched point (words: bench.reporting.render.console); notes of an unmatched one, a code first
+FASTER, SLOWER, NOT_SIGNIFICANT, NO_CLAIM = "faster", "slower", "not_significant", "no_claim"
+ONLY_IN = "only_in"  # (side,)
+NOT_OK = "not_ok"  # ((side, status, error), ...): "A and B" as the side when both failed alike
 DEFAULT_FAIL_ABOVE = 1.10
 KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_execution", "precision"]
 
@@ -49,8 +53,9 @@ def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str =
     """Return ``(matched, unmatched)``.
 
     ``matched`` has one row per key present and ok on both sides: ``a_median_s``, ``b_median_s``,
-    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict``, ``fails`` (significant and
-    ratio > fail_above). ``unmatched`` lists keys found on one side only or not ok on a side, with a note.
+    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict`` (a code), ``fails`` (significant and
+    ratio > ``fail_above``). ``unmatched`` lists keys found on one side only or not ok on a side, with a ``note``
+    (a code and what it needs: :data:`ONLY_IN`, :data:`NOT_OK`).
     """
     return compare_sides(records_side(a_points, metric), records_side(b_points, metric), fail_above)
 
@@ -77,23 +82,23 @@ def compare_sides(a: pd.DataFrame, b: pd.DataFrame, fail_above: float = DEFAULT_
     for _, r in merged.iterrows():
         base = {k: r[k] for k in KEY}
         if r["_merge"] != "both":
-            unmatched.append({**base, "note": "only in A" if r["_merge"] == "left_only" else "only in B"})
+            unmatched.append({**base, "note": (ONLY_IN, "A" if r["_merge"] == "left_only" else "B")})
             continue
-        notes = [f"{side}: {r[f'status_{s}']} ({r[f'error_{s}']})" for side, s in (("A", "a"), ("B", "b"))
-                 if r[f"status_{s}"] != "ok"]
-        if len(notes) == 2 and (r["status_a"], r["error_a"]) == (r["status_b"], r["error_b"]):
-            notes = [f"A and B: {r['status_a']} ({r['error_a']})"]
-        if notes:
-            unmatched.append({**base, "note": "; ".join(notes)})
+        sides = tuple((side, str(r[f"status_{s}"]), str(r[f"error_{s}"])) for side, s in (("A", "a"), ("B", "b"))
+                      if r[f"status_{s}"] != "ok")
+        if len(sides) == 2 and (r["status_a"], r["error_a"]) == (r["status_b"], r["error_b"]):
+            sides = (("A and B", str(r["status_a"]), str(r["error_a"])),)
+        if sides:
+            unmatched.append({**base, "note": (NOT_OK, sides)})
             continue
         ci = repeat_ratio_ci(r["samples_b"], r["samples_a"])
         if not ci.has_interval:
-            verdict = f"no claim (n < {MIN_REPEATS})"
+            verdict = NO_CLAIM
         else:
-            verdict = "~ not significant" if not ci.significant else ("slower" if ci.ratio > 1 else "faster")
+            verdict = NOT_SIGNIFICANT if not ci.significant else (SLOWER if ci.ratio > 1 else FASTER)
         fails = bool(ci.significant and ci.ratio > fail_above)
         matched.append({**base, "a_median_s": median_iqr(r["samples_a"])[0],
                         "b_median_s": median_iqr(r["samples_b"])[0], "ratio": ci.ratio, "low": ci.low,
                         "high": ci.high, "n_a": ci.n_den, "n_b": ci.n_num, "significant": ci.significant,
-                        "verdict": f"{verdict} (> {fail_above:g}x)" if fails else verdict, "fails": fails})
+                        "verdict": verdict, "fails": fails, "fail_above": fail_above})
     return pd.DataFrame(matched), pd.DataFrame(unmatched)

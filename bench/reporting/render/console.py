@@ -12,6 +12,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from bench.records import RecordLike
+from bench.reporting.analysis.compare import NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
 from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
@@ -80,6 +81,20 @@ def _key_cells(r: pd.Series) -> list[Any]:
             r["precision"]]
 
 
+def verdict_text(r: pd.Series) -> str:
+    """A compared point's verdict (bench.reporting.analysis.compare) in words, with the gate it fails."""
+    said = {NOT_SIGNIFICANT: "~ not significant", NO_CLAIM: f"no claim (n < {MIN_REPEATS})"}.get(
+        str(r["verdict"]), str(r["verdict"]))
+    return f"{said} (> {r['fail_above']:g}x)" if r["fails"] else said
+
+
+def note_text(note: tuple[Any, ...]) -> str:
+    """Why a point was not compared, in words: ``only in A``, ``B: failed (OOM)``."""
+    if note[0] == ONLY_IN:
+        return f"only in {note[1]}"
+    return "; ".join(f"{side}: {status} ({error})" for side, status, error in note[1])
+
+
 def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:
     """Plain-text tables (tabulate) for the console."""
     head = ["workload", "dataset", "strategy", "global batch", "spe", "precision"]
@@ -87,7 +102,7 @@ def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -
     if not matched.empty:
         rows = [[*_key_cells(r), seconds(r["a_median_s"]), seconds(r["b_median_s"]),
                  ratio_text(RatioCI(r["ratio"], r["low"], r["high"], r["n_b"], r["n_a"])).lstrip("~"),
-                 r["verdict"]]
+                 verdict_text(r)]
                 for _, r in matched.iterrows()]
         out.append(tabulate(rows, headers=[*head, f"A {metric} median", f"B {metric} median",
                                            "B/A [95% CI]", "verdict"], disable_numparse=True))
@@ -100,7 +115,7 @@ def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -
     if not unmatched.empty:
         # one line per strategy and reason: a missing GPU should not fill a screen with identical lines
         groups = unmatched.groupby(["strategy_key", "note"], sort=True)
-        rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})), note]
+        rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})), note_text(note)]
                 for (strategy, note), g in groups]
         out += ["", "Not compared:", tabulate(rows, headers=["strategy", "points", "workloads", "why"],
                                               disable_numparse=True)]
