@@ -48,13 +48,7 @@ Z95 = 1.959964
 INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
     "input-bound", "overhead-bound", "compute-bound", "memory-bound", "mixed", "undetermined")
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, MIXED)  # the labels a results table flags (input-bound: its own flag)
-# What would make a configuration with each label faster (the report's sentence and report.json say it)
-LEVERS = {
-    INPUT: "a faster input pipeline (decoded data cached, more parallel reads), not a faster device, would help",
-    OVERHEAD: "a larger batch or steps_per_execution would help; a faster device would not",
-    COMPUTE: "a faster device, or a narrower arithmetic (mixed precision), would help",
-    MEMORY: "fewer bytes moved (fusion, a narrower dtype) or more bandwidth would help",
-}
+# What would make a configuration with each label faster is render's to say (bench.reporting.render.words.LEVERS)
 
 
 @dataclass(frozen=True)

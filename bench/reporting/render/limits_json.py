@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from bench.reporting.analysis.limits import LEVERS, LIMIT_COLUMNS, PARTNER_KEY
+from bench.reporting.analysis.limits import LIMIT_COLUMNS, PARTNER_KEY
 from bench.reporting.frames.keys import plain_rows
+from bench.reporting.render.words import LEVERS
 
 LIMIT_KEY = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5]]  # a limits row's configuration
 

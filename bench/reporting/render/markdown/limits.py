@@ -11,11 +11,11 @@ from bench.reporting.analysis.limits import (
     COMPUTE,
     FIXED_SHARE,
     INPUT,
-    LEVERS,
     MEMORY,
     MIXED,
     UNDETERMINED,
 )
+from bench.reporting.render.words import LEVERS
 
 
 def _ms(value: float) -> str:
