@@ -66,9 +66,9 @@ CHIPS: tuple[Chip, ...] = (
 )
 
 # Memory bandwidth of one chip or GPU (bytes/s), for the memory floor (issue 52), only where a source was read
-# (../shared/research/accelerator-facts-2026-11.md §2): H100 SXM 3.35 TB/s, H200 and H200 NVL 4.8, B200 (HGX) 7.7
-# (NVIDIA's tables; the H200's bandwidth is not the H100's, though its FLOPs are); TPU v5e 819 GB/s and v6e 1,638
-# (Cloud TPU docs), v4 1,200, v5p 2,765, TPU7x 7,370. Others: none (no memory floor rather than a guessed one).
+# (docs/reports.md, *What this model could reach*, names each): H100 SXM 3.35 TB/s, H200 and H200 NVL 4.8, B200
+# (HGX) 7.7 (NVIDIA's tables; the H200's bandwidth is not the H100's, though its FLOPs are); TPU v5e 819 GB/s and
+# v6e 1,638 (Cloud TPU docs), v4 1,200, v5p 2,765, TPU7x 7,370. Others: none (no memory floor rather than a guess).
 BANDWIDTH = {("gpu", "H100"): 3.35e12, ("gpu", "H200"): 4.8e12, ("gpu", "H200 NVL"): 4.8e12, ("gpu", "B200"): 7.7e12,
              ("tpu", "v4"): 1.2e12, ("tpu", "v5e"): 819e9, ("tpu", "v5p"): 2.765e12, ("tpu", "v6e"): 1.638e12,
              ("tpu", "7x"): 7.37e12}

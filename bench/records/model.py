@@ -154,7 +154,7 @@ class Record(Part):
     workload_variant: str | None = None
     workload_source: str | None = None
     # a built-in's definition (bench.workloads.registry: revision 2 reads logits); absent: a user's workload, or
-    # a built-in's record from before 2026-11-28 (revision 1)
+    # a built-in's record of its earlier definition (revision 1)
     workload_revision: Positive | None = None
     batch_scaling: str | None = None
     requested_steps_per_execution: Positive | None = None  # the user's request when the plan resolved another

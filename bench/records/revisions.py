@@ -22,7 +22,6 @@ class Earlier:
     """An earlier definition of a built-in: what its records of that revision trained."""
 
     output: str  # the output and loss, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
-    until: str  # the day bench changed it (ISO date)
     literal: str = ""  # today's variant that trains it, when there is one
 
     @property
@@ -36,7 +35,7 @@ _PROBABILITIES = {"fashion_cnn": ("softmax output", "fashion_cnn_softmax"),
                   "plant_cnn": ("softmax output", ""), "plant_cnn_layer_aug": ("softmax output", ""),
                   "plant_transfer": ("softmax output", "")}
 EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that revision trained
-    (name, 1): Earlier(output, "2026-11-28", literal) for name, (output, literal) in _PROBABILITIES.items()}
+    (name, 1): Earlier(output, literal) for name, (output, literal) in _PROBABILITIES.items()}
 
 
 def earlier_definition(workload: str, revision: int | None, source: str | None = None) -> Earlier | None:

@@ -1,8 +1,8 @@
 """What limits a configuration's speed (issue 52): input-bound, overhead-bound, compute-bound, memory-bound, mixed or
 undetermined, from measurements alone, with the numbers behind the label and the lever that would help.
 
-The method (``../shared/research/accelerator-facts-2026-11.md`` §3.5; Horace He's compute / memory / overhead regimes,
-the roofline of Williams, Waterman and Patterson): a step of ``t(B)`` seconds at batch ``B`` is split into a fixed
+The method (docs/reports.md, *What limits it*; Horace He's compute / memory / overhead regimes, the roofline of
+Williams, Waterman and Patterson): a step of ``t(B)`` seconds at batch ``B`` is split into a fixed
 part and a part that grows with the batch from a second batch ``B2`` of the same configuration (the sweep's):
 ``t = a + b·B`` gives the **fixed share** ``φ = a / t(B)`` (doubling the batch adds 10 % to the step: φ = 0.9). The
 **input share** ``ι`` is the training rate over the input pipeline's own; the **compute floor** ``t_c`` is the step's

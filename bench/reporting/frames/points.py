@@ -112,7 +112,7 @@ def arithmetic_text(r: Record) -> str:
 
 def _device_scope(r: Record) -> str:
     """``point``, ``process`` (the worker's peak over its points so far: JAX) or ``process+probe`` (a process peak
-    that includes bench's matmul probe: records before the probe ran in its own process, 2026-11-28)."""
+    that includes bench's matmul probe: records of a bench whose probe ran in the worker process)."""
     scope = (r.memory.device_scope or "") if r.memory else ""
     if scope == "process" and r.memory is not None and r.memory.probe_in_process is not False and r.peak_flops_per_s:
         return "process+probe"
@@ -130,7 +130,7 @@ def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     """Whether each point was the first its worker process ran (by ``started_at``; a skipped point never ran and
     counts for none): a later point's epoch 1 finds the libraries loaded and kernels compiled, so its warm-up is
     shorter than a fresh process's (2.32, 1.12, 2.18, 1.25 s for four points of one JAX worker on an H200 against
-    1.95-3.35 s in fresh processes, 2026-11-27)."""
+    1.95-3.35 s in fresh processes: docs/findings.md)."""
     ran = frame[frame["status"] != "skipped"]
     first = set(ran.sort_values("started_at", kind="mergesort").groupby("process", sort=False).head(1).index)
     return [i in first for i in frame.index]

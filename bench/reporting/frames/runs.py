@@ -5,7 +5,7 @@ wall time went (process start-up, point set-up, ``fit``, its teardown). Never im
 with thread placement: 222-436 GFLOP/s over five processes on one 2-core box; a ``cpu_x2`` worker's probe runs on
 one of two logical devices and reads about half). MFU divides by the run's peak on that machine, device kind,
 precision and device count, **under the point's own backend and math mode** (PyTorch multiplies float32 matrices
-in full FP32 by default where JAX uses TF32: 51 against 380 TFLOP/s on one H200, 2026-11-27; a torch point held
+in full FP32 by default where JAX uses TF32: 51 against 380 TFLOP/s on one H200 (docs/findings.md); a torch point held
 against JAX's probe read 0.6 % instead of 4.2 %): the **highest** probe of its processes (what the hardware has
 been seen to do), shown with the lowest, the median and the number of probes, so a reader sees the spread.
 """

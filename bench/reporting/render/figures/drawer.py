@@ -44,7 +44,7 @@ from bench.reporting.render.text import workload_title
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
 # About what one figure of each kind costs to draw (s of CPU: the 1,000 synthetic records' report, the H200's and
-# tests/data/records_backends', 2-core box, 2026-11-29). A free process takes the costliest figure waiting, so the
+# tests/data/records_backends', on a 2-core box). A free process takes the costliest figure waiting, so the
 # cheap ones fill the end rather than one process drawing a long figure alone while the others wait (largest
 # first; submission order among equals).
 FIGURE_CPU_S = {"speedup": 0.4, "val_accuracy": 0.4, "epoch_times": 0.3, "throughput": 0.3, "epoch_time": 0.3,

@@ -25,7 +25,7 @@ from bench.reporting.render.text import sig
 PANEL_W, PANEL_H, MAX_COLS = 4.0, 3.2, 3
 DPI = 100
 PNG_COMPRESS_LEVEL = 3  # zlib's 6 (PIL's default) spent 0.15 s more of a 1,000-record report's 4.5 s CPU on
-# its ten figures, for files 5 % smaller (2026-11-28)
+# its ten figures, for files 5 % smaller
 LEGEND_ROOM, LEGEND_ROW_H = 0.6, 0.21  # inches: under the panels for a legend; a legend row
 MARKERS = ("o", "X", "s", "P", "D", "^", "v", "<", ">", "p", "*", "h")
 
