@@ -130,7 +130,7 @@ def _first_in_process(frame: pd.DataFrame) -> list[bool]:
     """Whether each point was the first its worker process ran (by ``started_at``; a skipped point never ran and
     counts for none): a later point's epoch 1 finds the libraries loaded and kernels compiled, so its warm-up is
     shorter than a fresh process's (2.32, 1.12, 2.18, 1.25 s for four points of one JAX worker on an H200 against
-    1.95-3.35 s in fresh processes: docs/findings.md)."""
+    1.95-3.35 s in fresh processes: tests/data/gpu_h200_2026_11_27)."""
     ran = frame[frame["status"] != "skipped"]
     first = set(ran.sort_values("started_at", kind="mergesort").groupby("process", sort=False).head(1).index)
     return [i in first for i in frame.index]
