@@ -79,7 +79,7 @@ def test_the_answer_prints_the_claims_of_report_json(built) -> None:
             assert "- Fastest that learns:" not in block
             continue
         for flag, said in (("too_short", "epoch too short to time"), ("trending", "steady epochs still drift"),
-                           ("input_bound", "input-bound")):
+                           ("input_bound", "input-bound"), ("earlier_definition", "earlier definition")):
             assert (flag in c["flags"]) == (said in block.split("- Read with:")[-1].split("\n")[0]), (flag, block)
         if c["accuracy_given_up_pp"] is not None:
             assert f"it ends {c['accuracy_given_up_pp']:.1f} pp below" in block

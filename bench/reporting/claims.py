@@ -109,23 +109,23 @@ def pair(a: pd.Series, b: pd.Series) -> Pair:
 def strategy_bests(a: Analysis, workload: str, dataset: str) -> list[tuple[pd.Series, Pair | None]]:
     """Each strategy's best configuration that learns, with its throughput against the baseline's best one (best
     against best: the pair whose examples/s the best-per-strategy table prints side by side); None without one."""
-    best = rows_of(a.best, workload, dataset)
+    best, summary = rows_of(a.best, workload, dataset), rows_of(a.summary, workload, dataset)
     out: list[tuple[pd.Series, Pair | None]] = []
     for _, r in best.iterrows():
-        base = best_baseline(a, rows_of(a.summary, workload, dataset), r)
+        base = best_baseline(a, summary, r)
         out.append((r, None if base is None else pair(r, base)))
     return out
 
 
 def _on(value: object) -> bool:
-    """A frame cell as a flag: a true boolean, or a non-empty text (NaN and None are off)."""
-    return bool(value) if isinstance(value, str | bool | np.bool_) else False
+    """A frame cell as a flag: a true boolean, or a non-empty text or tuple (NaN and None are off)."""
+    return bool(value) if isinstance(value, str | tuple | bool | np.bool_) else False
 
 
 def _flags(win: pd.Series) -> tuple[tuple[str, ...], float]:
     """The codes of the flags on the winner's row, and the drift (percent) of its most drifting process."""
     flags = tuple(f for f in (TOO_SHORT, TRENDING, INPUT_BOUND, EARLIER_DEFINITION)
-                  if _on(win.get({TOO_SHORT: "too_short"}.get(f, f))))
+                  if _on(win.get(f)))
     drifts = [d for d in (win.get("steady_drift") or ()) if math.isfinite(d)]
     return flags, (100 * max(drifts, key=abs) if drifts and TRENDING in flags else math.nan)
 
