@@ -135,9 +135,9 @@ def target_claim(p: Pair, other: str) -> tuple[str, str]:
             f"{mine} vs {seconds(p.b_target_s)} s of training, {runs(p.a_reached, p.b_reached)}")
 
 
-def caveats(a: Analysis, c: Claims) -> list[str]:
+def caveats(a: Analysis, c: Claims) -> str:
     """What qualifies the headline: the flags on its row, the accuracy it gives up, records of an earlier
-    definition of the workload (one line; none when nothing does)."""
+    definition of the workload, in one clause ('' when nothing does)."""
     said = [FLAG_WORDS[f] + (f" ({c.drift_pct:+.0f}%)" if f == TRENDING else "")
             for f in c.flags if f != EARLIER_DEFINITION]
     if c.given_up is not None:
@@ -146,7 +146,7 @@ def caveats(a: Analysis, c: Claims) -> list[str]:
                     f"(±{a.parity_margin_pp:g} pp count as equal)")
     if c.earlier_definition:
         said.append(FLAG_WORDS[EARLIER_DEFINITION])
-    return [f"- Read with: {'; '.join(said)}."] if said else []
+    return "; ".join(said)
 
 
 def reason_text(r: Reason) -> str:

@@ -134,7 +134,8 @@ def _workload_lines(a: Analysis, priced: pd.DataFrame | None, c: Claims) -> list
     win = c.winner
     assert win is not None
     lines = [f"- Fastest that learns: **{plain_config(win)}**, {_throughput(win)}; {_accuracy(win)}.",
-             *caveats(a, c), *_against_baseline(a, c), *_quickest(c), *_next_best(c)]
+             *([f"- Read with: {said}."] if (said := caveats(a, c)) else []), *_against_baseline(a, c), *_quickest(c),
+             *_next_best(c)]
     if c.limit is not None:
         lines.append(f"- What limits it: {limit_brief(c.limit)}.")
     lines.append(_cost(priced, win))

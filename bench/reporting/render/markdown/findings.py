@@ -97,8 +97,9 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
     win = c.winner
     assert win is not None
     lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {sig(win['examples_per_s'])} "
-             f"examples/s; {_vs_best_baseline(a, c)}.", *[f"- **Read with:**{line[len('- Read with:'):]}"
-                                                        for line in caveats(a, c)]]
+             f"examples/s; {_vs_best_baseline(a, c)}."]
+    said = caveats(a, c)
+    lines += [f"- **Read with:** {said}."] if said else []
     if c.limit is not None:
         lines.append(f"- **What limits it:** {limit_sentence(c.limit)}.")
     same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
