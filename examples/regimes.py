@@ -12,8 +12,11 @@ Each is a plain user workload (made-up data, a label a model can learn) sized fo
 * ``compute_bound``: three 1024-wide Dense layers trained by plain SGD (no optimizer slots: a small
   fixed cost a step) at batches of 256 and 2048: the step grows with the batch and its
   FLOPs take far longer at the measured matmul peak than its bytes at the measured bandwidth (compute-bound);
-* ``memory_bound``: six LayerNormalization layers over 8,192 features, then a 2-way Dense head, at batches of 32
-  and 512: almost no multiply-adds, every layer reads and writes the wide tensor (memory-bound).
+* ``memory_bound``: a trainable per-feature scale over 8,192 features, six ReLU layers, then a 2-way Dense head, at
+  batches of 32 and 512: almost no multiply-adds, every layer one elementwise kernel that reads and writes the wide
+  tensor, as the byte count assumes, so its bytes at the measured bandwidth explain most of the step
+  (memory-bound). A LayerNormalization stack, this workload's earlier form, moves many times the bytes a layer-by-layer
+  count sees (its backward pass is several kernels): its floor explained 7-17 % of the step, far from the roof.
 
 ``suites/regimes.yaml`` sweeps each over its two batches (the second batch is what separates a fixed cost from one
 that grows with the batch). docs/reports.md ("What limits it") says how the label is read.
@@ -91,14 +94,23 @@ def compute_bound() -> Workload:
                     description="examples/regimes.py: three 1024-wide Dense layers at large batches")
 
 
-def _norms() -> object:
+def _relus() -> object:
     import keras
 
-    return keras.Sequential([keras.Input((8192,)), *[keras.layers.LayerNormalization() for _ in range(6)],
+    class Scale(keras.layers.Layer):
+        """y = x * w, one trainable weight per feature: the gradient path the ReLUs above it need."""
+
+        def build(self, input_shape: tuple[int, ...]) -> None:
+            self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+
+        def call(self, x: object) -> object:
+            return x * self.w
+
+    return keras.Sequential([keras.Input((8192,)), Scale(), *[keras.layers.Activation("relu") for _ in range(6)],
                              keras.layers.Dense(2)])
 
 
 def memory_bound() -> Workload:
-    return Workload(name="regime_memory", build_model=_norms, compile_kwargs=_logits_compile,
-                    data=_data(8192, 1024, 512),
-                    description="examples/regimes.py: six LayerNormalization layers over 8,192 features")
+    return Workload(name="regime_memory", build_model=_relus, compile_kwargs=_logits_compile,
+                    data=_data(8192, 4096, 512),
+                    description="examples/regimes.py: a per-feature scale and six ReLU layers over 8,192 features")

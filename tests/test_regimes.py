@@ -1,10 +1,11 @@
-"""What limits it, on real runs (issue 52): the four workloads of examples/regimes.py, built to be input-, overhead-,
-compute- and memory-bound, each run at two batches in five processes under TensorFlow and under JAX on this
-project's 2-core CPU box (2026-11-28, ``python -m bench suite=regimes repeats=5 [backends=[jax]]``; the records are
-tests/data/regimes_2026_11_28). Each gets its label from its records, pooled over the five processes, and from each
-process alone (one process a side) in at least 4 of 5 (the fifth: undetermined, or for the sleeping pipeline at
-b32 under TensorFlow once overhead-bound: that process trained at 78 % of its pipeline's rate, under the 80 % line,
-and a sleep per batch is a fixed cost per step).
+"""What limits it, on real runs: the four workloads of examples/regimes.py, built to be input-, overhead-, compute- and
+memory-bound, each run at two batches in five processes under TensorFlow and under JAX on this project's 2-core CPU
+box (``python -m bench suite=regimes repeats=5 [backends=[jax]]``; the records are tests/data/regimes: input,
+overhead and compute from 2026-11-28, memory (the ReLU stack) from 2026-12-02). Each gets its label from its records,
+pooled over the five processes, and from each process alone (one process a side) in at least 4 of 5. The fifth:
+undetermined; or kernel-bound, for one JAX process of the ReLU stack whose bytes floor came to 39 % of its step;
+or, for the sleeping pipeline at b32 under TensorFlow, once overhead-bound: that process trained at 78 % of its
+pipeline's rate, under the 80 % line, and a sleep per batch is a fixed cost per step.
 
 A test of the labels read from real records, not a timed test: the runs themselves take ~8 minutes a backend."""
 
@@ -19,7 +20,7 @@ from bench.records import load_records
 from bench.reporting.analysis.limits import COMPUTE, INPUT, MEMORY, OVERHEAD, limits_frame
 from bench.reporting.frames.summary import summarize
 
-DATA = Path(__file__).parent / "data" / "regimes_2026_11_28"
+DATA = Path(__file__).parent / "data" / "regimes"
 # each workload's label at the batch that makes the regime (its other batch is the partner that separates a fixed
 # cost from one that grows with the batch)
 EXPECTED = {("regime_input", 32): INPUT, ("regime_input", 128): INPUT, ("regime_overhead", 8): OVERHEAD,

@@ -75,6 +75,23 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+# CPU feature flags a record keeps (an allowlist, as for the environment variables): the vector and matrix units
+# that decide whether a narrower arithmetic (bfloat16, float16) can run faster than float32 on this CPU
+CPU_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_fp16", "amx_int8",
+             "asimd", "bf16", "sve")
+
+
+def cpu_flags() -> list[str]:
+    """The :data:`CPU_FLAGS` this CPU has (Linux /proc/cpuinfo ``flags``, ARM ``Features``), sorted; [] elsewhere."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return []
+    have = next((set(line.split(":", 1)[1].split()) for line in lines
+                 if line.split(":", 1)[0].strip() in ("flags", "Features") and ":" in line), set())
+    return sorted(have & set(CPU_FLAGS))
+
+
 def host_env() -> dict[str, Any]:
     """What can be known without TensorFlow: host, CPU model (``cpu``, shown in the report's environment
     table), versions, git commit and the allowlisted :data:`RECORDED_ENV_VARS` that are set."""
@@ -85,6 +102,7 @@ def host_env() -> dict[str, Any]:
         "python": platform.python_version(),
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
+        "cpu_flags": cpu_flags(),  # allowlisted: CPU_FLAGS
         "bench_version": bench.__version__,
         "git_commit": commit,
         "git_dirty": dirty,

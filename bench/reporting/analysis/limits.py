@@ -1,42 +1,40 @@
-"""What limits a configuration's speed (issue 52): input-bound, overhead-bound, compute-bound, memory-bound, mixed or
-undetermined, from measurements alone, with the numbers behind the label and the lever that would help.
+"""What limits a configuration's speed: input-bound, near a roof (compute- or memory-bound), overhead-bound,
+kernel-bound (the step grows with the batch below the device's roofs), host-bound (the device explains almost none
+of the step), mixed or undetermined, from measurements alone, with the numbers behind the label.
 
-The method (docs/reports.md, *What limits it*; Horace He's compute / memory / overhead regimes, the roofline of
-Williams, Waterman and Patterson): a step of ``t(B)`` seconds at batch ``B`` is split into a fixed
-part and a part that grows with the batch from a second batch ``B2`` of the same configuration (the sweep's):
-``t = a + b·B`` gives the **fixed share** ``φ = a / t(B)`` (doubling the batch adds 10 % to the step: φ = 0.9). The
-**input share** ``ι`` is the training rate over the input pipeline's own; the **compute floor** ``t_c`` is the step's
-training FLOPs over the measured matmul peak at the arithmetic that ran; the **memory floor** ``t_m`` the step's bytes
-(:mod:`bench.measure.traffic`'s count) over the measured bandwidth (:func:`bench.measure.probes.stream_bandwidth`);
-the **device share** ``δ = max(t_c, t_m) / t(B)``.
-
-Rules, the first that fires (:func:`classify`): input-bound when ``ι ≥ 0.8`` (the report's existing line); with a
-second batch, overhead-bound when ``φ ≥ 0.5`` and ``δ < 0.25`` (mixed when the floors explain more); else the step
-grows with the batch: compute-bound when ``t_c ≥ 2 t_m``, memory-bound when ``t_m ≥ 2 t_c``, mixed between, and
-undetermined without a memory floor unless the compute floor alone explains half the step. **Undetermined** too when
-there is no second batch, or when ``φ``'s interval (the step times' spread between processes) straddles 0.5: a label
-is never forced. Pure functions of numbers: no frame, no text for a reader beyond the evidence.
+Method, the lines and why each sits where it does: docs/reports.md, *What limits it*. In short: a step of ``t(B)``
+seconds at batch ``B`` against a second batch gives the **fixed share** ``φ`` (:func:`fixed_share`, with its 95 %
+interval); the **input share** ``ι`` is training's rate over the input pipeline's own; the **compute floor** is the
+step's FLOPs over the measured peak, the **memory floor** its bytes over the measured bandwidth, and the **device
+share** ``δ`` the larger floor over the step. Rules, the first that fires (:func:`classify`): input-bound at
+``ι ≥ 0.8``; compute- or memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part
+from above, so no interval is needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then
+overhead-bound when ``φ``'s interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5,
+host-bound at ``δ < 0.02`` when it straddles 0.5, else undetermined. With three processes or more, a label the
+processes' own labels give in under 80 % of them is undetermined. Pure functions of numbers: no sentence.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.reporting.analysis.levers import LEVER_COLUMNS, lever_facts
 from bench.reporting.frames.keys import plain_rows
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.stats.trend import EPOCH_CV
 
 INPUT_SHARE = INPUT_BOUND_FRACTION  # training at >= 80 % of the input pipeline's own rate: input-bound (one line)
+ROOF_SHARE = 0.4  # a floor explaining 40 % of the step or more: near that roof (docs/reports.md: why 40 %)
+HOST_SHARE = 0.02  # the device floors explaining under 2 % of the step: the time is not the device's (why: same)
 FIXED_SHARE = 0.5  # a step at least half fixed cost (doubling the batch adds <= 50 %): overhead, unless ...
 DEVICE_SHARE = 0.25  # ... the device floors explain a quarter of the step or more (then: mixed)
-NEAR_ROOF = 0.5  # the compute floor alone explains half the step: compute-bound without a memory floor
-ROOF_MARGIN = 2.0  # compute- or memory-bound only when its floor is twice the other's
+AGREE = 0.8  # with 3 processes or more, the share of them whose own label is the pooled one (else: undetermined)
 # Between-process spread of a step time where a configuration has fewer than 3 processes: the coefficient of
 # variation of steady epoch time across five processes on the 2-core CPU box (docs/statistics.md: 16 %)
 PROCESS_CV = 0.16
@@ -45,10 +43,13 @@ PROCESS_CV = 0.16
 IN_PROCESS_CV = EPOCH_CV  # 0.055
 Z95 = 1.959964
 
-INPUT, OVERHEAD, COMPUTE, MEMORY, MIXED, UNDETERMINED = (
-    "input-bound", "overhead-bound", "compute-bound", "memory-bound", "mixed", "undetermined")
-SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, MIXED)  # the labels a results table flags (input-bound: its own flag)
-# What would make a configuration with each label faster is render's to say (bench.reporting.render.words.LEVERS)
+INPUT, OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED, UNDETERMINED = (
+    "input-bound", "overhead-bound", "compute-bound", "memory-bound", "kernel-bound", "host-bound", "mixed",
+    "undetermined")
+SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED)  # the labels a results table flags (input: its own)
+# Why a configuration is undetermined (codes; render words them)
+ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER = "one_batch", "straddles", "no_floors", "processes_differ"
+# What would make a configuration with each label faster is render's to say (bench.reporting.render.levers)
 
 
 @dataclass(frozen=True)
@@ -97,44 +98,52 @@ def fixed_share_interval(ev: Evidence) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class Limit:
-    """A configuration's label and the evidence read for it (``fixed``: φ and its interval, NaN without a second
-    batch)."""
+    """A configuration's label, the evidence read for it (``fixed``: φ and its interval, NaN without a second
+    batch) and, for undetermined, why (``reason``: :data:`ONE_BATCH`, :data:`STRADDLES`, :data:`NO_FLOORS` or
+    :data:`PROCESSES_DIFFER`)."""
 
     label: str
     evidence: Evidence
     fixed: float = math.nan
     fixed_low: float = math.nan
     fixed_high: float = math.nan
+    reason: str = ""
+
+
+def _roof(ev: Evidence) -> str:
+    """The roof nearer the step: memory when its floor is the larger, else compute."""
+    c, m = ev.compute_floor_s, ev.memory_floor_s
+    return MEMORY if math.isfinite(m) and not (math.isfinite(c) and c >= m) else COMPUTE
 
 
 def classify(ev: Evidence) -> Limit:
     """The label of one configuration (module docstring's rules, the first that fires)."""
     if math.isfinite(ev.input_share) and ev.input_share >= INPUT_SHARE:
         return Limit(INPUT, ev)
-    if not (ev.batch2 and ev.batch2 != ev.batch and ev.step_s > 0 and ev.step2_s > 0):
-        return Limit(UNDETERMINED, ev)
-    phi = fixed_share(ev.batch, ev.step_s, ev.batch2, ev.step2_s)
-    low, high = fixed_share_interval(ev)
+    two = bool(ev.batch2 and ev.batch2 != ev.batch and ev.step_s > 0 and ev.step2_s > 0)
+    phi, (low, high) = (fixed_share(ev.batch, ev.step_s, ev.batch2, ev.step2_s), fixed_share_interval(ev)) if two \
+        else (math.nan, (math.nan, math.nan))
     device = ev.device_share
-    if low < FIXED_SHARE <= high:  # within the noise of the two step times
-        return Limit(UNDETERMINED, ev, phi, low, high)
-    if phi >= FIXED_SHARE:
-        label = MIXED if math.isfinite(device) and device >= DEVICE_SHARE else OVERHEAD
-        return Limit(label, ev, phi, low, high)
-    c, m = ev.compute_floor_s, ev.memory_floor_s
-    if math.isfinite(c) and math.isfinite(m):
-        label = COMPUTE if c >= ROOF_MARGIN * m else MEMORY if m >= ROOF_MARGIN * c else MIXED
-    else:
-        label = COMPUTE if math.isfinite(c) and c >= NEAR_ROOF * ev.step_s else UNDETERMINED
-    return Limit(label, ev, phi, low, high)
+    near, far = math.isfinite(device) and device >= ROOF_SHARE, math.isfinite(device) and device < HOST_SHARE
+    if near:
+        return Limit(_roof(ev), ev, phi, low, high)
+    if not two:
+        return Limit(HOST, ev) if far else Limit(UNDETERMINED, ev, reason=ONE_BATCH)
+    if low >= FIXED_SHARE:
+        return Limit(MIXED if math.isfinite(device) and device >= DEVICE_SHARE else OVERHEAD, ev, phi, low, high)
+    if high < FIXED_SHARE:  # the step surely grows with the batch, and no roof is near
+        known = math.isfinite(ev.compute_floor_s)
+        return Limit(KERNEL if known else UNDETERMINED, ev, phi, low, high, "" if known else NO_FLOORS)
+    return Limit(HOST, ev, phi, low, high) if far else Limit(UNDETERMINED, ev, phi, low, high, STRADDLES)
 
 
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the
 # same host, at another global batch
 PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precision", "host"]
-LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "fixed_share", "fixed_low",
-                 "fixed_high", "batch2", "batch2_from", "step_ms", "step2_ms", "input_share", "compute_floor_ms",
-                 "memory_floor_ms", "device_share", "call_ms"]
+LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "reason", "n_processes",
+                 "process_labels", "fixed_share", "fixed_low", "fixed_high", "batch2", "batch2_from", "step_ms",
+                 "step2_ms", "input_share", "compute_floor_ms", "memory_floor_ms", "device_share", "call_ms",
+                 *LEVER_COLUMNS]
 
 
 def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
@@ -186,6 +195,40 @@ def evidence_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> Ev
                     log_step_se(row["repeat_rates"], partner["repeat_rates"]), **common)
 
 
+def process_evidence(row: Mapping[str, Any], partner: Mapping[str, Any] | None, pooled: Evidence
+                     ) -> list[Evidence]:
+    """Each process's own :class:`Evidence`, one process a side (its step at each batch, the floors and input share
+    pooled), in the processes' order; [] with fewer than 3 processes, where no share of them can reach
+    :data:`AGREE` but all."""
+    rates, batch = row["repeat_rates"], pooled.batch
+    if pooled.batch2 and partner is not None:
+        rates2, sd = partner["repeat_rates"], math.nan  # NaN: PROCESS_CV for each side
+    elif pooled.batch2:
+        rates2, sd = row["second_rates"], math.sqrt(2) * math.log1p(IN_PROCESS_CV)  # each process timed both
+    else:
+        rates2, sd = rates, math.nan
+    n = min(len(rates), len(rates2))
+    if n < 3:
+        return []
+    return [replace(pooled, step_s=batch / r, step2_s=pooled.batch2 / r2 if pooled.batch2 else math.nan, log_sd=sd)
+            for r, r2 in zip(rates[:n], rates2[:n], strict=True)]
+
+
+def label_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> tuple[Limit, int, tuple[str, ...]]:
+    """(the pooled label, undetermined with :data:`PROCESSES_DIFFER` when under :data:`AGREE` of the processes'
+    own labels are it; the processes a side it rests on; each process's own label, () under 3 processes)."""
+    limit = classify(evidence_of(row, partner))
+    ev = limit.evidence
+    own = tuple(classify(e).label for e in process_evidence(row, partner, ev))
+    if ev.batch2 and partner is not None:
+        n = min(len(row["repeat_rates"]), len(partner["repeat_rates"]))
+    else:
+        n = len(row["second_rates"]) if ev.batch2 else len(row["repeat_rates"])
+    if own and limit.label != UNDETERMINED and sum(label == limit.label for label in own) < AGREE * len(own):
+        limit = replace(limit, label=UNDETERMINED, reason=PROCESSES_DIFFER)
+    return limit, max(1, n), own
+
+
 def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per finished configuration: its label and evidence (:data:`LIMIT_COLUMNS`; milliseconds per step).
     The partner batch is the one farthest from the row's, in ratio, of the same configuration on the same host (the
@@ -193,20 +236,21 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
     ok = summary[(summary["status"] == "ok") & (summary["examples_per_s"] > 0)] if len(summary) else summary
     ok = ok.reset_index(drop=True)  # the index: row positions in ``plain``
     plain = plain_rows(ok)  # once: a mask per row cost ~1 s over 1,000 records, a Series a row 0.1 s
+    levers = lever_facts(ok, plain)
     rows = []
     for _, g in ok.groupby(PARTNER_KEY, sort=True, dropna=False):
-        members = [plain[i] for i in g.index]
-        for row in members:
-            b = row["global_batch_size"]
-            others = [o for o in members if o["global_batch_size"] != b]
+        for i in g.index:
+            row, b = plain[i], plain[i]["global_batch_size"]
+            others = [plain[j] for j in g.index if plain[j]["global_batch_size"] != b]
             partner = max(others, key=lambda o: abs(math.log(o["global_batch_size"] / b))) if others else None
-            limit = classify(evidence_of(row, partner))
+            limit, n, own = label_of(row, partner)
             ev = limit.evidence
             rows.append({**{k: row[k] for k in PARTNER_KEY}, "global_batch_size": ev.batch, "limit": limit.label,
+                         "reason": limit.reason, "n_processes": n, "process_labels": own,
                          "fixed_share": limit.fixed, "fixed_low": limit.fixed_low, "fixed_high": limit.fixed_high,
                          "batch2": ev.batch2, "batch2_from": "" if not ev.batch2 else "sweep" if partner is not None
                          else "extra stage", "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
                          "input_share": ev.input_share, "compute_floor_ms": 1e3 * ev.compute_floor_s,
                          "memory_floor_ms": 1e3 * ev.memory_floor_s,
-                         "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s})
+                         "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s, **levers[i]})
     return pd.DataFrame(rows, columns=LIMIT_COLUMNS)

@@ -173,6 +173,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "compiler_mark": compiler_mark(r), "strategy_requested": s.requested,
         "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
         "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
+        "cpu_flags": tuple(str(f) for f in r.env.get("cpu_flags") or ()),
         "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
         "num_replicas": s.num_replicas, "per_replica_batch_size": r.per_replica_batch_size,
         # what ran is steps_per_execution (records keep the request: steps_per_execution before the plan resolved it)

@@ -10,7 +10,6 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
-from bench.reporting.analysis.limits import COMPUTE, INPUT, MEMORY, OVERHEAD
 from bench.reporting.analysis.race import (
     BASELINE_OF_RUNNING,
     BUDGET,
@@ -42,15 +41,6 @@ from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis
 
 BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
-
-# what would help, per limit label (bench.reporting.analysis.limits)
-LEVERS = {
-    INPUT: "a faster input pipeline (decoded data cached, more parallel reads), not a faster device, would help",
-    OVERHEAD: "a larger batch or steps_per_execution would help; a faster device would not",
-    COMPUTE: "a faster device, or a narrower arithmetic (mixed precision), would help",
-    MEMORY: "fewer bytes moved (fusion, a narrower dtype) or more bandwidth would help",
-}
-
 
 FLAG_WORDS = {
     TOO_SHORT: f"epoch too short to time (< {SHORT_EPOCH_S:g} s)",

@@ -10,12 +10,19 @@ import pandas as pd
 from bench.reporting.analysis.limits import (
     COMPUTE,
     FIXED_SHARE,
+    HOST,
+    HOST_SHARE,
     INPUT,
+    KERNEL,
     MEMORY,
     MIXED,
+    NO_FLOORS,
+    ONE_BATCH,
+    PROCESSES_DIFFER,
+    ROOF_SHARE,
     UNDETERMINED,
 )
-from bench.reporting.render.words import LEVERS
+from bench.reporting.render.levers import lever_of
 
 
 def _ms(value: float) -> str:
@@ -44,60 +51,122 @@ def _interval(low: float, high: float) -> str:
     return f"95% interval {a} to {b}" if a != b else f"{a} throughout its 95% interval"
 
 
-def limit_sentence(lim: pd.Series) -> str:
-    """``overhead-bound: 1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); …: <lever>``."""
-    label, step = lim["limit"], lim["step_ms"]
-    floor = (f"; its FLOPs at the measured peak take {_ms(lim['compute_floor_ms'])}"
-             if math.isfinite(lim["compute_floor_ms"]) else "")
-    memory = lim.get("memory_floor_ms", math.nan)
-    floor += (f"{', its' if floor else '; its'} bytes at the measured bandwidth {_ms(memory)}"
-              if math.isfinite(memory) else "")
-    if label == INPUT:
-        return (f"**{label}**: training runs at {lim['input_share']:.0%} of the rate its input pipeline delivers "
-                f"alone; {LEVERS[INPUT]}")
+def _share(part: float, whole: float) -> str:
+    """``67%``, ``0.05%``: a floor's share of the step, two significant figures below 10 %."""
+    pct = 100 * part / whole
+    return f"{pct:.2g}%" if pct < 10 else f"{pct:.0f}%"
+
+
+def _floors(lim: pd.Series) -> str:
+    """``its FLOPs at the measured peak take 0.77 µs (0.045%); no byte count``: each floor with its share of the
+    step (a floor above the step is said to overstate it), then the floors these records lack."""
+    step, said, lacking = lim["step_ms"], [], []
+    for what, key, none in (("FLOPs at the measured peak", "compute_floor_ms", "no FLOP count or peak"),
+                            ("bytes at the measured bandwidth", "memory_floor_ms", "no byte count")):
+        floor = lim.get(key, math.nan)
+        if not math.isfinite(floor):
+            lacking.append(none)
+            continue
+        over = ", more than the step: the count overstates what moved" if floor > step else ""
+        said.append(f"{what} take {_ms(floor)} ({_share(floor, step)}{over})")
+    return "; ".join(p for p in (f"its {', '.join(said)}" if said else "", ", ".join(lacking)) if p)
+
+
+def _fixed(lim: pd.Series) -> str:
+    """``86% [62%, over 100%] of it fixed (1.71 ms at b128)``; '' without a second batch."""
     if not lim["batch2"]:
-        return (f"**{UNDETERMINED}**: {_ms(step)} a step at b{lim['global_batch_size']}{floor}; the records hold no "
-                "other batch of this configuration, which is what tells fixed from per-example cost (sweep "
-                f"batch_sizes=[{lim['global_batch_size']},{2 * lim['global_batch_size']}], or run with "
-                "second_batch=true, the default)")
+        return ""
     extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
     low, high = _bound(lim["fixed_low"]), _bound(lim["fixed_high"])
     fixed = (f"{_point(lim['fixed_share'])} [{low}, {high}] of it fixed" if low != high else
              f"{_point(lim['fixed_share'])} of it fixed, {low} throughout its 95% interval")
-    fixed += f" ({_ms(lim['step2_ms'])} at b{lim['batch2']}{extra})"
-    said = f"{_ms(step)} a step at b{lim['global_batch_size']}, {fixed}{floor}"
-    if label in LEVERS:
-        return f"**{label}**: {said}: {LEVERS[label]}"
+    return f"{fixed} ({_ms(lim['step2_ms'])} at b{lim['batch2']}{extra})"
+
+
+def _processes(lim: pd.Series) -> str:
+    """How many processes the label rests on: ``one process a side: repeats=3 checks it``, ``5 of 5 processes
+    alone say the same``, or the processes' own labels where they differ."""
+    own = tuple(lim.get("process_labels") or ())
+    if lim["limit"] == UNDETERMINED and lim.get("reason") == PROCESSES_DIFFER:
+        counts = {label: own.count(label) for label in dict.fromkeys(own)}
+        return "the processes' own labels differ: " + ", ".join(f"{n} {label}" for label, n in counts.items())
+    if own:
+        return f"{own.count(lim['limit'])} of {len(own)} processes alone say the same"
+    one = int(lim.get("n_processes", 1) or 1) < 2 and lim["limit"] != UNDETERMINED
+    return "read from one process a side: repeats=3 checks it" if one else ""
+
+
+def _why(lim: pd.Series) -> str:
+    """The label's reason in words: what the evidence says, before the lever."""
+    label = lim["limit"]
+    if label in (COMPUTE, MEMORY):
+        floor = lim["compute_floor_ms" if label == COMPUTE else "memory_floor_ms"]
+        return (f"the {'FLOPs' if label == COMPUTE else 'bytes'} floor is {_share(floor, lim['step_ms'])} of the "
+                f"step, past the {ROOF_SHARE:.0%} that marks a roof")
+    if label == KERNEL:
+        return (f"the step grows with the batch, yet no floor reaches {ROOF_SHARE:.0%} of it: the kernels run below "
+                "the device's roofs")
+    if label == HOST:
+        return (f"the device's floors explain under {HOST_SHARE:.0%} of the step: the time goes to the framework's "
+                "per-step cost or the input, not the device")
     if label == MIXED:
-        return f"**{label}**: {said}: fixed cost and device work both weigh"
-    why = (f"its fixed share's interval straddles {FIXED_SHARE:.0%} (more repeats would tell)"
-           if lim["fixed_low"] < FIXED_SHARE <= lim["fixed_high"] else
-           "the step grows with the batch and its compute floor explains under half of it; these records have no "
-           "memory floor (bandwidth probe or byte count) to tell memory traffic from uncounted work")
-    return f"**{UNDETERMINED}**: {said}; {why}"
+        return "fixed cost and device work both weigh"
+    if label != UNDETERMINED:
+        return ""
+    reason = lim.get("reason")
+    if reason == ONE_BATCH:
+        return "the records hold no other batch of this configuration, which is what tells fixed from per-example cost"
+    if reason == NO_FLOORS:
+        return "the step grows with the batch, but these records have no FLOP count or peak to say how far from a roof"
+    if reason == PROCESSES_DIFFER:
+        return _processes(lim)
+    return f"its fixed share's interval straddles {FIXED_SHARE:.0%} and no floor decides"
+
+
+def _lever(lim: pd.Series) -> str:
+    lever = lever_of(lim)
+    return f"{lever.text} (`{lever.command}`)" if lever.command else lever.text
+
+
+def limit_sentence(lim: pd.Series) -> str:
+    """``**host-bound**: 1.71 ms a step at b128, 61% [29%, over 100%] of it fixed (1.21 ms at b32); its FLOPs at
+    the measured peak 0.77 µs (0.045%), no byte count; <why>; <processes>: <lever> (`<command>`)``."""
+    label = lim["limit"]
+    if label == INPUT:
+        return (f"**{label}**: training runs at {lim['input_share']:.0%} of the rate its input pipeline delivers "
+                f"alone: {_lever(lim)}")
+    said = ", ".join(p for p in (f"{_ms(lim['step_ms'])} a step at b{lim['global_batch_size']}", _fixed(lim)) if p)
+    alone = "" if label == UNDETERMINED else _processes(lim)
+    why = _why(lim)
+    parts = [said, _floors(lim), f"{why} ({alone})" if why and alone else why or alone]
+    return f"**{label}**: " + "; ".join(p for p in parts if p) + f": {_lever(lim)}"
 
 
 def limit_brief(lim: pd.Series) -> str:
     """What limits a configuration in one short clause for the opening answer (the full sentence, with every floor:
-    :func:`limit_sentence`): the label, the one figure it rests on with its interval, the lever."""
+    :func:`limit_sentence`): the label, the figure it rests on, the lever and its command."""
     label, step = lim["limit"], _ms(lim["step_ms"])
     if label == INPUT:
-        return f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; {LEVERS[INPUT]}"
-    if not lim["batch2"]:
-        return (f"**{UNDETERMINED}**: these records time one batch only, and fixed cost is told from per-example "
-                "cost by a second (`second_batch=true`, the default today, measures one)")
-    point = _point(lim["fixed_share"])
-    why = {"all": "; the step took no longer at the other batch", "none": "; the step grew faster than the batch"}
-    share = (f"{point} of a {step} step is fixed cost ({_interval(lim['fixed_low'], lim['fixed_high'])}"
-             f"{why.get(point, '')})")
-    floors = {COMPUTE: ("FLOPs at the measured peak", lim["compute_floor_ms"]),
-              MEMORY: ("bytes at the measured bandwidth", lim.get("memory_floor_ms", math.nan))}
-    what, floor = floors.get(label, ("", math.nan))
-    if math.isfinite(floor):
-        share += f", its {what} take {_ms(floor)}"
-    if label in LEVERS:
-        return f"**{label}**: {share}; {LEVERS[label]}"
-    if label == MIXED:
-        return f"**{label}**: {share}; fixed cost and device work both weigh"
-    straddles = lim["fixed_low"] < FIXED_SHARE <= lim["fixed_high"]
-    return f"**{label}**: {share}; {'more repeats would tell' if straddles else 'no memory floor to tell more'}"
+        return f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; {_lever(lim)}"
+    floors = [f for f in (lim.get("compute_floor_ms", math.nan), lim.get("memory_floor_ms", math.nan))
+              if math.isfinite(f)]
+    device = max(floors) / lim["step_ms"] if floors else math.nan
+    if label in (COMPUTE, MEMORY):
+        what = "FLOPs at the measured peak" if label == COMPUTE else "bytes at the measured bandwidth"
+        floor = lim["compute_floor_ms" if label == COMPUTE else "memory_floor_ms"]
+        figure = f"its {what} take {_share(floor, lim['step_ms'])} of a {step} step"
+    elif label in (KERNEL, HOST) and math.isfinite(device):
+        figure = f"the device's floors explain {_share(device, 1.0)} of a {step} step"
+        if label == KERNEL:
+            figure += ", which grows with the batch"
+    elif lim["batch2"] and math.isfinite(lim["fixed_share"]) and lim.get("reason") != PROCESSES_DIFFER:
+        point = _point(lim["fixed_share"])
+        why = {"all": "; the step took no longer at the other batch", "none": "; the step grew faster than the batch"}
+        figure = (f"{point} of a {step} step is fixed cost ({_interval(lim['fixed_low'], lim['fixed_high'])}"
+                  f"{why.get(point, '')})")
+    elif lim.get("reason") == PROCESSES_DIFFER:
+        figure = f"a {step} step; {_processes(lim)}"
+    else:
+        figure = f"a {step} step, {_why(lim)}"
+    alone = _processes(lim) if int(lim.get("n_processes", 1) or 1) < 2 else ""  # only a caveat here
+    return f"**{label}**: {figure}{f' ({alone})' if alone else ''}; {_lever(lim)}"

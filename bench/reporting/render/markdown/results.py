@@ -49,9 +49,9 @@ def _trend_flag(row: pd.Series) -> str:
 
 
 def _flags(row: pd.Series) -> str:
-    """The flags column: status, learning, what limits it (input-bound; overhead-, compute-, memory-bound or mixed
-    from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe, a steady state that
-    still trends, an epoch too short to time."""
+    """The flags column: status, learning, what limits it (input-bound; overhead-, compute-, memory-, kernel-,
+    host-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe, a
+    steady state that still trends, an epoch too short to time."""
     limit = row.get("limit", "")
     flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
              f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
