@@ -154,10 +154,8 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
     ids = identity_columns(r, label, workload)
     gb = ids["global_batch_size"]
     steady = r.steady_epochs()
-    rates = []
-    for e in steady:
-        t, n = as_float(e.training_s()), as_float(e.examples)
-        rates.append(n / t if t > 0 else math.nan)
+    times = [(as_float(e.training_s()), as_float(e.examples)) for e in steady]
+    rates = [n / t if t > 0 else math.nan for t, n in times]
     first = [e for e in r.epochs if e.epoch == 1]
     target = as_float(r.target_accuracy)
     ttt, ttt_epoch = time_to_target(r.epochs, target) if r.status == "ok" else (math.nan, None)

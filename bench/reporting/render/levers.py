@@ -37,6 +37,7 @@ class Lever:
     codes: tuple[str, ...]
     text: str
     command: str = ""
+    short: str = ""  # the answer's few words (the text where it is short already)
 
 
 def _device(lim: Any) -> str:
@@ -80,37 +81,43 @@ def lever_of(lim: Any) -> Lever:
     bigger = f"batch_sizes=[{b},{4 * b}] steps_per_execution=[{spe},{max(8, 4 * spe)}]"
     if label == INPUT:
         return Lever(("input_pipeline",), "a faster input pipeline (decoded data cached, more parallel reads), not "
-                     "a faster device, would help", "input_pipelines=[default,cached,autotune]")
+                     "a faster device, would help", "input_pipelines=[default,cached,autotune]",
+                     "a faster input pipeline would help")
     if label == OVERHEAD:
         return Lever(("batch", "steps_per_execution"), "a larger batch or steps_per_execution would help; a faster "
-                     "device would not", bigger)
+                     "device would not", bigger, "a larger batch or steps_per_execution would help")
     if label == MIXED:
         return Lever(("batch", "steps_per_execution", "device"), "fixed cost and device work both weigh: a larger "
-                     "batch or steps_per_execution, and a faster device, would each help some", bigger)
+                     "batch or steps_per_execution, and a faster device, would each help some", bigger,
+                     "a larger batch and a faster device would each help some")
     if label == HOST:
         share = lim.get("input_share", math.nan)
         if isinstance(share, float) and share < 0.5:  # the pipeline alone runs over twice as fast: not the input
             return Lever(("batch", "steps_per_execution"), "a larger batch or steps_per_execution would help (the "
                          f"input pipeline alone runs {sig(1 / share, 2, trim=True)}x as fast as training); a faster "
-                         "device would not", bigger)
+                         "device would not", bigger, "a larger batch or steps_per_execution would help")
         return Lever(("batch", "steps_per_execution", "input_pipeline"), "a larger batch or steps_per_execution "
                      "would help if it is the per-step cost, a faster input pipeline if it is the input; a faster "
-                     "device would not", f"batch_sizes=[{b},{4 * b}]")
+                     "device would not", f"batch_sizes=[{b},{4 * b}]",
+                     "a larger batch, or a faster input pipeline, would help")
     words, command, narrower = _precision(lim)
     if label == COMPUTE:
         text = f"a faster device, or {words}, would help" if narrower else f"a faster device would help; {words}"
-        return Lever(("device", "precision") if command else ("device",), text, command)
+        short = ("a faster device, or mixed precision, would help" if narrower else
+                 "a faster device would help; mixed precision: measure it" if command else "a faster device would help")
+        return Lever(("device", "precision") if command else ("device",), text, command, short)
     if label == MEMORY:
         fuse = "" if str(lim.get("backend")) == "jax" else "jit_compile=[false,true]"
         narrow = "a narrower dtype, " if narrower else ""
         return Lever(("compiler", *(("precision",) if narrower else ()), "device"),
                      f"fewer bytes moved (a fusing compiler, {narrow}larger fused ops) or more bandwidth would help",
-                     " ".join(c for c in (fuse, command if narrower else "") if c))
+                     " ".join(c for c in (fuse, command if narrower else "") if c), "fewer bytes moved would help")
     if label == KERNEL:
         seen = measured_alternative(lim)
         text = ("another backend or compiler, or larger ops, would help; the device's peak is not what limits it"
                 + (f" ({seen})" if seen else ""))
-        return Lever(("backend", "compiler"), text, _compilers(lim))
+        return Lever(("backend", "compiler"), text, _compilers(lim),
+                     "another backend or compiler would help" + (f" ({seen})" if seen else ""))
     return _undetermined(lim, b)
 
 

@@ -123,9 +123,10 @@ def _why(lim: pd.Series) -> str:
     return f"its fixed share's interval straddles {FIXED_SHARE:.0%} and no floor decides"
 
 
-def _lever(lim: pd.Series) -> str:
+def _lever(lim: pd.Series, short: bool = False) -> str:
     lever = lever_of(lim)
-    return f"{lever.text} (`{lever.command}`)" if lever.command else lever.text
+    text = lever.short or lever.text if short else lever.text
+    return f"{text} (`{lever.command}`)" if lever.command else text
 
 
 def limit_sentence(lim: pd.Series) -> str:
@@ -147,7 +148,8 @@ def limit_brief(lim: pd.Series) -> str:
     :func:`limit_sentence`): the label, the figure it rests on, the lever and its command."""
     label, step = lim["limit"], _ms(lim["step_ms"])
     if label == INPUT:
-        return f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; {_lever(lim)}"
+        return (f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; "
+                f"{_lever(lim, short=True)}")
     floors = [f for f in (lim.get("compute_floor_ms", math.nan), lim.get("memory_floor_ms", math.nan))
               if math.isfinite(f)]
     device = max(floors) / lim["step_ms"] if floors else math.nan
@@ -166,7 +168,9 @@ def limit_brief(lim: pd.Series) -> str:
                   f"{why.get(point, '')})")
     elif lim.get("reason") == PROCESSES_DIFFER:
         figure = f"a {step} step; {_processes(lim)}"
+    elif lim.get("reason") == ONE_BATCH:
+        figure = f"a {step} step, timed at one batch only"
     else:
         figure = f"a {step} step, {_why(lim)}"
-    alone = _processes(lim) if int(lim.get("n_processes", 1) or 1) < 2 else ""  # only a caveat here
-    return f"**{label}**: {figure}{f' ({alone})' if alone else ''}; {_lever(lim)}"
+    alone = " (one process a side)" if int(lim.get("n_processes", 1) or 1) < 2 and label != UNDETERMINED else ""
+    return f"**{label}**: {figure}{alone}; {_lever(lim, short=True)}"
