@@ -35,24 +35,48 @@ def _row(strategy: str, train_s: float, status: str = "ok") -> dict:
             "train_s_median": train_s}
 
 
+def _table(text: str) -> dict[str, dict[str, str]]:
+    """The section's table as a reader reads it: device -> column -> cell."""
+    lines = [x for x in text.splitlines() if x.startswith("| ")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [[c.strip() for c in x.strip("|").split("|")] for x in lines[1:]]
+    return {r[0]: dict(zip(head, r, strict=True)) for r in rows}
+
+
+def _column(table: dict[str, dict[str, str]], starts: str) -> str:
+    return next(c for c in next(iter(table.values())) if c.startswith(starts))
+
+
 def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -> None:
     text = "\n".join(reach_section(pd.DataFrame([_row("cpu", 3.0), _row("cpu_x2", 2.0), _row("gpu", 0.1, "failed")])))
     assert "Floors, not predictions" in text
-    assert "cpu_x2 at b64 spe1 float32" in text and "| 2.00 " in text  # the fastest that ran, not the failed one
-    assert "≥ 65.0 µs" in text  # TPU v5e: 12.8 GFLOP / 197 TFLOP/s (bf16: its matrix units)
-    assert "≥ 1.58 ms" in text  # T4, float32: 12.8 GFLOP / 8.1 TFLOP/s (it has no TF32), not its fp16 65
-    assert "| A100 (TF32) " in text and "≥ 82.1 µs" in text  # 12.8 GFLOP / 156 TFLOP/s
+    assert "cpu_x2 at b64 spe1 float32: 2.00 s of training an epoch" in text  # the fastest that ran, not the failed
+    table = _table(text)
+    compute = _column(table, "compute floor")
+    assert table["TPU v5e chip (BF16)"][compute] == "≥ 65.0 µs"  # 12.8 GFLOP / 197 TFLOP/s (bf16: its matrix units)
+    assert table["T4 (FP32)"][compute] == "≥ 1.58 ms"  # float32: 12.8 GFLOP / 8.1 TFLOP/s (no TF32), not its fp16 65
+    assert table["A100 (TF32)"][compute] == "≥ 82.1 µs"  # 12.8 GFLOP / 156 TFLOP/s
+    assert len(next(iter(table.values()))) <= 12  # devices as rows: the columns stay few
     assert reach_section(pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])) == []
 
 
-def test_with_prices_the_bound_gets_its_least_cost_per_million_examples() -> None:
+def test_a_price_ranks_a_device_only_with_both_floors_and_its_host() -> None:
+    """Every device in the table has a bandwidth, so with a byte count each gets its price at the larger floor; a
+    price that does not say it pays for the machine (an override) or a missing floor gets none."""
     from bench.reporting.load.prices import load_table
 
-    text = "\n".join(reach_section(pd.DataFrame([_row("cpu", 3.0)]), load_table()))
-    row = next(line for line in text.splitlines() if line.startswith("| USD per 1M training examples"))
-    # TPU v5e: 6.497e-5 s per 6,400-example epoch -> 156.25 epochs per 1M examples -> 0.010152 s x $1.20/h
-    assert "≥ $0.00000338" in row
-    assert row.rstrip(" |").endswith("—")  # H100: no price shipped, no figure
+    row = {**_row("cpu", 3.0), "bytes_per_example": 1e6, "weight_bytes_per_step": 4e6}
+    table = _table("\n".join(reach_section(pd.DataFrame([row]), load_table())))
+    cost = _column(table, "USD per 1M")
+    # TPU v5e: 6.8 GB an epoch / 819 GB/s = 8.30 ms (> its 65 µs compute floor); 156.25 epochs per 1M examples
+    assert table["TPU v5e chip (BF16)"][cost] == f"≥ ${6.8e9 / 819e9 * 156.25 * 1.20 / 3600:.3g}"
+    # T4: 6.8 GB / 320 GB/s = 21.25 ms, priced with its n1-highmem-4 host: $0.58661 an hour
+    assert table["T4 (FP32)"][cost] == f"≥ ${6.8e9 / 320e9 * 156.25 * 0.58661 / 3600:.3g}"
+    assert table["B200 (TF32)"][cost] == "—"  # no price shipped
+    overridden = _table("\n".join(reach_section(pd.DataFrame([row]), load_table(overrides={"gpu-t4": 0.35}))))
+    assert overridden["T4 (FP32)"][cost] == "—"  # the override does not say whether its host is in it
+    no_bytes = _table("\n".join(reach_section(pd.DataFrame([_row("cpu", 3.0)]), load_table())))
+    assert {r[cost] for r in no_bytes.values()} == {"—"}  # no memory floor anywhere: no device ranks on price
 
 
 def _measured(**extra: float) -> dict:
@@ -62,27 +86,21 @@ def _measured(**extra: float) -> dict:
             "bytes_per_example": 1e6, "weight_bytes_per_step": 4e6, "dispatch_s": 1e-3, "num_replicas": 1, **extra}
 
 
-def _cells(text: str, first: str) -> list[str]:
-    line = next(x for x in text.splitlines() if x.startswith(f"| {first}"))
-    return [c.strip() for c in line.strip("|").split("|")]
-
-
 def test_where_it_ran_the_floors_are_the_measured_peak_bandwidth_and_fixed_cost() -> None:
     """100 x 64 examples x 2 MFLOP = 12.8 GFLOP at 100 GFLOP/s: 0.128 s; 100 x (64 x 1 MB + 4 MB) = 6.8 GB at
     10 GB/s: 0.68 s; 100 steps x 1 ms (one call, spe 1): 0.1 s; the 3 s epoch is 4.4x the largest (memory)."""
     row = pd.Series(_measured())
     assert epoch_bytes(row) == 100 * (64 * 1e6 + 4e6) and epoch_bytes(row, 2) == 100 * (64 * 1e6 + 8e6)
-    text = "\n".join(reach_section(pd.DataFrame([_measured()])))
-    head = text.splitlines()[2]  # the table follows its heading (its legend is under it)
-    here = [c.strip() for c in head.strip("|").split("|")].index("CPU, measured")
-    assert _cells(text, "cpu at b64")[here] == "≥ 128 ms"
-    assert _cells(text, "memory floor")[here] == "≥ 680 ms" and _cells(text, "memory floor")[3] == ""
-    assert _cells(text, "host floor (steps × fixed cost of a step: one compiled call")[here] == "≥ 100 ms"
-    assert _cells(text, "measured ÷ largest floor")[here] == "4.4x"
-    # an H200 chip: 6.8 GB at its datasheet 4.8 TB/s; a T4 has no bandwidth source here: no memory floor
-    h200 = next(i for i, c in enumerate([c.strip() for c in head.strip("|").split("|")]) if c.startswith("H200 ("))
-    t4 = next(i for i, c in enumerate([c.strip() for c in head.strip("|").split("|")]) if c.startswith("T4 ("))
-    assert _cells(text, "memory floor")[h200] == bound_cell(6.8e9 / 4.8e12) and _cells(text, "memory floor")[t4] == "—"
+    table = _table("\n".join(reach_section(pd.DataFrame([_measured()]))))
+    here = table["CPU, measured"]
+    assert here[_column(table, "compute floor")] == "≥ 128 ms" and here[_column(table, "memory floor")] == "≥ 680 ms"
+    host = _column(table, "host floor")
+    assert "one compiled call" in host and here[host] == "≥ 100 ms"
+    assert here["measured ÷ largest floor"] == "4.4x" and table["T4 (FP32)"]["measured ÷ largest floor"] == ""
+    # an H200 chip: 6.8 GB at its datasheet 4.8 TB/s; a T4 at its 320 GB/s
+    h200 = next(k for k in table if k.startswith("H200 ("))
+    assert table[h200][_column(table, "memory floor")] == bound_cell(6.8e9 / 4.8e12)
+    assert table["T4 (FP32)"][_column(table, "memory floor")] == bound_cell(6.8e9 / 320e9)
 
 
 def test_the_host_floor_reads_the_fixed_share_of_the_step_when_two_batches_gave_one() -> None:
@@ -90,6 +108,6 @@ def test_the_host_floor_reads_the_fixed_share_of_the_step_when_two_batches_gave_
     limits = pd.DataFrame([{"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 64,
                             "steps_per_execution": 1, "precision": "float32", "fixed_share": 0.8, "step_ms": 25.0}])
     row = {**_measured(), "workload": "w", "dataset": "d"}
-    text = "\n".join(reach_section(pd.DataFrame([row]), limits=limits))
-    line = _cells(text, "host floor (steps × fixed cost of a step: fixed share")
-    assert "≥ 2.00 s" in line
+    table = _table("\n".join(reach_section(pd.DataFrame([row]), limits=limits)))
+    host = _column(table, "host floor")
+    assert "fixed share" in host and table["CPU, measured"][host] == "≥ 2.00 s"

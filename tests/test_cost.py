@@ -31,7 +31,7 @@ def table():
     ("tpu", "v5litepod-8", 8, 224, 8 * 1.20, "tpu-v5e x 8 chips"),  # TensorFlow's TPU_ACCELERATOR_TYPE
     ("tpu", "v6e-1", 1, 44, 2.70, "tpu-v6e x 1 chip"),
     ("tpu", "v4-8", 4, 240, 4 * 3.22, "tpu-v4 x 4 chips"),  # v4: one replica (megacore) per chip
-    ("gpu", "Tesla T4", 1, 4, 0.35, "gpu-t4 x 1 GPU"),
+    ("gpu", "Tesla T4", 1, 4, 0.58661, "gpu-t4 x 1 GPU"),  # with its n1-highmem-4 host
     ("gpu", "NVIDIA A100-SXM4-40GB", 2, 24, 2 * 3.673, "gpu-a100 x 2 GPUs"),
     ("gpu", "NVIDIA H100 80GB HBM3", 1, 26, 10.979, "gpu-h100 x 1 GPU"),  # CUDA's name of the SXM card
     ("gpu", "NVIDIA H200", 1, 16, 10.845, "gpu-h200 x 1 GPU"),  # the H200 run's (2026-11-27)
@@ -95,7 +95,7 @@ def test_the_user_overrides_one_price_or_brings_a_file(tmp_path) -> None:
                  "    source: our 2027 contract\n    read: 2026-11-20\n")
     theirs = load_table(extra=f)
     assert match_price(theirs, "gpu", "NVIDIA H100 80GB HBM3", 8, 208).usd_per_hour == pytest.approx(8 * 2.10)
-    assert theirs["gpu-t4"].usd_per_hour == 0.35  # the rest stays
+    assert theirs["gpu-t4"].usd_per_hour == 0.58661  # the rest stays
     with pytest.raises(PriceError, match=r"price\.tpu-v9: no such price; allowed: tpu-v2, tpu-v3, tpu-v4i, tpu-v4,"):
         load_table(overrides={"tpu-v9": 1.0})
     with pytest.raises(PriceError, match=r"price\.tpu-v5: no such price \(did you mean price\.tpu-v5p or "

@@ -2,10 +2,8 @@
 memory-bound, each run at two batches in five processes under TensorFlow and under JAX on this project's 2-core CPU
 box (``python -m bench suite=regimes repeats=5 [backends=[jax]]``; the records are tests/data/regimes: input,
 overhead and compute from 2026-11-28, memory (the ReLU stack) from 2026-12-02). Each gets its label from its records,
-pooled over the five processes, and from each process alone (one process a side) in at least 4 of 5. The fifth:
-undetermined; or kernel-bound, for one JAX process of the ReLU stack whose bytes floor came to 39 % of its step;
-or, for the sleeping pipeline at b32 under TensorFlow, once overhead-bound: that process trained at 78 % of its
-pipeline's rate, under the 80 % line, and a sleep per batch is a fixed cost per step.
+pooled over the five processes, and from each process alone (one process a side) in at least 4 of 5 (the fifth:
+kernel-bound, for one JAX process of the ReLU stack whose bytes floor came to 39 % of its step).
 
 A test of the labels read from real records, not a timed test: the runs themselves take ~8 minutes a backend."""
 

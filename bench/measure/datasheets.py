@@ -55,6 +55,7 @@ CHIPS: tuple[Chip, ...] = (
     Chip("gpu", "V100 PCIe", ("V100-PCIE", "V100 PCIe"), {"fp32": 14e12, "fp16": 112e12}),
     Chip("gpu", "V100", ("V100",), {"fp32": 15.7e12, "fp16": 125e12}),
     Chip("gpu", "T4", ("T4",), {"fp32": 8.1e12, "fp16": 65e12}),
+    Chip("gpu", "A100 80GB", ("A100-SXM4-80GB", "A100 80GB", "A100-80GB"), _gpu(19.5, 156, 312)),
     Chip("gpu", "A100", ("A100",), _gpu(19.5, 156, 312)),
     Chip("gpu", "L4", ("L4",), _gpu(30.3, 60, 121)),
     Chip("gpu", "H100 PCIe", ("H100 PCIe", "H100-PCIE"), _gpu(51, 378, 756)),
@@ -65,11 +66,14 @@ CHIPS: tuple[Chip, ...] = (
     Chip("gpu", "B200", ("B200",), _gpu(75, 1100, 2250)),
 )
 
-# Memory bandwidth of one chip or GPU (bytes/s), for the memory floor (issue 52), only where a source was read
-# (docs/reports.md, *What this model could reach*, names each): H100 SXM 3.35 TB/s, H200 and H200 NVL 4.8, B200
-# (HGX) 7.7 (NVIDIA's tables; the H200's bandwidth is not the H100's, though its FLOPs are); TPU v5e 819 GB/s and
-# v6e 1,638 (Cloud TPU docs), v4 1,200, v5p 2,765, TPU7x 7,370. Others: none (no memory floor rather than a guess).
-BANDWIDTH = {("gpu", "H100"): 3.35e12, ("gpu", "H200"): 4.8e12, ("gpu", "H200 NVL"): 4.8e12, ("gpu", "B200"): 7.7e12,
+# Memory bandwidth of one chip or GPU (bytes/s), for the memory floor, only where a source was read (docs/reports.md,
+# *Datasheet figures*, names each source and when it was read): GPUs T4 320 GB/s, L4 300, A100 40 GB 1,555, A100
+# 80 GB 2,039 (SXM; the PCIe card's 1,935 is lower, so its floor stays a floor), H100 SXM 3,350, H100 PCIe 2,000,
+# H100 NVL 3,900, H200 and H200 NVL 4,800, B200 (HGX) 7,700; TPU v4 1,200, v5e 819, v5p 2,765, v6e 1,638, TPU7x
+# 7,370. Others: none (no memory floor rather than a guess).
+BANDWIDTH = {("gpu", "T4"): 320e9, ("gpu", "L4"): 300e9, ("gpu", "A100"): 1.555e12, ("gpu", "A100 80GB"): 2.039e12,
+             ("gpu", "H100"): 3.35e12, ("gpu", "H100 PCIe"): 2.0e12, ("gpu", "H100 NVL"): 3.9e12,
+             ("gpu", "H200"): 4.8e12, ("gpu", "H200 NVL"): 4.8e12, ("gpu", "B200"): 7.7e12,
              ("tpu", "v4"): 1.2e12, ("tpu", "v5e"): 819e9, ("tpu", "v5p"): 2.765e12, ("tpu", "v6e"): 1.638e12,
              ("tpu", "7x"): 7.37e12}
 

@@ -36,6 +36,7 @@ class Price:
     usd_per_hour: float | None  # per unit; None: no price shipped (see note)
     match: tuple[str, ...] = ()
     basis: str = ""
+    host: str = ""  # included | not included ('' unknown: an override): whether the price pays for the machine too
     source: str = ""
     read: str = ""
     note: str = ""
@@ -61,7 +62,8 @@ def default_table_path() -> Path:
     return packaged if packaged.is_file() else here.parent / "suites" / "prices" / "cloud.yaml"
 
 
-FIELDS = ("kind", "match", "unit", "usd_per_hour", "basis", "region", "source", "read", "note")
+FIELDS = ("kind", "match", "unit", "usd_per_hour", "basis", "host", "region", "source", "read", "note")
+HOSTS = ("included", "not included")
 FREE_FIELDS = ("env_var", "usd_per_hour", "quota", "source", "read", "note")
 
 
@@ -75,12 +77,15 @@ def _entry(key: str, raw: Any, free: bool, where: str) -> Price:
     usd = raw.get("usd_per_hour")
     if usd is not None and (not isinstance(usd, (int, float)) or isinstance(usd, bool) or usd < 0):
         raise PriceError(f"{where}: {key}.usd_per_hour: a number >= 0 or null, got {usd!r}")
+    host = str(raw.get("host", ""))
+    if host and host not in HOSTS:
+        raise PriceError(f"{where}: {key}.host: {host!r}; allowed: {', '.join(HOSTS)}")
     kind = "free" if free else str(raw.get("kind", ""))
     if not free and kind not in KINDS:
         raise PriceError(f"{where}: {key}.kind: {kind!r}; allowed: {', '.join(KINDS)}")
     return Price(key=key, kind=kind, unit=str(raw.get("unit", "runtime" if free else "")),
                  usd_per_hour=None if usd is None else float(usd),
-                 match=tuple(str(m) for m in raw.get("match") or ()), basis=str(raw.get("basis", "")),
+                 match=tuple(str(m) for m in raw.get("match") or ()), basis=str(raw.get("basis", "")), host=host,
                  source=str(raw.get("source", "")), read=str(raw.get("read", "")), note=str(raw.get("note", "")),
                  env_var=str(raw.get("env_var", "")), quota=str(raw.get("quota", "")))
 
@@ -123,7 +128,8 @@ def load_table(path: Path | None = None, overrides: Mapping[str, float] | None =
                              f"allowed: {', '.join(table)}")
         if not (isinstance(usd, (int, float)) and math.isfinite(usd) and usd >= 0):
             raise PriceError(f"price.{key}: a number of USD per hour >= 0, got {usd!r}")
-        table[key] = replace(table[key], usd_per_hour=float(usd), source="your override", read="", note="")
+        table[key] = replace(table[key], usd_per_hour=float(usd), source="your override", read="", note="", host="",
+                             basis="your override (host included or not: not said)")
     return table
 
 

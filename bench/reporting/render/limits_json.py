@@ -74,6 +74,7 @@ def limits_by_config(limits: pd.DataFrame) -> dict[tuple[Any, ...], Limit]:
         out[tuple(row[k] for k in LIMIT_KEY)] = Limit(
             label=row["limit"], lever=lever.text, lever_codes=list(lever.codes), lever_command=lever.command,
             batch2=int(row["batch2"]) or None, n_processes=int(row["n_processes"]),
-            process_labels=list(row["process_labels"]), **{c: str(row[c] or "") for c in words},
+            process_labels=list(row["process_labels"]), reason=str(row["reason"] or ""),
+            narrow_math=str(row["narrow_math"] or ""), alt_strategy=str(row["alt_strategy"] or ""),
             **{c: _num(row[c]) for c in numbers})
     return out

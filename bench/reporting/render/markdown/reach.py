@@ -31,8 +31,6 @@ from bench.reporting.render.markdown.cost import bound_cell, times_cell
 from bench.reporting.render.text import DASH, markdown_table, seconds, usd
 from bench.reporting.stats.sample import as_float
 
-FIRST = "fastest measured"
-
 
 def _fastest(g: pd.DataFrame) -> pd.Series | None:
     """The fastest finished configuration that learns and has a FLOP count (None: none)."""
@@ -85,7 +83,10 @@ def reach_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None,
         floors = (lower_bound_s(flops, DATASHEET_PEAK_FLOPS.get((kind, model, tag or ""))),
                   _over(epoch_bytes(fastest), BANDWIDTH.get((kind, model), math.nan)))
         largest = max((f for f in floors if math.isfinite(f)), default=math.nan)
-        price = prices[key].usd_per_hour if prices is not None and key in prices else None
+        entry = prices.get(key) if prices is not None else None
+        # a USD figure ranks devices: only on both floors and a price that pays for the machine too
+        complete = all(math.isfinite(f) for f in floors) and entry is not None and entry.host == "included"
+        price = entry.usd_per_hour if complete and entry is not None else None
         columns[f"{name} ({tag.upper()})" if tag else name] = (
             *floors, math.nan, times_cell(measured * chips / largest) if same else "",
             largest * per_million * price / 3600 if price is not None else math.nan)
@@ -98,26 +99,26 @@ def _over(numerator: float, rate: float) -> float:
 
 def _table(fastest: pd.Series, flops: float, columns: dict[str, tuple[Any, ...]], how: str,
            priced: bool) -> list[str]:
-    """The section's lines: a row per floor, the measured epoch over the largest floor, and the priced floor."""
-    label = config_label(fastest)
+    """The section's lines: what the epoch does, then a row per device: its floors, the measured epoch over the
+    largest floor where it ran, and the priced floor."""
     gb = epoch_bytes(fastest) / 1e9
-    rows = [{FIRST: f"{label}: compute floor (FLOPs ÷ peak)", "train s/epoch": seconds(fastest["train_s_median"]),
-             "GFLOP/epoch": f"{flops / 1e9:,.1f}", "GB/epoch": f"{gb:,.2f}" if math.isfinite(gb) else DASH},
-            {FIRST: "memory floor (bytes ÷ bandwidth)"},
-            {FIRST: f"host floor (steps × fixed cost of a step: {how or 'not measured'})"},
-            {FIRST: "measured ÷ largest floor, where it ran"}]
-    rows += [{FIRST: "USD per 1M training examples at the largest floor"}] if priced else []
-    for row in rows[1:]:
-        row.update({"train s/epoch": "", "GFLOP/epoch": "", "GB/epoch": ""})
+    said = (f"{config_label(fastest)}: {seconds(fastest['train_s_median'])} s of training an epoch, "
+            f"{flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "") + " an epoch.")
+    rows = []
     for name, (compute, memory, host, ratio, cost) in columns.items():
-        rows[0][name], rows[1][name], rows[2][name], rows[3][name] = (
-            bound_cell(compute), bound_cell(memory), bound_cell(host) if math.isfinite(host) else DASH, ratio)
+        row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(compute),
+               "memory floor (bytes ÷ bandwidth)": bound_cell(memory),
+               f"host floor (steps × a step's fixed cost: {how or 'not measured'})":
+                   bound_cell(host) if math.isfinite(host) else DASH,
+               "measured ÷ largest floor": ratio}
         if priced:
-            rows[4][name] = f"≥ {usd(cost)}" if math.isfinite(cost) else DASH
-    return ["### What this model could reach", "", markdown_table(rows), "", REACH_LEGEND, ""]
+            row["USD per 1M examples at the largest floor"] = f"≥ {usd(cost)}" if math.isfinite(cost) else DASH
+        rows.append(row)
+    return ["### What this model could reach", "", said, "", markdown_table(rows), "", REACH_LEGEND, ""]
 
 
 REACH_LEGEND = ("Floors, not predictions: an epoch takes at least the largest (FLOPs ÷ peak, bytes ÷ bandwidth, "
                 "steps × a step's fixed cost); elsewhere one chip at its datasheet peak and bandwidth in the "
-                "arithmetic it would use (— without a source); method: docs/reports.md, *What this model could "
-                "reach*.")
+                "arithmetic it would use (— without a source). A price is shown only where both floors are known "
+                "and it pays for the machine too (*Prices used*: host), so that no device ranks on a missing figure; "
+                "method: docs/reports.md, *What this model could reach*.")
