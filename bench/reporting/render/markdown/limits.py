@@ -126,6 +126,8 @@ def _why(lim: pd.Series) -> str:
 def _lever(lim: pd.Series, short: bool = False) -> str:
     lever = lever_of(lim)
     text = lever.short or lever.text if short else lever.text
+    if "backends=" in lever.command:  # the quickstart installs TensorFlow alone
+        return f"{text} (`{lever.command}`, after `pip install -e .[jax,torch]`)"
     return f"{text} (`{lever.command}`)" if lever.command else text
 
 
