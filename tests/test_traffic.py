@@ -72,8 +72,8 @@ def test_the_memory_floor_is_the_batch_and_every_replicas_weights_over_the_bandw
     assert math.isnan(memory_floor_s(row.drop("peak_bytes_per_s"), 64))  # records from before the probe
 
 
-def test_a_step_that_grows_with_the_batch_and_whose_bytes_outweigh_its_flops_is_memory_bound() -> None:
+def test_a_step_whose_bytes_take_most_of_it_is_memory_bound_and_one_far_from_both_roofs_is_not() -> None:
     grows = {"batch": 64, "step_s": 0.025, "batch2": 256, "step2_s": 0.100}  # proportional: fixed share 0
-    assert classify(Evidence(**grows, compute_floor_s=0.0004, memory_floor_s=0.0025)).label == MEMORY
-    assert classify(Evidence(**grows, compute_floor_s=0.002, memory_floor_s=0.0025)).label == "mixed"  # < 2x apart
+    assert classify(Evidence(**grows, compute_floor_s=0.0004, memory_floor_s=0.0125)).label == MEMORY  # 50 %
+    assert classify(Evidence(**grows, compute_floor_s=0.0004, memory_floor_s=0.0025)).label == "kernel-bound"  # 10 %
     assert classify(Evidence(**grows, compute_floor_s=0.02, memory_floor_s=0.0025)).label == "compute-bound"

@@ -16,8 +16,8 @@ variables' dtype.
 
 A lower bound in one sense only: a fusing compiler (XLA) may keep a small layer's output in registers or cache and
 move fewer bytes; re-reads, workspaces and layout changes move more. The floor is the step's bytes over the
-measured bandwidth (:func:`bench.measure.probes.stream_bandwidth`); the report calls a step memory-bound only with
-a 2x margin over the compute floor (:mod:`bench.reporting.analysis.limits`).
+measured bandwidth (:func:`bench.measure.probes.stream_bandwidth`); the report calls a step memory-bound only when
+that floor explains 40 % of it or more, and more than the compute floor (:mod:`bench.reporting.analysis.limits`).
 """
 
 from __future__ import annotations
