@@ -39,3 +39,19 @@ def test_host_env_records_only_allowlisted_vars(monkeypatch) -> None:
     for name, value in SECRETS.items():
         assert name not in dumped and value not in dumped
     assert env["cpu"]  # the CPU model stays: the report's environment table shows it
+
+
+def test_run_json_carries_no_absolute_path(tmp_path) -> None:
+    """run.json is shared with the records: a results or reports folder given as an absolute path keeps its last
+    part only."""
+    from bench.config import SuiteConfig
+    from bench.runner.rundir import write_manifest
+
+    cfg = SuiteConfig(results_dir=str(tmp_path / "mine" / "results"), reports_dir="reports",
+                      prices=str(tmp_path / "prices.yaml"))
+    write_manifest(tmp_path, "r", cfg, [])
+    text = (tmp_path / "run.json").read_text()
+    assert str(tmp_path) not in text and "/mine/" not in text
+    saved = json.loads(text)["config"]
+    assert saved["results_dir"] == "…/results" and saved["reports_dir"] == "reports"
+    assert saved["prices"] == "…/prices.yaml"

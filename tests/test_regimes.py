@@ -54,3 +54,26 @@ def test_the_memory_bound_workload_moves_bytes_and_the_compute_bound_one_does_ar
     memory, compute = frame.loc[("regime_memory", 512)], frame.loc[("regime_compute", 2048)]
     assert memory["memory_floor_ms"] > 10 * memory["compute_floor_ms"]
     assert compute["compute_floor_ms"] > 10 * compute["memory_floor_ms"]
+
+
+LOADED = Path(__file__).parent / "data" / "regimes_loaded"
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+def test_under_a_neighbours_load_a_label_stays_or_says_why_not(backend: str) -> None:
+    """The same runs beside a process spinning one of the two cores (2026-12-02, ``python -c "while True: pass"``):
+    every configuration's pooled label is its quiet one, or undetermined with the reason (the processes' own labels
+    differ); where a regime is named, at least 4 of its 5 processes name it alone. No label moves to another regime."""
+    loaded = limits_frame(summarize(load_records([LOADED / backend]).records)).set_index(
+        ["workload", "global_batch_size"])
+    quiet = limits_frame(summarize(load_records([DATA / backend]).records)).set_index(
+        ["workload", "global_batch_size"])
+    assert len(loaded) == len(quiet) == 8
+    for key, row in loaded.iterrows():
+        assert row["limit"] in (quiet.loc[key, "limit"], "undetermined"), (key, row["limit"], quiet.loc[key, "limit"])
+        if row["limit"] == "undetermined":
+            assert row["reason"], key
+        else:
+            assert list(row["process_labels"]).count(row["limit"]) >= 4, (key, row["process_labels"])
+    kept = [k for k in EXPECTED if loaded.loc[k, "limit"] == EXPECTED[k]]
+    assert len(kept) >= len(EXPECTED) - 1, kept  # the workloads' own regimes survive the load

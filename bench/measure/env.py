@@ -92,6 +92,30 @@ def cpu_flags() -> list[str]:
     return sorted(have & set(CPU_FLAGS))
 
 
+def cpu_busy() -> tuple[float, float, float] | None:
+    """(the machine's busy CPU seconds, all CPUs; this process's CPU seconds, all its threads; the CPUs): read before
+    and after a span, :func:`others_busy` gives the share of the machine other processes kept busy. None off Linux."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    values = [int(v) for v in fields]
+    busy = sum(values) - values[3] - (values[4] if len(values) > 4 else 0)  # all but idle and iowait
+    own = os.times()
+    return busy / ticks, own.user + own.system, float(os.cpu_count() or 1)
+
+
+def others_busy(before: tuple[float, float, float] | None, after: tuple[float, float, float] | None,
+                wall_s: float) -> float | None:
+    """The share of the machine's CPU time (0-1) that processes other than this one used over ``wall_s`` seconds
+    between two :func:`cpu_busy` readings: a neighbour's load (None without both readings or a span)."""
+    if before is None or after is None or not wall_s > 0:
+        return None
+    others = (after[0] - before[0]) - (after[1] - before[1])
+    return min(1.0, max(0.0, others / (wall_s * after[2])))
+
+
 def host_env() -> dict[str, Any]:
     """What can be known without TensorFlow: host, CPU model (``cpu``, shown in the report's environment
     table), versions, git commit and the allowlisted :data:`RECORDED_ENV_VARS` that are set."""

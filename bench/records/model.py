@@ -194,6 +194,7 @@ class Record(Part):
     second_batch: SecondBatch | None = None  # the extra timed stage at another batch (None: the sweep had one, or off)
     point_wall_s: Seconds | None = None  # data, build, compile, fit, probes: the whole point
     fit_wall_s: Seconds | None = None  # wall clock around the whole fit
+    others_busy: Fraction | None = None  # share of the machine's CPU time other processes used during fit (0-1)
     teardown_s: Seconds | None = None  # after the last epoch's end until fit returned
     warmup_overhead_s: Finite | None = None  # epoch 1 minus the steady median
     val_predictions: dict[str, Any] | None = None  # bench.predictions format

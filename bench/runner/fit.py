@@ -1,9 +1,6 @@
-"""One point's training inside a worker process: build, compile, fit stage by stage, then the measurements that
-follow the fit. Runs only in a worker (it imports Keras); everything framework-specific goes through the engine.
-
-:class:`PointFit` fills the point's :class:`~bench.records.Record` as it goes: what ran (the effective
-``steps_per_execution``, FLOPs, math mode, parameters), each epoch (:class:`bench.measure.timing.EpochTimer`),
-the fit's own wall clock and teardown (seconds), and after the fit, outside every timed region, the validation
+"""One point's training inside a worker process (it imports Keras; framework specifics go through the engine):
+:class:`PointFit` fills the point's :class:`~bench.records.Record` with what ran, each epoch, the fit's own wall
+clock, teardown and neighbours' CPU share, and after the fit, outside every timed region, the validation
 predictions, the input pipeline's own rate and the peaks.
 """
 
@@ -18,6 +15,7 @@ from typing import Any, Protocol
 
 from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, input_threads
+from bench.measure.env import cpu_busy, others_busy
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
 from bench.runner.devices import guard, jit_compile, record_peaks, record_placement, record_step_memory
@@ -186,7 +184,7 @@ class PointFit:
         elif getattr(pipes, "val_rest", None) is not None:
             rec.notes.append(f"validation scored the whole batches only ({pipes.validation_steps * self.gb} "
                              "examples): Keras' predict cannot fetch arrays that span processes")
-        t0 = time.perf_counter()
+        t0, busy0 = time.perf_counter(), cpu_busy()
         train, done = pipes.train, 0
         for i, (stage, n) in enumerate(stages):
             if i:
@@ -208,6 +206,7 @@ class PointFit:
             rec.pretrained_weights = getattr(model, "bench_pretrained", None)
         t1 = time.perf_counter()
         rec.fit_wall_s = t1 - t0  # outside wall clock around the whole fit
+        rec.others_busy = others_busy(busy0, cpu_busy(), t1 - t0)  # a neighbour's share of the CPUs meanwhile
         rec.teardown_s = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
         return timer
 

@@ -12,6 +12,7 @@ import json
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bench.config import SuiteConfig
 from bench.measure.env import git_info, host_env
@@ -97,10 +98,23 @@ def sweep_tmp(run_dir: Path) -> list[Path]:
     return removed
 
 
+def shareable(value: Any) -> Any:
+    """``value`` with every absolute path in it cut to ``…/<its last part>`` (run.json is shared with the records:
+    no machine's folders in it); other values as they are."""
+    if isinstance(value, str) and Path(value).is_absolute():
+        return f"…/{Path(value).name}"
+    if isinstance(value, list):
+        return [shareable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: shareable(v) for k, v in value.items()}
+    return value
+
+
 def write_manifest(run_dir: Path, run_id: str, cfg: SuiteConfig, points: list[Point]) -> None:
-    """``run.json``: the resolved configuration and the planned points (resume and reports read it)."""
+    """``run.json``: the resolved configuration (absolute paths cut: :func:`shareable`) and the planned points
+    (resume and reports read it)."""
     atomic_write_json(run_dir / RUN_MANIFEST, {
         "schema_version": SCHEMA_VERSION, "run_id": run_id, "suite": cfg.name,
-        "config": {k: v for k, v in asdict(cfg).items() if k != "defaults"},
+        "config": shareable({k: v for k, v in asdict(cfg).items() if k != "defaults"}),
         "points": [p.point_id for p in points], "host": host_env(),
         "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})

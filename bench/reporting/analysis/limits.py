@@ -7,10 +7,11 @@ seconds at batch ``B`` against a second batch gives the **fixed share** ``φ`` (
 interval); the **input share** ``ι`` is training's rate over the input pipeline's own; the **compute floor** is the
 step's FLOPs over the measured peak, the **memory floor** its bytes over the measured bandwidth, and the **device
 share** ``δ`` the larger floor over the step. Rules, the first that fires (:func:`classify`): input-bound at
-``ι ≥ 0.8``; compute- or memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part
-from above, so no interval is needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then
-overhead-bound when ``φ``'s interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5,
-host-bound at ``δ < 0.02`` when it straddles 0.5, else undetermined. With three processes or more, a label the
+``ι ≥ 0.8``; undetermined when other processes used a quarter of the machine's CPUs during the fit; compute- or
+memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part from above, so no interval is
+needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then overhead-bound when ``φ``'s
+interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5, host-bound at ``δ < 0.02``
+when it straddles 0.5, else undetermined. With three processes or more, a label the
 processes' own labels give in under 80 % of them is undetermined. Pure functions of numbers: no sentence.
 """
 
@@ -34,6 +35,8 @@ ROOF_SHARE = 0.4  # a floor explaining 40 % of the step or more: near that roof 
 HOST_SHARE = 0.02  # the device floors explaining under 2 % of the step: the time is not the device's (why: same)
 FIXED_SHARE = 0.5  # a step at least half fixed cost (doubling the batch adds <= 50 %): overhead, unless ...
 DEVICE_SHARE = 0.25  # ... the device floors explain a quarter of the step or more (then: mixed)
+NEIGHBOUR_SHARE = 0.25  # other processes using a quarter of the machine's CPUs during the fit: floors measured
+# on a quiet machine do not hold (docs/statistics.md: quiet runs stay under ~5 %, a one-core spinner on 2 cores ~50 %)
 AGREE = 0.8  # with 3 processes or more, the share of them whose own label is the pooled one (else: undetermined)
 # Between-process spread of a step time where a configuration has fewer than 3 processes: the coefficient of
 # variation of steady epoch time across five processes on the 2-core CPU box (docs/statistics.md: 16 %)
@@ -48,7 +51,8 @@ INPUT, OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED, UNDETERMINED = (
     "undetermined")
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED)  # the labels a results table flags (input: its own)
 # Why a configuration is undetermined (codes; render words them)
-ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER = "one_batch", "straddles", "no_floors", "processes_differ"
+ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER, NEIGHBOUR = (
+    "one_batch", "straddles", "no_floors", "processes_differ", "neighbour")
 # What would make a configuration with each label faster is render's to say (bench.reporting.render.levers)
 
 
@@ -60,7 +64,8 @@ class Evidence:
     ``log_sd``: the standard deviation of log(step2_s / step_s) between processes (NaN: take :data:`PROCESS_CV`);
     ``input_share``: training examples/s over the input pipeline's own (NaN: not measured); ``compute_floor_s`` and
     ``memory_floor_s``: the step's FLOPs over the measured peak, its bytes over a measured bandwidth (NaN: unknown);
-    ``call_s``: the fixed cost of one compiled call over the steps it runs (NaN: unknown)."""
+    ``call_s``: the fixed cost of one compiled call over the steps it runs (NaN: unknown); ``others_busy``: the
+    share of the machine's CPUs other processes used during the fit (NaN: not recorded)."""
 
     batch: int
     step_s: float
@@ -71,6 +76,7 @@ class Evidence:
     compute_floor_s: float = math.nan
     memory_floor_s: float = math.nan
     call_s: float = math.nan
+    others_busy: float = math.nan
 
     @property
     def device_share(self) -> float:
@@ -120,6 +126,8 @@ def classify(ev: Evidence) -> Limit:
     """The label of one configuration (module docstring's rules, the first that fires)."""
     if math.isfinite(ev.input_share) and ev.input_share >= INPUT_SHARE:
         return Limit(INPUT, ev)
+    if math.isfinite(ev.others_busy) and ev.others_busy >= NEIGHBOUR_SHARE:
+        return Limit(UNDETERMINED, ev, reason=NEIGHBOUR)
     two = bool(ev.batch2 and ev.batch2 != ev.batch and ev.step_s > 0 and ev.step2_s > 0)
     phi, (low, high) = (fixed_share(ev.batch, ev.step_s, ev.batch2, ev.step2_s), fixed_share_interval(ev)) if two \
         else (math.nan, (math.nan, math.nan))
@@ -143,7 +151,7 @@ PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precis
 LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "reason", "n_processes",
                  "process_labels", "fixed_share", "fixed_low", "fixed_high", "batch2", "batch2_from", "step_ms",
                  "step2_ms", "input_share", "compute_floor_ms", "memory_floor_ms", "device_share", "call_ms",
-                 *LEVER_COLUMNS]
+                 "others_busy", *LEVER_COLUMNS]
 
 
 def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
@@ -183,7 +191,8 @@ def evidence_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> Ev
               if row.get("input_examples_per_s", 0) > 0 else math.nan,
               "compute_floor_s": flops * batch / peak if peak > 0 else math.nan,
               "memory_floor_s": memory_floor_s(row, batch),
-              "call_s": row.get("dispatch_s", math.nan) / int(row["steps_per_execution"])}
+              "call_s": row.get("dispatch_s", math.nan) / int(row["steps_per_execution"]),
+              "others_busy": row.get("others_busy_median", math.nan)}
     if partner is None or not partner["examples_per_s"] > 0:
         size, step2 = int(row.get("second_batch") or 0), row.get("second_step_s", math.nan)
         if not (size and step2 > 0):
@@ -210,8 +219,10 @@ def process_evidence(row: Mapping[str, Any], partner: Mapping[str, Any] | None, 
     n = min(len(rates), len(rates2))
     if n < 3:
         return []
-    return [replace(pooled, step_s=batch / r, step2_s=pooled.batch2 / r2 if pooled.batch2 else math.nan, log_sd=sd)
-            for r, r2 in zip(rates[:n], rates2[:n], strict=True)]
+    busy = row.get("others_busy") or ()
+    busy = busy[:n] if len(busy) >= n else (pooled.others_busy,) * n  # each process's own where all recorded one
+    return [replace(pooled, step_s=batch / r, step2_s=pooled.batch2 / r2 if pooled.batch2 else math.nan, log_sd=sd,
+                    others_busy=b) for r, r2, b in zip(rates[:n], rates2[:n], busy, strict=True)]
 
 
 def label_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> tuple[Limit, int, tuple[str, ...]]:
@@ -252,5 +263,6 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
                          else "extra stage", "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
                          "input_share": ev.input_share, "compute_floor_ms": 1e3 * ev.compute_floor_s,
                          "memory_floor_ms": 1e3 * ev.memory_floor_s,
-                         "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s, **levers[i]})
+                         "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s,
+                         "others_busy": ev.others_busy, **levers[i]})
     return pd.DataFrame(rows, columns=LIMIT_COLUMNS)

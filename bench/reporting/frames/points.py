@@ -217,11 +217,12 @@ def _race_columns(r: Record) -> dict[str, Any]:
 
 
 def _process_columns(r: Record, label: str) -> dict[str, Any]:
-    """Which worker process ran the point. Records from before one process per repeat: one per strategy."""
+    """Which worker process ran the point (older records: one per strategy); other processes' CPU share meanwhile."""
     p = r.process
     worker = p.worker if p is not None else None
     return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/{label}",
-            "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None)}
+            "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None),
+            "others_busy": as_float(r.others_busy)}
 
 
 def _later_stage_warmups(record: Record) -> float:
@@ -273,6 +274,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("peak_flops_per_s", "FLOP/s", "the point's process's measured peak at its precision"),
     ("point_wall_s", "s", "the whole point: data, build, compile, fit, probes"),
     ("fit_wall_s", "s", "wall clock around the fit"),
+    ("others_busy", "fraction", "share of the machine's CPU time other processes used during the fit (NaN: older)"),
     ("teardown_s", "s", "after the last epoch until fit returned"),
     ("startup_s", "s", "the worker process's start (imports, strategy)"),
     ("peak_rss_mib", "MiB", "the worker process's peak resident memory"),

@@ -53,8 +53,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     repeat_rates = tuple(v for v in ok["repeat_examples_per_s"] if math.isfinite(v))
     summ = summarize_sample(epoch_s)
     train = summarize_sample([v for t in ok["steady_train_s"] for v in t])
-    per_process = tuple(finite_median(t) for t in ok["steady_train_s"] if len(t))  # a repeat: one process
-    found = two_speeds(per_process)
+    found = two_speeds(per_process := tuple(finite_median(t) for t in ok["steady_train_s"] if len(t)))  # per process
     ex_s = geometric_mean(repeat_rates)
     inp = finite_median(ok["input_examples_per_s"])
     flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
@@ -73,6 +72,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         **_per_repeat("repeat_rates", repeat_rates), "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
         **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
         **_per_repeat("repeat_epoch_s", [finite_median(t) for t in ok["steady_epoch_s"]]),
+        **_per_repeat("others_busy", ok["others_busy"]),  # a neighbour's share of the CPUs per process
         "n_val_eval": finite_median(ok["n_val_eval"]),
         # warm-up from the points that were first in a fresh process where there are any (a later point's is
         # shorter: libraries loaded, kernels compiled); warmup_after_others marks a figure from later points only

@@ -16,6 +16,7 @@ from bench.reporting.analysis.limits import (
     KERNEL,
     MEMORY,
     MIXED,
+    NEIGHBOUR,
     NO_FLOORS,
     ONE_BATCH,
     OVERHEAD,
@@ -75,17 +76,24 @@ def measured_alternative(lim: Any) -> str:
     return f"{other} ran it at {sig(ratio, 3)}x its speed at the same settings"
 
 
+def _not_device(lim: Any) -> str:
+    """What would not help a step whose time is not the device's arithmetic or bandwidth: a faster accelerator; on
+    a CPU, whose cores also run the framework's own work, more cores."""
+    return "more cores would not" if _device(lim) == "CPU" else f"a faster {_device(lim)} would not"
+
+
 def lever_of(lim: Any) -> Lever:
     """The lever of a limits row (label, reason and device facts)."""
     label, b, spe = lim["limit"], int(lim["global_batch_size"]), int(lim.get("steps_per_execution", 1) or 1)
+    nots = _not_device(lim)
     bigger = f"batch_sizes=[{b},{4 * b}] steps_per_execution=[{spe},{max(8, 4 * spe)}]"
     if label == INPUT:
         return Lever(("input_pipeline",), "a faster input pipeline (decoded data cached, more parallel reads), not "
                      "a faster device, would help", "input_pipelines=[default,cached,autotune]",
                      "a faster input pipeline would help")
     if label == OVERHEAD:
-        return Lever(("batch", "steps_per_execution"), "a larger batch or steps_per_execution would help; a faster "
-                     "device would not", bigger, "a larger batch or steps_per_execution would help")
+        return Lever(("batch", "steps_per_execution"), f"a larger batch or steps_per_execution would help; {nots}",
+                     bigger, "a larger batch or steps_per_execution would help")
     if label == MIXED:
         return Lever(("batch", "steps_per_execution", "device"), "fixed cost and device work both weigh: a larger "
                      "batch or steps_per_execution, and a faster device, would each help some", bigger,
@@ -94,11 +102,11 @@ def lever_of(lim: Any) -> Lever:
         share = lim.get("input_share", math.nan)
         if isinstance(share, float) and share < 0.5:  # the pipeline alone runs over twice as fast: not the input
             return Lever(("batch", "steps_per_execution"), "a larger batch or steps_per_execution would help (the "
-                         f"input pipeline alone runs {sig(1 / share, 2, trim=True)}x as fast as training); a faster "
-                         "device would not", bigger, "a larger batch or steps_per_execution would help")
+                         f"input pipeline alone runs {sig(1 / share, 2, trim=True)}x as fast as training); {nots}",
+                         bigger, "a larger batch or steps_per_execution would help")
         return Lever(("batch", "steps_per_execution", "input_pipeline"), "a larger batch or steps_per_execution "
-                     "would help if it is the per-step cost, a faster input pipeline if it is the input; a faster "
-                     "device would not", f"batch_sizes=[{b},{4 * b}]",
+                     "would help if it is the per-step cost, a faster input pipeline if it is the input; "
+                     f"{nots}", f"batch_sizes=[{b},{4 * b}]",
                      "a larger batch, or a faster input pipeline, would help")
     words, command, narrower = _precision(lim)
     if label == COMPUTE:
@@ -129,6 +137,8 @@ def _undetermined(lim: Any, b: int) -> Lever:
     if reason == NO_FLOORS:
         return Lever(("measure_peak",), "a measured peak and bandwidth would tell how far it is from the device's "
                      "roofs", "measure_peak=true")
+    if reason == NEIGHBOUR:
+        return Lever(("quiet",), "the same run with nothing else busy on the machine would tell", "repeats=3")
     if reason in (STRADDLES, PROCESSES_DIFFER):
         return Lever(("repeats",), "more processes on a quiet machine would tell", "repeats=5")
     return Lever((), "")

@@ -20,7 +20,8 @@ LIMIT_KEY = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5]]  # a limi
 class Limit(BaseModel):
     """What limits a configuration: ``label`` (input-bound | overhead-bound | compute-bound | memory-bound |
     kernel-bound | host-bound | mixed | undetermined) and, when undetermined, ``reason`` (one_batch | straddles |
-    no_floors | processes_differ); the processes a side it rests on and each one's own label (three or more); the
+    no_floors | processes_differ | neighbour: other processes used ``others_busy``, a share of the machine's CPUs,
+    during the fit); the processes a side it rests on and each one's own label (three or more); the
     step at its batch and at ``batch2`` (the same configuration's other batch; null: none) in ms, the fixed share of
     the step with its 95 % interval, the input share (training over the input pipeline's own rate), the compute and
     memory floors in ms (FLOPs over the measured peak, bytes over the measured bandwidth), the device share (the
@@ -52,6 +53,7 @@ class Limit(BaseModel):
     memory_floor_ms: float | None = None
     device_share: float | None = None
     call_ms: float | None = None
+    others_busy: float | None = None
 
 
 def _num(x: Any) -> float | None:

@@ -16,6 +16,7 @@ from bench.reporting.analysis.limits import (
     KERNEL,
     MEMORY,
     MIXED,
+    NEIGHBOUR,
     NO_FLOORS,
     ONE_BATCH,
     PROCESSES_DIFFER,
@@ -107,13 +108,17 @@ def _why(lim: pd.Series) -> str:
         return (f"the step grows with the batch, yet no floor reaches {ROOF_SHARE:.0%} of it: the kernels run below "
                 "the device's roofs")
     if label == HOST:
-        return (f"the device's floors explain under {HOST_SHARE:.0%} of the step: the time goes to the framework's "
-                "per-step cost or the input, not the device")
+        where = ("the framework's per-step cost, the input, or kernels far below the CPU's peak"
+                 if lim.get("device_kind") == "cpu" else "the framework's per-step cost or the input, on the host")
+        return f"the device's floors explain under {HOST_SHARE:.0%} of the step: the time goes to {where}"
     if label == MIXED:
         return "fixed cost and device work both weigh"
     if label != UNDETERMINED:
         return ""
     reason = lim.get("reason")
+    if reason == NEIGHBOUR:
+        return (f"other processes kept {lim['others_busy']:.0%} of the machine's CPUs busy during the fit, so floors "
+                "measured on a quiet machine do not hold")
     if reason == ONE_BATCH:
         return "the records hold no other batch of this configuration, which is what tells fixed from per-example cost"
     if reason == NO_FLOORS:
@@ -170,6 +175,8 @@ def limit_brief(lim: pd.Series) -> str:
                   f"{why.get(point, '')})")
     elif lim.get("reason") == PROCESSES_DIFFER:
         figure = f"a {step} step; {_processes(lim)}"
+    elif lim.get("reason") == NEIGHBOUR:
+        figure = f"a {step} step, {_why(lim)}"
     elif lim.get("reason") == ONE_BATCH:
         figure = f"a {step} step, timed at one batch only"
     else:
