@@ -5,6 +5,7 @@ truth does not support (A/A-style simulation)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -177,7 +178,7 @@ def test_the_sentence_gives_the_label_its_numbers_and_the_lever_with_its_command
     noisy = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "reason": STRADDLES, "fixed_share": 0.74,
                                       "fixed_low": 0.38}))
     assert "its fixed share's interval straddles 50% and no floor decides" in noisy and noisy.endswith("(`repeats=5`)")
-    five = limit_sentence(pd.Series({**row, "n_processes": 5, "process_labels": (OVERHEAD,) * 4 + (HOST,)}))
+    five = limit_sentence(pd.Series({**row, "n_processes": 5, "process_labels": (OVERHEAD,) * 4 + (KERNEL,)}))
     assert "4 of 5 processes alone say the same" in five and "one process a side" not in five
 
 
@@ -259,3 +260,54 @@ def test_noise_within_a_process_rarely_makes_the_extra_stage_claim_overhead_at_t
     hits = sum(classify(Evidence(128, math.exp(e1), 256, _step2(0.5) * math.exp(e2), log_sd)).label == OVERHEAD
                for e1, e2 in zip(rng.normal(0, sd, n), rng.normal(0, sd, n), strict=True))
     assert hits / n <= 0.03
+
+
+def test_levers_are_true_for_the_device_and_name_the_command_that_measures_them() -> None:
+    """Mixed precision only where the device multiplies in 16 bits faster (a CPU with avx512_bf16, a GPU with tensor
+    cores, a TPU), never on a CPU without the flags; every lever names its command; a kernel-bound configuration
+    quotes the other backend the report measured, and does not claim it would help when it ran slower."""
+    from bench.reporting.analysis.levers import narrow_math
+    from bench.reporting.render.levers import lever_of
+
+    assert narrow_math({"device_kind": "cpu", "cpu_flags": ("avx2", "avx512_bf16")}) == "bf16"
+    assert narrow_math({"device_kind": "cpu", "cpu_flags": ("avx2", "avx512f")}) == "none"
+    assert narrow_math({"device_kind": "cpu", "cpu_flags": ()}) == "unknown"  # a record from before the flags
+    assert narrow_math({"device_kind": "gpu", "accelerator": "Tesla T4"}) == "fp16"  # tensor cores, no bf16
+    assert narrow_math({"device_kind": "gpu", "accelerator": "NVIDIA H200"}) == "bf16"
+    assert narrow_math({"device_kind": "tpu", "accelerator": "TPU v5 lite"}) == "bf16"
+    base = {"global_batch_size": 32, "steps_per_execution": 1, "precision": "float32", "device_kind": "cpu",
+            "backend": "tensorflow"}
+    bf16 = lever_of({**base, "limit": COMPUTE, "narrow_math": "bf16"})
+    assert "mixed precision" in bf16.text and bf16.command == "precisions=[float32,mixed_bfloat16]"
+    none = lever_of({**base, "limit": COMPUTE, "narrow_math": "none"})
+    assert "mixed precision would not" in none.text and none.codes == ("device",)
+    assert lever_of({**base, "limit": COMPUTE, "narrow_math": "fp16", "device_kind": "gpu"}).command == (
+        "precisions=[float32,mixed_float16]")
+    assert lever_of({**base, "limit": OVERHEAD}).command == "batch_sizes=[32,128] steps_per_execution=[1,8]"
+    assert "more cores would not" in lever_of({**base, "limit": OVERHEAD}).text  # on a CPU, not "a faster device"
+    faster = lever_of({**base, "limit": KERNEL, "alt_strategy": "jax/cpu", "alt_ratio": 3.6})
+    assert "jax/cpu ran it 3.60x faster at the same settings" in faster.text
+    assert faster.command == "jit_compile=[false,true] backends=[tensorflow,jax,torch]"
+    slower = lever_of({**base, "limit": KERNEL, "alt_strategy": "jax/cpu", "alt_ratio": 0.5})
+    assert "no faster (jax/cpu ran it at 0.500x its speed" in slower.text and "would help" not in slower.text
+    for label, reason in ((UNDETERMINED, ONE_BATCH), (UNDETERMINED, STRADDLES), (UNDETERMINED, NO_FLOORS),
+                          (INPUT, ""), (MEMORY, ""), (HOST, ""), (MIXED, "")):
+        assert lever_of({**base, "limit": label, "reason": reason, "narrow_math": "none"}).command, (label, reason)
+
+
+def test_a_neighbours_load_undetermines_the_labels_read_from_the_floors_only() -> None:
+    """others_busy at the 25 % line: compute-, memory-, kernel-bound and mixed become undetermined (neighbour);
+    input- and overhead-bound, read from two measurements under the same load, stay; under the line nothing moves."""
+    from bench.reporting.analysis.limits import NEIGHBOUR
+
+    grows = {"batch": 128, "step_s": 1.0, "batch2": 256, "step2_s": _step2(0.1), "log_sd": TIGHT}
+    flat = {**grows, "step2_s": _step2(0.9)}
+    cases = ((Evidence(**grows, compute_floor_s=0.5), COMPUTE), (Evidence(**grows, memory_floor_s=0.5), MEMORY),
+             (Evidence(**grows, compute_floor_s=0.1), KERNEL), (Evidence(**flat, compute_floor_s=0.3), MIXED))
+    for ev, label in cases:
+        assert classify(ev).label == label
+        assert classify(replace(ev, others_busy=0.2499)).label == label
+        loaded = classify(replace(ev, others_busy=0.25))
+        assert loaded.label == UNDETERMINED and loaded.reason == NEIGHBOUR
+    assert classify(Evidence(**flat, compute_floor_s=0.01, others_busy=0.5)).label == OVERHEAD
+    assert classify(Evidence(128, 1.0, input_share=0.9, others_busy=0.5)).label == INPUT

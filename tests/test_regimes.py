@@ -62,10 +62,16 @@ LOADED = Path(__file__).parent / "data" / "regimes_loaded"
 @pytest.mark.parametrize("backend", ["tensorflow", "jax"])
 def test_under_a_neighbours_load_a_label_stays_or_says_why_not(backend: str) -> None:
     """The same runs beside a process spinning one of the two cores (2026-12-02, ``python -c "while True: pass"``):
-    every configuration's pooled label is its quiet one, or undetermined with the reason (the processes' own labels
-    differ); where a regime is named, at least 4 of its 5 processes name it alone. No label moves to another regime."""
-    loaded = limits_frame(summarize(load_records([LOADED / backend]).records)).set_index(
-        ["workload", "global_batch_size"])
+    the records measure the neighbour (others_busy, about half the machine), every pooled label is its quiet one or
+    undetermined with the reason, and no label moves to another regime. The labels read from ratios of two
+    measurements made under the same load (input-bound, overhead-bound) stay; those read against the floors, measured
+    on a quiet machine, are undetermined (neighbour) rather than kernel-bound, which is what they read without the
+    check (the step slows, the quiet roofs do not)."""
+    from bench.reporting.analysis.limits import NEIGHBOUR, agrees
+
+    records = load_records([LOADED / backend]).records
+    assert len(records) == 40 and all(0.4 < r["others_busy"] < 0.7 for r in records)
+    loaded = limits_frame(summarize(records)).set_index(["workload", "global_batch_size"])
     quiet = limits_frame(summarize(load_records([DATA / backend]).records)).set_index(
         ["workload", "global_batch_size"])
     assert len(loaded) == len(quiet) == 8
@@ -74,6 +80,8 @@ def test_under_a_neighbours_load_a_label_stays_or_says_why_not(backend: str) -> 
         if row["limit"] == "undetermined":
             assert row["reason"], key
         else:
-            assert list(row["process_labels"]).count(row["limit"]) >= 4, (key, row["process_labels"])
-    kept = [k for k in EXPECTED if loaded.loc[k, "limit"] == EXPECTED[k]]
-    assert len(kept) >= len(EXPECTED) - 1, kept  # the workloads' own regimes survive the load
+            assert sum(agrees(own, row["limit"]) for own in row["process_labels"]) >= 4, (key, row["process_labels"])
+    for key in (("regime_input", 32), ("regime_input", 128), ("regime_overhead", 8)):
+        assert loaded.loc[key, "limit"] == EXPECTED[key], key
+    for key in (("regime_compute", 2048), ("regime_memory", 512)):
+        assert loaded.loc[key, "reason"] == NEIGHBOUR, key

@@ -7,12 +7,13 @@ seconds at batch ``B`` against a second batch gives the **fixed share** ``φ`` (
 interval); the **input share** ``ι`` is training's rate over the input pipeline's own; the **compute floor** is the
 step's FLOPs over the measured peak, the **memory floor** its bytes over the measured bandwidth, and the **device
 share** ``δ`` the larger floor over the step. Rules, the first that fires (:func:`classify`): input-bound at
-``ι ≥ 0.8``; undetermined when other processes used a quarter of the machine's CPUs during the fit; compute- or
-memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part from above, so no interval is
-needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then overhead-bound when ``φ``'s
-interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5, host-bound at ``δ < 0.02``
-when it straddles 0.5, else undetermined. With three processes or more, a label the
-processes' own labels give in under 80 % of them is undetermined. Pure functions of numbers: no sentence.
+``ι ≥ 0.8``; compute- or memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part from
+above, so no interval is needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then
+overhead-bound when ``φ``'s interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5,
+host-bound at ``δ < 0.02`` when it straddles 0.5, else undetermined. With three processes or more, a label the
+processes' own labels give in under 80 % of them is undetermined; so is a label read from the floors (compute-,
+memory-, kernel-bound, mixed) where other processes used a quarter of the machine's CPUs during the fit. Pure
+functions of numbers: no sentence.
 """
 
 from __future__ import annotations
@@ -126,8 +127,14 @@ def classify(ev: Evidence) -> Limit:
     """The label of one configuration (module docstring's rules, the first that fires)."""
     if math.isfinite(ev.input_share) and ev.input_share >= INPUT_SHARE:
         return Limit(INPUT, ev)
-    if math.isfinite(ev.others_busy) and ev.others_busy >= NEIGHBOUR_SHARE:
-        return Limit(UNDETERMINED, ev, reason=NEIGHBOUR)
+    limit = _classify(ev)
+    if limit.label in (COMPUTE, MEMORY, KERNEL, MIXED) and ev.others_busy >= NEIGHBOUR_SHARE:  # NaN: never
+        return replace(limit, label=UNDETERMINED, reason=NEIGHBOUR)  # floors read against a quiet machine's roofs
+    return limit
+
+
+def _classify(ev: Evidence) -> Limit:
+    """:func:`classify` before the neighbour's check."""
     two = bool(ev.batch2 and ev.batch2 != ev.batch and ev.step_s > 0 and ev.step2_s > 0)
     phi, (low, high) = (fixed_share(ev.batch, ev.step_s, ev.batch2, ev.step2_s), fixed_share_interval(ev)) if two \
         else (math.nan, (math.nan, math.nan))
@@ -225,9 +232,16 @@ def process_evidence(row: Mapping[str, Any], partner: Mapping[str, Any] | None, 
                     others_busy=b) for r, r2, b in zip(rates[:n], rates2[:n], busy, strict=True)]
 
 
+def agrees(own: str, pooled: str) -> bool:
+    """A process's own label agrees with the pooled one: the same, or host-bound beside overhead-bound (the same
+    verdict, the time is the host's, where one process a side cannot tell fixed from per-example cost)."""
+    return own == pooled or {own, pooled} == {HOST, OVERHEAD}
+
+
 def label_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> tuple[Limit, int, tuple[str, ...]]:
     """(the pooled label, undetermined with :data:`PROCESSES_DIFFER` when under :data:`AGREE` of the processes'
-    own labels are it; the processes a side it rests on; each process's own label, () under 3 processes)."""
+    own labels agree with it (:func:`agrees`); the processes a side it rests on; each process's own label, () under
+    3 processes)."""
     limit = classify(evidence_of(row, partner))
     ev = limit.evidence
     own = tuple(classify(e).label for e in process_evidence(row, partner, ev))
@@ -235,7 +249,7 @@ def label_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> tuple
         n = min(len(row["repeat_rates"]), len(partner["repeat_rates"]))
     else:
         n = len(row["second_rates"]) if ev.batch2 else len(row["repeat_rates"])
-    if own and limit.label != UNDETERMINED and sum(label == limit.label for label in own) < AGREE * len(own):
+    if own and limit.label != UNDETERMINED and sum(agrees(label, limit.label) for label in own) < AGREE * len(own):
         limit = replace(limit, label=UNDETERMINED, reason=PROCESSES_DIFFER)
     return limit, max(1, n), own
 

@@ -115,13 +115,17 @@ def lever_of(lim: Any) -> Lever:
                  "a faster device would help; mixed precision: measure it" if command else "a faster device would help")
         return Lever(("device", "precision") if command else ("device",), text, command, short)
     if label == MEMORY:
-        fuse = "" if str(lim.get("backend")) == "jax" else "jit_compile=[false,true]"
+        fuse = "backends=[tensorflow,jax,torch]" if str(lim.get("backend")) == "jax" else "jit_compile=[false,true]"
         narrow = "a narrower dtype, " if narrower else ""
         return Lever(("compiler", *(("precision",) if narrower else ()), "device"),
                      f"fewer bytes moved (a fusing compiler, {narrow}larger fused ops) or more bandwidth would help",
                      " ".join(c for c in (fuse, command if narrower else "") if c), "fewer bytes moved would help")
     if label == KERNEL:
-        seen = measured_alternative(lim)
+        seen, ratio = measured_alternative(lim), lim.get("alt_ratio", math.nan)
+        if seen and ratio < 1:  # the other backend measured here is slower: say so, not that it would help
+            return Lever(("compiler", "batch"), f"the other backend measured is no faster ({seen}); another compiler "
+                         "setting or larger ops might help; the device's peak is not what limits it", _compilers(lim),
+                         "another compiler setting or larger ops might help")
         text = ("another backend or compiler, or larger ops, would help; the device's peak is not what limits it"
                 + (f" ({seen})" if seen else ""))
         return Lever(("backend", "compiler"), text, _compilers(lim),

@@ -22,6 +22,7 @@ from bench.reporting.analysis.limits import (
     PROCESSES_DIFFER,
     ROOF_SHARE,
     UNDETERMINED,
+    agrees,
 )
 from bench.reporting.render.levers import lever_of
 
@@ -74,8 +75,8 @@ def _floors(lim: pd.Series) -> str:
 
 
 def _fixed(lim: pd.Series) -> str:
-    """``86% [62%, over 100%] of it fixed (1.71 ms at b128)``; '' without a second batch."""
-    if not lim["batch2"]:
+    """``86% [62%, over 100%] of it fixed (1.71 ms at b128)``; '' without a second batch or a fixed share."""
+    if not lim["batch2"] or not math.isfinite(lim.get("fixed_share", math.nan)):
         return ""
     extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
     low, high = _bound(lim["fixed_low"]), _bound(lim["fixed_high"])
@@ -92,7 +93,8 @@ def _processes(lim: pd.Series) -> str:
         counts = {label: own.count(label) for label in dict.fromkeys(own)}
         return "the processes' own labels differ: " + ", ".join(f"{n} {label}" for label, n in counts.items())
     if own:
-        return f"{own.count(lim['limit'])} of {len(own)} processes alone say the same"
+        same = sum(agrees(label, lim["limit"]) for label in own)
+        return f"{same} of {len(own)} processes alone say the same"
     one = int(lim.get("n_processes", 1) or 1) < 2 and lim["limit"] != UNDETERMINED
     return "read from one process a side: repeats=3 checks it" if one else ""
 
