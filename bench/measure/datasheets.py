@@ -69,8 +69,8 @@ CHIPS: tuple[Chip, ...] = (
 # Memory bandwidth of one chip or GPU (bytes/s), for the memory floor, only where a source was read (docs/reports.md,
 # *Datasheet figures*, names each source and when it was read): GPUs T4 320 GB/s, L4 300, A100 40 GB 1,555, A100
 # 80 GB 2,039 (SXM; the PCIe card's 1,935 is lower, so its floor stays a floor), H100 SXM 3,350, H100 PCIe 2,000,
-# H100 NVL 3,900, H200 and H200 NVL 4,800, B200 (HGX) 7,700; TPU v4 1,200, v5e 819, v5p 2,765, v6e 1,638, TPU7x
-# 7,370. Others: none (no memory floor rather than a guess).
+# H100 NVL 3,900, H200 and H200 NVL 4,800, B200 (HGX) 7,700; TPU v4 1,200, v5e 819, v5p 2,765, v6e 1,638 (the
+# Cloud TPU pages), TPU7x 7,370 (no page quoted). Others: none (no memory floor rather than a guess).
 BANDWIDTH = {("gpu", "T4"): 320e9, ("gpu", "L4"): 300e9, ("gpu", "A100"): 1.555e12, ("gpu", "A100 80GB"): 2.039e12,
              ("gpu", "H100"): 3.35e12, ("gpu", "H100 PCIe"): 2.0e12, ("gpu", "H100 NVL"): 3.9e12,
              ("gpu", "H200"): 4.8e12, ("gpu", "H200 NVL"): 4.8e12, ("gpu", "B200"): 7.7e12,
