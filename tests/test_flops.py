@@ -177,3 +177,30 @@ def test_tpu_chips_are_priced_by_the_devices_each_chip_is_seen_as() -> None:
 
     assert units("tpu", "TPU v3", 8, 96) == 4 and units("tpu", "TPU v4", 4, 240) == 4
     assert units("tpu", "TPU v5 lite", 8, 224) == 8 and units("tpu", "TPU7x", 8, 224) == 4
+
+
+def test_a_dense_on_a_sequence_counts_every_position_and_unseen_layers_are_named() -> None:
+    """Dense(16) over (200, 32): 200 x 32 x 16 multiply-adds an example, not 32 x 16; attention and a user's own
+    layer with weights are not seen into, and the count says which (the floors are then lower bounds); the
+    built-ins are counted whole."""
+    import keras
+
+    from bench.measure.flops import layer_macs, uncounted_layers
+
+    class Mine(keras.layers.Layer):
+        def build(self, shape):
+            self.w = self.add_weight(shape=(shape[-1],))
+
+        def call(self, x):
+            return x * self.w
+
+    inputs = keras.Input((200, 32))
+    dense = keras.layers.Dense(16)
+    x = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(inputs, inputs)
+    x = keras.layers.LayerNormalization()(Mine()(dense(x)))
+    model = keras.Model(inputs, keras.layers.Dense(2)(keras.layers.GlobalAveragePooling1D()(x)))
+    assert layer_macs(dense) == (200 * 32 * 16, 200 * 16)
+    assert [u.split(" (")[0] for u in uncounted_layers(model)] == ["MultiHeadAttention", "Mine"]
+    assert uncounted_layers(model)[1] == "Mine (16 params)"
+    for name in ("fashion_cnn", "catsdogs_cnn", "reuters_textcnn", "plant_cnn", "plant_transfer"):
+        assert uncounted_layers(build_model(name)) == [], name

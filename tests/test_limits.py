@@ -311,3 +311,17 @@ def test_a_neighbours_load_undetermines_the_labels_read_from_the_floors_only() -
         assert loaded.label == UNDETERMINED and loaded.reason == NEIGHBOUR
     assert classify(Evidence(**flat, compute_floor_s=0.01, others_busy=0.5)).label == OVERHEAD
     assert classify(Evidence(128, 1.0, input_share=0.9, others_busy=0.5)).label == INPUT
+
+
+def test_far_from_the_roofs_needs_whole_floors() -> None:
+    """With layers the counts do not see into, a floor is a lower bound: a roof it reaches stands (the true floor is
+    higher), but kernel- and host-bound, which say the floors explain little, become undetermined (partial count)."""
+    from bench.reporting.analysis.limits import PARTIAL_COUNT
+
+    grows = {"batch": 128, "step_s": 1.0, "batch2": 256, "step2_s": _step2(0.1), "log_sd": TIGHT}
+    missed = ("MultiHeadAttention (8,352 params)",)
+    assert classify(Evidence(**grows, compute_floor_s=0.1)).label == KERNEL
+    partial = classify(Evidence(**grows, compute_floor_s=0.1, uncounted=missed))
+    assert partial.label == UNDETERMINED and partial.reason == PARTIAL_COUNT
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.001, uncounted=missed)).reason == PARTIAL_COUNT  # host
+    assert classify(Evidence(**grows, compute_floor_s=0.5, uncounted=missed)).label == COMPUTE

@@ -3,7 +3,9 @@
 Training FLOPs per example, counted so a reviewer can redo them by hand (one multiply-add = 2 FLOPs, a bias
 add = 1; embedding lookups, pooling, normalisation and activations count zero: memory-bound, no multiply-adds):
 
-* forward: per Conv1D/Conv2D/DepthwiseConv2D/Dense layer ``2 x MACs + bias adds``;
+* forward: per Conv1D/Conv2D/DepthwiseConv2D/Dense layer ``2 x MACs + bias adds`` (a Dense on a sequence once per
+  position); any other layer with weights (attention, a user's own layer) is not seen into: :func:`uncounted_layers`
+  names it, and the record says the count is partial;
 * weight gradients: the same again for every layer whose weights train (a frozen backbone's none);
 * input gradients: ``2 x MACs`` for a layer only where a gradient must flow into its input, i.e. where some
   trainable layer lies upstream of it. None into the model's inputs, so the first trainable layer pays none
@@ -17,12 +19,14 @@ later one). TensorFlow 2.21's profiler agrees with the analytic forward count wi
 
 from __future__ import annotations
 
+import math
+
 import keras
 
 from bench.measure.datasheets import DATASHEET_PEAK_FLOPS, TPU_REPLICAS_PER_CHIP, datasheet_peak
 
 __all__ = ["DATASHEET_PEAK_FLOPS", "FLOP_COUNT", "TPU_REPLICAS_PER_CHIP", "datasheet_peak",
-           "forward_flops_per_example", "layer_macs", "train_flops_per_example"]
+           "forward_flops_per_example", "layer_macs", "train_flops_per_example", "uncounted_layers"]
 
 # The record's ``flop_count``: how ``flops_per_example`` was counted. Records without it counted 3 x forward.
 FLOP_COUNT = "forward+weight_grads+input_grads_where_needed"
@@ -42,9 +46,27 @@ def layer_macs(layer: keras.layers.Layer) -> tuple[int, int]:
     if isinstance(layer, keras.layers.Conv1D):
         _, length, cout = layer.output.shape
         return layer.kernel_size[0] * layer.input.shape[-1] * length * cout, layer.use_bias * length * cout
-    if isinstance(layer, keras.layers.Dense):
-        return layer.input.shape[-1] * layer.units, layer.use_bias * layer.units
+    if isinstance(layer, keras.layers.Dense):  # on a sequence (batch, length, features): once per position
+        positions = math.prod(int(d) for d in layer.output.shape[1:-1])
+        return positions * layer.input.shape[-1] * layer.units, positions * layer.use_bias * layer.units
     return 0, 0
+
+
+# Layers with weights whose FLOPs the count takes as zero on purpose (lookups, normalisation: module docstring)
+ZERO_FLOP = (keras.layers.Embedding, keras.layers.BatchNormalization, keras.layers.LayerNormalization,
+             keras.layers.GroupNormalization, keras.layers.Normalization)
+
+
+def uncounted_layers(model: keras.Model) -> list[str]:
+    """The layers with weights the counts do not see into (``MultiHeadAttention (8,352 params)``, a user's own
+    layer holding Dense layers): their FLOPs and inner bytes are missing, so the floors are lower bounds only."""
+    out = []
+    for layer in model.layers:
+        if isinstance(layer, keras.Model):
+            out += uncounted_layers(layer)
+        elif layer.weights and layer_macs(layer) == (0, 0) and not isinstance(layer, ZERO_FLOP):
+            out.append(f"{type(layer).__name__} ({layer.count_params():,} params)")
+    return out
 
 
 def forward_flops_per_example(model: keras.Model) -> int:

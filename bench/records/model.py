@@ -186,6 +186,7 @@ class Record(Part):
     input_autotune: bool | None = None  # tf.data tuned the host pipeline's parallelism and prefetch (autotune)
     data_order: str | None = None  # bench (bench.data.order) | keras shuffle (numpy) | tf.data shuffle (autotune)
     flop_count: str | None = None  # how flops_per_example was counted (bench.measure.flops.FLOP_COUNT)
+    flops_uncounted: list[str] | None = None  # layers with weights the FLOP and byte counts do not see into
     flops_per_example: Rate | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: Rate | None = None
     byte_count: str | None = None  # how the two byte figures were counted (bench.measure.traffic.BYTE_COUNT)

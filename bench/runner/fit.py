@@ -123,7 +123,7 @@ class PointFit:
 
     def build(self, first_stage: str) -> None:
         """Model from the run's shared initial weights, frozen layers, compiled; what ran goes in the record."""
-        from bench.measure.flops import FLOP_COUNT, forward_flops_per_example, train_flops_per_example
+        from bench.measure.flops import FLOP_COUNT, forward_flops_per_example, train_flops_per_example, uncounted_layers
         from bench.runner.init_weights import apply_shared_weights
         from bench.workloads.models import augmentation_layers
 
@@ -143,7 +143,7 @@ class PointFit:
                 rec.notes.append(TPU_AUGMENTATION_NOTE)
         rec.flops_per_example = train_flops_per_example(model)  # the stage now compiled; the last stage's below
         rec.forward_flops_per_example = forward_flops_per_example(model)
-        rec.flop_count = FLOP_COUNT
+        rec.flop_count, rec.flops_uncounted = FLOP_COUNT, uncounted_layers(model) or None
         rec.params = int(model.count_params())
         if self.workload.input_fn:  # its own pipeline: the classes the model tells apart (one unit: binary)
             rec.dataset.classes = max(2, int(model.output_shape[-1]))

@@ -12,8 +12,9 @@ above, so no interval is needed); without a second batch, host-bound at ``δ < 0
 overhead-bound when ``φ``'s interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5,
 host-bound at ``δ < 0.02`` when it straddles 0.5, else undetermined. With three processes or more, a label the
 processes' own labels give in under 80 % of them is undetermined; so is a label read from the floors (compute-,
-memory-, kernel-bound, mixed) where other processes used a quarter of the machine's CPUs during the fit. Pure
-functions of numbers: no sentence.
+memory-, kernel-bound, mixed) where other processes used a quarter of the machine's CPUs during the fit, and a
+kernel- or host-bound label where the counts miss layers (the floors are then lower bounds). Pure functions of
+numbers: no sentence.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ INPUT, OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED, UNDETERMINED = (
     "undetermined")
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED)  # the labels a results table flags (input: its own)
 # Why a configuration is undetermined (codes; render words them)
-ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER, NEIGHBOUR = (
-    "one_batch", "straddles", "no_floors", "processes_differ", "neighbour")
+ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER, NEIGHBOUR, PARTIAL_COUNT = (
+    "one_batch", "straddles", "no_floors", "processes_differ", "neighbour", "partial_count")
 # What would make a configuration with each label faster is render's to say (bench.reporting.render.levers)
 
 
@@ -66,7 +67,8 @@ class Evidence:
     ``input_share``: training examples/s over the input pipeline's own (NaN: not measured); ``compute_floor_s`` and
     ``memory_floor_s``: the step's FLOPs over the measured peak, its bytes over a measured bandwidth (NaN: unknown);
     ``call_s``: the fixed cost of one compiled call over the steps it runs (NaN: unknown); ``others_busy``: the
-    share of the machine's CPUs other processes used during the fit (NaN: not recorded)."""
+    share of the machine's CPUs other processes used during the fit (NaN: not recorded); ``uncounted``: layers with
+    weights the FLOP and byte counts do not see into (their floors are then lower bounds only)."""
 
     batch: int
     step_s: float
@@ -78,6 +80,7 @@ class Evidence:
     memory_floor_s: float = math.nan
     call_s: float = math.nan
     others_busy: float = math.nan
+    uncounted: tuple[str, ...] = ()
 
     @property
     def device_share(self) -> float:
@@ -130,6 +133,8 @@ def classify(ev: Evidence) -> Limit:
     limit = _classify(ev)
     if limit.label in (COMPUTE, MEMORY, KERNEL, MIXED) and ev.others_busy >= NEIGHBOUR_SHARE:  # NaN: never
         return replace(limit, label=UNDETERMINED, reason=NEIGHBOUR)  # floors read against a quiet machine's roofs
+    if limit.label in (KERNEL, HOST) and ev.uncounted:  # "far from the roofs" needs whole floors, not lower bounds
+        return replace(limit, label=UNDETERMINED, reason=PARTIAL_COUNT)
     return limit
 
 
@@ -158,7 +163,7 @@ PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precis
 LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "reason", "n_processes",
                  "process_labels", "fixed_share", "fixed_low", "fixed_high", "batch2", "batch2_from", "step_ms",
                  "step2_ms", "input_share", "compute_floor_ms", "memory_floor_ms", "device_share", "call_ms",
-                 "others_busy", *LEVER_COLUMNS]
+                 "others_busy", "uncounted", *LEVER_COLUMNS]
 
 
 def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
@@ -199,7 +204,8 @@ def evidence_of(row: Mapping[str, Any], partner: Mapping[str, Any] | None) -> Ev
               "compute_floor_s": flops * batch / peak if peak > 0 else math.nan,
               "memory_floor_s": memory_floor_s(row, batch),
               "call_s": row.get("dispatch_s", math.nan) / int(row["steps_per_execution"]),
-              "others_busy": row.get("others_busy_median", math.nan)}
+              "others_busy": row.get("others_busy_median", math.nan),
+              "uncounted": tuple(row.get("flops_uncounted") or ())}
     if partner is None or not partner["examples_per_s"] > 0:
         size, step2 = int(row.get("second_batch") or 0), row.get("second_step_s", math.nan)
         if not (size and step2 > 0):
@@ -278,5 +284,5 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
                          "input_share": ev.input_share, "compute_floor_ms": 1e3 * ev.compute_floor_s,
                          "memory_floor_ms": 1e3 * ev.memory_floor_s,
                          "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s,
-                         "others_busy": ev.others_busy, **levers[i]})
+                         "others_busy": ev.others_busy, "uncounted": ev.uncounted, **levers[i]})
     return pd.DataFrame(rows, columns=LIMIT_COLUMNS)

@@ -197,10 +197,9 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
         "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), "flop_count": r.flop_count or "",
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
-        "chance_accuracy": as_float(ds.chance_accuracy),
+        "chance_accuracy": as_float(ds.chance_accuracy), "input_examples_per_s": as_float(r.input_examples_per_s),
         "not_learning": learning_reasons(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else (),
-        "input_examples_per_s": as_float(r.input_examples_per_s),
-        "flops_per_example": as_float(r.flops_per_example),
+        "flops_per_example": as_float(r.flops_per_example), "flops_uncounted": tuple(r.flops_uncounted or ()),
         **probe_columns(r),
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
@@ -271,6 +270,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("not_learning", "text", "why the point looks like it does not learn ('' when it does)"),
     ("input_examples_per_s", "examples/s", "the input pipeline alone, no training"),
     ("flops_per_example", "FLOP", "training FLOPs per example, counted by hand"),
+    ("flops_uncounted", "text", "layers with weights the FLOP and byte counts do not see into (the floors: lower)"),
     ("peak_flops_per_s", "FLOP/s", "the point's process's measured peak at its precision"),
     ("point_wall_s", "s", "the whole point: data, build, compile, fit, probes"),
     ("fit_wall_s", "s", "wall clock around the fit"),
@@ -292,8 +292,8 @@ def points_table(records: Sequence[RecordLike],
     frame = points_frame(records)
     if frame.empty:
         return pd.DataFrame(columns=[c for c, _, _ in POINT_COLUMNS])
-    out = frame.copy()
-    out["n_steady_epochs"] = out["steady_epoch_s"].map(len)
+    out = frame.assign(n_steady_epochs=frame["steady_epoch_s"].map(len),
+                       flops_uncounted=frame["flops_uncounted"].map("; ".join))
     for col in ("steady_epoch_s", "steady_train_s"):
         out[col] = out[col].map(finite_median)
     out["not_learning"] = out["not_learning"].map(reasons or (lambda rs: "; ".join(r.code for r in rs)))

@@ -30,7 +30,7 @@ STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 # Summary columns taken from a configuration's first point (equal across its points, or the first one's).
 FIRST_OF_GROUP = ("backend", "strategy_label", "keras", "strategy_name", "compiler_mark", "input_pipeline", "data",
                   "strategy_class", "strategy_requested", "device_kind", "num_replicas", "accelerator", "cpu_count",
-                  "cpu_flags", "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic",
+                  "cpu_flags", "flops_uncounted", "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic",
                   "earlier_definition")
 
 

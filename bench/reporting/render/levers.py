@@ -20,6 +20,7 @@ from bench.reporting.analysis.limits import (
     NO_FLOORS,
     ONE_BATCH,
     OVERHEAD,
+    PARTIAL_COUNT,
     PROCESSES_DIFFER,
     STRADDLES,
 )
@@ -141,6 +142,9 @@ def _undetermined(lim: Any, b: int) -> Lever:
     if reason == NO_FLOORS:
         return Lever(("measure_peak",), "a measured peak and bandwidth would tell how far it is from the device's "
                      "roofs", "measure_peak=true")
+    if reason == PARTIAL_COUNT:
+        return Lever(("count",), "a model of layers the counts see into (Dense, convolutions, normalisation, "
+                     "embeddings) would give whole floors; a profiler's trace of the step shows where it goes")
     if reason == NEIGHBOUR:
         return Lever(("quiet",), "the same run with nothing else busy on the machine would tell", "repeats=3")
     if reason in (STRADDLES, PROCESSES_DIFFER):

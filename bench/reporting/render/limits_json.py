@@ -21,14 +21,14 @@ class Limit(BaseModel):
     """What limits a configuration: ``label`` (input-bound | overhead-bound | compute-bound | memory-bound |
     kernel-bound | host-bound | mixed | undetermined) and, when undetermined, ``reason`` (one_batch | straddles |
     no_floors | processes_differ | neighbour: other processes used ``others_busy``, a share of the machine's CPUs,
-    during the fit); the processes a side it rests on and each one's own label (three or more); the
-    step at its batch and at ``batch2`` (the same configuration's other batch; null: none) in ms, the fixed share of
-    the step with its 95 % interval, the input share (training over the input pipeline's own rate), the compute and
-    memory floors in ms (FLOPs over the measured peak, bytes over the measured bandwidth), the device share (the
-    larger floor over the step), the fixed cost of one compiled call per step in ms; the device's narrower arithmetic
-    (bf16 | fp16 | none | unknown); the fastest other backend or compiler at the same settings and its examples/s
-    over this one's; and the lever: ``lever`` in words, ``lever_codes`` (what to change), ``lever_command`` (the keys
-    that measure it)."""
+    during the fit | partial_count: the FLOP and byte counts miss the ``uncounted`` layers); the processes a side
+    it rests on and each one's own label (three or more); the step at its batch and at ``batch2`` (the same
+    configuration's other batch; null: none) in ms, the fixed share of the step with its 95 % interval, the input
+    share (training over the input pipeline's own rate), the compute and memory floors in ms (FLOPs over the
+    measured peak, bytes over the measured bandwidth), the device share (the larger floor over the step), the fixed
+    cost of one compiled call per step in ms; the device's narrower arithmetic (bf16 | fp16 | none | unknown); the
+    fastest other backend or compiler at the same settings and its examples/s over this one's; and the lever:
+    ``lever`` in words, ``lever_codes`` (what to change), ``lever_command`` (the keys that measure it)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -54,6 +54,7 @@ class Limit(BaseModel):
     device_share: float | None = None
     call_ms: float | None = None
     others_busy: float | None = None
+    uncounted: list[str] = []
 
 
 def _num(x: Any) -> float | None:
@@ -70,13 +71,14 @@ def limits_by_config(limits: pd.DataFrame) -> dict[tuple[Any, ...], Limit]:
     out = {}
     words = ("reason", "narrow_math", "alt_strategy")
     numbers = [c for c in LIMIT_COLUMNS if c in Limit.model_fields and c not in ("batch2", "n_processes",
-                                                                                 "process_labels", *words)]
+                                                                                 "process_labels", "uncounted", *words)]
     for row in plain_rows(limits):
         lever = lever_of(row)
         out[tuple(row[k] for k in LIMIT_KEY)] = Limit(
             label=row["limit"], lever=lever.text, lever_codes=list(lever.codes), lever_command=lever.command,
             batch2=int(row["batch2"]) or None, n_processes=int(row["n_processes"]),
-            process_labels=list(row["process_labels"]), reason=str(row["reason"] or ""),
+            process_labels=list(row["process_labels"]), uncounted=list(row["uncounted"]),
+            reason=str(row["reason"] or ""),
             narrow_math=str(row["narrow_math"] or ""), alt_strategy=str(row["alt_strategy"] or ""),
             **{c: _num(row[c]) for c in numbers})
     return out

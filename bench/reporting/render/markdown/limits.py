@@ -19,6 +19,7 @@ from bench.reporting.analysis.limits import (
     NEIGHBOUR,
     NO_FLOORS,
     ONE_BATCH,
+    PARTIAL_COUNT,
     PROCESSES_DIFFER,
     ROOF_SHARE,
     UNDETERMINED,
@@ -121,6 +122,10 @@ def _why(lim: pd.Series) -> str:
     if reason == NEIGHBOUR:
         return (f"other processes kept {lim['others_busy']:.0%} of the machine's CPUs busy during the fit, so floors "
                 "measured on a quiet machine do not hold")
+    if reason == PARTIAL_COUNT:
+        missed = ", ".join(lim["uncounted"][:3]) + (", …" if len(lim["uncounted"]) > 3 else "")
+        return (f"the FLOP and byte counts do not see into {missed}, so the floors are lower bounds and cannot show "
+                "the step far from a roof")
     if reason == ONE_BATCH:
         return "the records hold no other batch of this configuration, which is what tells fixed from per-example cost"
     if reason == NO_FLOORS:
@@ -177,7 +182,7 @@ def limit_brief(lim: pd.Series) -> str:
                   f"{why.get(point, '')})")
     elif lim.get("reason") == PROCESSES_DIFFER:
         figure = f"a {step} step; {_processes(lim)}"
-    elif lim.get("reason") == NEIGHBOUR:
+    elif lim.get("reason") in (NEIGHBOUR, PARTIAL_COUNT):
         figure = f"a {step} step, {_why(lim)}"
     elif lim.get("reason") == ONE_BATCH:
         figure = f"a {step} step, timed at one batch only"
