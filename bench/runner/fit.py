@@ -206,7 +206,8 @@ class PointFit:
             rec.pretrained_weights = getattr(model, "bench_pretrained", None)
         t1 = time.perf_counter()
         rec.fit_wall_s = t1 - t0  # outside wall clock around the whole fit
-        rec.others_busy = others_busy(busy0, cpu_busy(), t1 - t0)  # a neighbour's share of the CPUs meanwhile
+        # a neighbour's share of the CPUs meanwhile; not where the point's own sibling processes share the host
+        rec.others_busy = others_busy(busy0, cpu_busy(), t1 - t0) if self.point.processes == 1 else None
         rec.teardown_s = t1 - timer.ended_at if timer.ended_at is not None else None  # after the last epoch
         return timer
 
