@@ -194,12 +194,16 @@ def crash_run(tmp_path_factory):
                                                                           "the point"}),
 ], ids=["os._exit", "segfault", "sigkill"])
 def test_crash_is_failed_with_its_cause(crash_run, point, detail) -> None:
-    _, recs = crash_run
+    """The cause, then the fatal line of the worker's log where it wrote one (the message quotes it); the log's path
+    is relative to the run folder (records are shared: no machine's folders)."""
+    run_dir, recs = crash_run
     r = recs[point]
     assert r["status"] == "failed" and r["error"]["type"] == "WorkerCrashed"
     for k, v in detail.items():
-        assert r["error"][k] == v
-    assert Path(r["error"]["log"]).is_file()
+        assert r["error"][k] == v if k != "message" else r["error"][k].startswith(v)
+    if r["error"].get("fatal"):
+        assert r["error"]["message"].endswith(f": {r['error']['fatal']}")
+    assert not Path(r["error"]["log"]).is_absolute() and (run_dir / r["error"]["log"]).is_file()
     assert r["config_hash"] and r["point"]["steps_per_execution"] == r["steps_per_execution"]
 
 
@@ -293,3 +297,25 @@ def test_a_worker_that_ends_without_teardown_keeps_what_it_wrote_and_its_status(
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout a block-buffered pipe
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (3, "last event\n", "last log line")
+
+
+def test_a_dead_workers_reason_quotes_the_fatal_line_of_its_log(tmp_path) -> None:
+    """XLA's CPU all-reduce giving up on its rendezvous aborts the process (SIGABRT): the reason says why, not the
+    signal alone; the log's path stays relative; a log without a fatal line leaves the message as it was."""
+    from bench.runner.processes import crash_error, exit_cause, fatal_line
+
+    log = tmp_path / "logs" / "jax-cpu_x2-worker1.log"
+    log.parent.mkdir()
+    rendezvous = ("F1202 05:01:02.345678 1234 rendezvous.cc:127] Termination timeout for `all reduce` of 40 seconds "
+                  "exceeded. Exiting to ensure a consistent program state. Expected 2 threads to join the "
+                  "rendezvous, but only 1 of them arrived on time.")
+    log.write_text(f"I1202 05:00:00 starting\n{rendezvous}\n*** Check failure stack trace: ***\n    @ 0x7f abort\n")
+    error = crash_error(exit_cause(-6), log, tmp_path)
+    assert error["signal"] == "SIGABRT" and error["log"] == "logs/jax-cpu_x2-worker1.log"
+    assert error["message"].startswith("worker killed by signal SIGABRT during the point: F1202")
+    assert "Expected 2 threads to join the rendezvous" in error["message"] and error["fatal"].startswith("F1202")
+    quiet = tmp_path / "quiet.log"
+    quiet.write_text("I1202 nothing wrong\n")
+    assert crash_error(exit_cause(3), quiet, tmp_path)["message"] == "worker exited with status 3 during the point"
+    assert fatal_line("x\nFatal Python error: Segmentation fault\ny") == "Fatal Python error: Segmentation fault"
+    assert crash_error(exit_cause(3), quiet, tmp_path / "elsewhere")["log"] == "quiet.log"  # never an absolute path

@@ -34,7 +34,8 @@ class ErrorInfo(Part):
     kind: str | None = None
     hint: str | None = None
     stderr_tail: str | None = None
-    log: str | None = None
+    log: str | None = None  # relative to the run folder
+    fatal: str | None = None  # a dead worker's log's last fatal line (absl FATAL, CHECK, rendezvous timeout, ...)
     process_id: int | None = None  # a multi-process point: the process that died
 
 

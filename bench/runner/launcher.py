@@ -27,11 +27,9 @@ from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
 from bench.runner.plan import Point, WorkerJob, groups
 from bench.runner.point_record import base_record, process_record, utc_now
-from bench.runner.processes import EOF, ended_badly, exit_cause, group_coordinator, kill, read_events, reap, tail
+from bench.runner.processes import EOF, crash_error, ended_badly, exit_cause, group_coordinator, kill, read_events, reap
 from bench.runner.progress import Progress
 from bench.runner.rundir import is_recorded, sweep_tmp
-
-STDERR_TAIL_LINES = 15
 
 
 class Interrupted(Exception):
@@ -289,7 +287,6 @@ class Launcher:
         else:
             rec.process = process_record(attempt.worker, attempt.proc.pid, attempt.log.relative_to(self.run_dir))
             log = attempt.logs[cause.get("process_id", 0)]  # a multi-process point: the log of the one that died
-            rec.error = ErrorInfo.model_validate({**cause, "stderr_tail": tail(log, STDERR_TAIL_LINES),
-                                                  "log": str(log)})
+            rec.error = ErrorInfo.model_validate(crash_error(cause, log, self.run_dir))
         rec.finished_at = utc_now()
         write_record(self.run_dir, rec)

@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -98,6 +99,41 @@ def coordinator_address(port: int) -> tuple[str | None, dict[str, Any] | None]:
                 f"coordinator port {LOOPBACK}:{port} is in use ({e.strerror}): no process of the point was started; "
                 "choose another with coordinator_port=N, or coordinator_port=0 for a free one")}
         return f"{LOOPBACK}:{sock.getsockname()[1]}", None
+
+
+# The lines a dying native runtime writes last, surest first: absl's FATAL (``F1202 05:00:00.123 …``), a failed
+# CHECK, C++'s terminate, CPython's fatal error, a segfault; then XLA's collective timeout and other FATAL mentions
+FATAL = (re.compile(r"^F\d{4} |Check failed|terminate called|Fatal Python error|Segmentation fault"),
+         re.compile(r"Termination timeout|rendezvous|\bFATAL\b|core dumped", re.IGNORECASE))
+
+
+def fatal_line(text: str, limit: int = 400) -> str:
+    """The last line of a worker's log that says why it died (:data:`FATAL`, the surer pattern first), shortened
+    to ``limit`` characters; '' when none does."""
+    lines = [x.strip() for x in reversed(text.splitlines())]
+    line = next((x for pattern in FATAL for x in lines if pattern.search(x)), "")
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` (a run folder), else its name alone: a record never holds the machine's
+    folders."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return path.name
+
+
+STDERR_TAIL_LINES = 15
+FATAL_LINES = 400  # the end of a dead worker's log searched for the line that says why
+
+
+def crash_error(cause: dict[str, Any], log: Path, run_dir: Path) -> dict[str, Any]:
+    """A dead worker's point's ``error``: ``cause`` (:func:`exit_cause`) with the fatal line of its log quoted in
+    the message, the log's last lines and its path relative to the run folder."""
+    fatal = fatal_line(tail(log, FATAL_LINES)) if cause.get("type") == "WorkerCrashed" else ""
+    said = {"message": f"{cause['message']}: {fatal}", "fatal": fatal} if fatal else {}
+    return {**cause, **said, "stderr_tail": tail(log, STDERR_TAIL_LINES), "log": relative(log, run_dir)}
 
 
 def tail(path: Path, n: int) -> str:
