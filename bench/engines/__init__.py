@@ -255,7 +255,7 @@ def prepare_process(backend: str, tensorflow: bool = False, builtin_only: bool =
     JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same). Under tensorflow, a worker
     that runs only bench's built-in workloads (``builtin_only``) makes JAX unimportable as well: TensorFlow's TFLite
     module imports it when it is installed, for nothing a bench point runs (0.5 s of every such worker's start on the
-    2-core box, 11 % of importing TensorFlow and Keras, 2026-11-26); a user's workload module may import JAX, so its
+    2-core box, 11 % of importing TensorFlow and Keras); a user's workload module may import JAX, so its
     worker keeps it.
 
     Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
@@ -276,7 +276,7 @@ INPUT_THREADS_MAX = 16  # beyond this, more Python/tf.data threads preparing bat
 SLOW_DECODE_S = 0.005  # per example, both engines' slow_decode: a stand-in for an expensive, un-parallelised
 # decode (a large JPEG); 5 ms, not 2: at 2 ms a small CPU model's own step (0.2-0.6 ms an example on 2 cores) was a
 # quarter of a sequential pipeline's time on a slow box, and the pipeline meant to be input-bound was not flagged
-# (fresh-clone CI, 2026-11-27)
+# (fresh-clone CI)
 
 
 def input_threads(cpus: int | None = None) -> int:

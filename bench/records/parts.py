@@ -60,8 +60,8 @@ class Memory(Part):
     """Peak resident memory of the worker (``peak_rss_bytes``) and peak device memory (largest over the
     strategy's devices), each with its scope: ``point`` (counter reset before the point, or never raised before it:
     a JAX worker's first point) or ``process`` (the worker's peak so far: JAX cannot reset it). ``probe_in_process``:
-    whether bench's matmul probe ran in this process before the figure was read (absent in records before
-    2026-11-28, whose JAX process peaks include the probe's matrices; False since: the probe runs in a process of its
+    whether bench's matmul probe ran in this process before the figure was read (absent in older records,
+    whose JAX process peaks include the probe's matrices; False in newer ones: the probe runs in a process of its
     own, or is read from the host's cache). Under JAX also the model's own need, from XLA's
     memory analysis of the compiled training step on one device (``step_bytes`` = ``step_argument_bytes`` +
     ``step_output_bytes`` - ``step_alias_bytes`` + ``step_temp_bytes``; ``step_source`` says so), read in

@@ -3,7 +3,7 @@ report can say which definition a record of ``catsdogs_cnn`` trained whatever be
 imports: the registry (:mod:`bench.workloads.registry`) takes each built-in's revision from :data:`CURRENT`, the
 report side reads :func:`earlier_definition`.
 
-Revision 2 (2026-11-28, issue 51): every built-in below outputs logits, read by its loss with ``from_logits=True``,
+Revision 2: every built-in below outputs logits, read by its loss with ``from_logits=True``,
 where revision 1 had the seeds' sigmoid or softmax output read as probabilities. A record without
 ``workload_revision`` (written before it) is revision 1.
 """

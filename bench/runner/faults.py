@@ -11,8 +11,8 @@ reaches a matching point (the first matching rule wins):
 - ``exit``: ``os._exit(3)`` (a hard crash);
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process;
-- ``unplaced``: do not put the worker's distribution in force before the point (what every worker did before
-  2026-11-25: Keras' ``clear_session`` after the previous point had dropped it); a JAX multi-device point after
+- ``unplaced``: do not put the worker's distribution in force before the point (what every worker once did:
+  Keras' ``clear_session`` after the previous point had dropped it); a JAX multi-device point after
   its worker's first must then fail its placement check instead of being timed (TensorFlow's strategies and one
   device hold no global distribution to lose).
 

@@ -44,7 +44,7 @@ def read_events(proc: subprocess.Popen, events: queue.Queue, index: int = 0) -> 
 def end_now(status: int) -> None:
     """End a worker process whose every record is written, without the interpreter's teardown, which the launcher
     waits for before it starts the next worker: TensorFlow's, JAX's and PyTorch's objects took 1.0, 0.7 and 1.9 s
-    of it after a small fit on the 2-core box (2026-11-28). Output is flushed first."""
+    of it after a small fit on the 2-core box (docs/findings.md). Output is flushed first."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
@@ -101,7 +101,7 @@ def coordinator_address(port: int) -> tuple[str | None, dict[str, Any] | None]:
         return f"{LOOPBACK}:{sock.getsockname()[1]}", None
 
 
-# The lines a dying native runtime writes last, surest first: absl's FATAL (``F1202 05:00:00.123 …``), a failed
+# The lines a dying native runtime writes last, surest first: absl's FATAL (``F`` and a month-day stamp), a failed
 # CHECK, C++'s terminate, CPython's fatal error, a segfault; then XLA's collective timeout and other FATAL mentions
 FATAL = (re.compile(r"^F\d{4} |Check failed|terminate called|Fatal Python error|Segmentation fault"),
          re.compile(r"Termination timeout|rendezvous|\bFATAL\b|core dumped", re.IGNORECASE))
