@@ -158,14 +158,14 @@ def test_an_axis_typed_on_the_command_line_applies_to_every_workload() -> None:
 
 def test_batch_larger_than_the_data_is_refused() -> None:
     assert err("suite=cnn", "workloads=[catsdogs_cnn]", "batch_sizes=[1024]") == (
-        "batch_sizes: global batch 1024 (cpu) is larger than catsdogs_cnn's training split (256 train / 256 val "
+        "batch_sizes: global batch 1024 (cpu) is larger than catsdogs_cnn's training split (512 train / 256 val "
         "examples at data_scale=reduced); use a smaller batch or more data")
 
 
 def test_per_replica_scaling_multiplies_for_known_replicas() -> None:
     msg = err("suite=cnn", "workloads=[catsdogs_cnn]", "strategies=[cpu_x4]", "batch_scaling=per_replica",
-              "batch_sizes=[128]", "steps_per_execution=[1]")
-    assert msg.startswith("batch_sizes: global batch 512 (cpu_x4) is larger than catsdogs_cnn's training split")
+              "batch_sizes=[256]", "steps_per_execution=[1]")
+    assert msg.startswith("batch_sizes: global batch 1024 (cpu_x4) is larger than catsdogs_cnn's training split")
 
 
 def test_collective_all_reduce_with_spe_is_refused() -> None:

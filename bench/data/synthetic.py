@@ -78,10 +78,13 @@ def _fashion(n: int, rng: np.random.Generator, protos: np.ndarray) -> tuple[np.n
     return (np.clip(img, 0, 1) * 255).astype(np.uint8)[..., None], y
 
 
-def _catsdogs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _catsdogs(n: int, rng: np.random.Generator, side: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` images ``side`` px square: the 128 px scene (positions, sizes, stripes in 128 px units) sampled at the
+    centres of ``side`` x ``side`` blocks, its pixel noise what averaging a block of the 128 px image leaves (σ divided
+    by the block's side): a smaller side is the same kind of image at a lower resolution."""
     y = rng.integers(0, 2, n).astype(np.int32)
-    out = np.empty((n, 128, 128, 3), np.uint8)
-    yy, xx = np.mgrid[0:128, 0:128].astype(np.float32)
+    out = np.empty((n, side, side, 3), np.uint8)
+    yy, xx = (np.mgrid[0:side, 0:side].astype(np.float32) + 0.5) * (128 / side) - 0.5
     for s in range(0, n, 256):  # chunks bound the float32 working set (~50 MB per 256 images)
         m = min(256, n - s)
         yc = y[s:s + m]
@@ -97,7 +100,7 @@ def _catsdogs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]
             rng.uniform(0.01, 0.05, (m, 1, 1, 1)) * (xx + yy)[None, :, :, None])
         color = rng.uniform(0.3, 1.0, (m, 1, 1, 3))
         img = np.where(disc[..., None], grating[..., None] * color, bg)
-        img += rng.normal(0.0, 0.12, img.shape).astype(np.float32)
+        img += rng.normal(0.0, 0.12 * side / 128, img.shape).astype(np.float32)
         out[s:s + m] = (np.clip(img, 0, 1) * 255).astype(np.uint8)
     return out, y
 
@@ -126,16 +129,20 @@ def _reuters(n: int, rng: np.random.Generator, params: tuple) -> tuple[np.ndarra
     return tokens.astype(np.int32), y
 
 
-def generate(dataset: str, n_train: int, n_val: int, seed: int) -> Arrays:
-    """Generate a dataset (no cache). Class structure depends on ``seed`` only, not on the sizes."""
+def generate(dataset: str, n_train: int, n_val: int, seed: int, side: int = 0) -> Arrays:
+    """Generate a dataset (no cache). Class structure depends on ``seed`` only, not on the sizes; ``side``: the
+    images' side in px where the generator draws other sizes than its own (catsdogs)."""
+    if side and side != NATIVE_SIDE.get(dataset) and dataset != "catsdogs":
+        raise ValueError(f"{dataset} images are drawn at {NATIVE_SIDE.get(dataset, 'no')} px; side={side} is not "
+                         "one of its sizes")
     rng = np.random.default_rng([seed, GENERATOR_VERSION])
     if dataset == "fashion":
         protos = _fashion_prototypes(rng)
         xt, yt = _fashion(n_train, rng, protos)
         xv, yv = _fashion(n_val, rng, protos)
     elif dataset == "catsdogs":
-        xt, yt = _catsdogs(n_train, rng)
-        xv, yv = _catsdogs(n_val, rng)
+        xt, yt = _catsdogs(n_train, rng, side or 128)
+        xv, yv = _catsdogs(n_val, rng, side or 128)
     elif dataset == "reuters":
         params = _reuters_params(rng)
         xt, yt = _reuters(n_train, rng, params)
@@ -153,16 +160,21 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BENCH_CACHE_DIR") or Path.home() / ".cache" / "bench") / "data"
 
 
-def load(dataset: str, n_train: int, n_val: int, seed: int) -> Arrays:
-    """The dataset from the cache, generating and caching it on first use."""
-    path = cache_dir() / f"{dataset}-{n_train}-{n_val}-s{seed}-v{GENERATOR_VERSION}.npz"
+NATIVE_SIDE = {"fashion": 28, "catsdogs": 128}  # the generated images' side, px
+
+
+def load(dataset: str, n_train: int, n_val: int, seed: int, side: int = 0) -> Arrays:
+    """The dataset from the cache, generating and caching it on first use; images ``side`` px square when given
+    and not the generator's own size (:func:`generate`)."""
+    side = 0 if side == NATIVE_SIDE.get(dataset) else side
+    path = cache_dir() / f"{dataset}-{n_train}-{n_val}-s{seed}-v{GENERATOR_VERSION}{f'-{side}px' if side else ''}.npz"
     if path.exists():
         try:
             with np.load(path) as z:
                 return Arrays(z["x_train"], z["y_train"], z["x_val"], z["y_val"])
         except (OSError, ValueError, KeyError):
             path.unlink(missing_ok=True)  # a damaged cache file is regenerated, never trusted
-    arrays = generate(dataset, n_train, n_val, seed)
+    arrays = generate(dataset, n_train, n_val, seed, side)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
     os.close(fd)

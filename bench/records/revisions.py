@@ -5,7 +5,8 @@ report side reads :func:`earlier_definition`.
 
 Revision 2: every built-in below outputs logits, read by its loss with ``from_logits=True``,
 where revision 1 had the seeds' sigmoid or softmax output read as probabilities. A record without
-``workload_revision`` (written before it) is revision 1.
+``workload_revision`` (written before it) is revision 1. Revision 3 of ``catsdogs_cnn``: 64 x 64 inputs and 512
+training images at the reduced scale, where revision 2 trained 128 x 128 and 256 (docs/workloads.md).
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from dataclasses import dataclass
 
 LOGITS_SINCE = 2
 CURRENT: dict[str, int] = {name: LOGITS_SINCE for name in (  # built-ins whose definition changed: today's revision
-    "fashion_cnn", "catsdogs_cnn", "reuters_textcnn", "plant_cnn", "plant_cnn_layer_aug", "plant_transfer")}
+    "fashion_cnn", "reuters_textcnn", "plant_cnn", "plant_cnn_layer_aug", "plant_transfer")} | {"catsdogs_cnn": 3}
 
 
 @dataclass(frozen=True)
 class Earlier:
     """An earlier definition of a built-in: what its records of that revision trained."""
 
-    output: str  # the output and loss, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
+    output: str  # what differed, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
     literal: str = ""  # today's variant that trains it, when there is one
+    change: str = ""  # what differed from today's, in words, where it is not the output and loss (revision 1's)
 
     @property
     def label(self) -> str:
@@ -35,7 +37,10 @@ _PROBABILITIES = {"fashion_cnn": ("softmax output", "fashion_cnn_softmax"),
                   "plant_cnn": ("softmax output", ""), "plant_cnn_layer_aug": ("softmax output", ""),
                   "plant_transfer": ("softmax output", "")}
 EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that revision trained
-    (name, 1): Earlier(output, literal) for name, (output, literal) in _PROBABILITIES.items()}
+    (name, 1): Earlier(output, literal) for name, (output, literal) in _PROBABILITIES.items()} | {
+    ("catsdogs_cnn", 2): Earlier("128 x 128 inputs", change="128 x 128 inputs and, at the reduced scale, 256 "
+                                 "training images, where today's trains 64 x 64 (the same images at half resolution) "
+                                 "and 512")}
 
 
 def earlier_definition(workload: str, revision: int | None, source: str | None = None) -> Earlier | None:

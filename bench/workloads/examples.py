@@ -29,7 +29,7 @@ def load_examples(workload: str, data: str, data_scale: str, n_train: int, n_val
         x_train, y_train, x_val, y_val = imported(workload)[1]
         return synthetic.Arrays(x_train[:n_train], y_train[:n_train], x_val[:n_val], y_val[:n_val])
     else:
-        key = (wl.dataset, n_train, n_val, seed)
+        key = (wl.dataset, n_train, n_val, seed, wl.shape[0] if len(wl.shape) == 3 else 0)
         loader = synthetic.load
     cache = {} if cache is None else cache
     if key not in cache:

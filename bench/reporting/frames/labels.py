@@ -159,10 +159,11 @@ def config_name(row: pd.Series) -> str:
 
 
 def earlier_of(r: Record) -> tuple[str, ...]:
-    """A built-in's record made under an earlier definition: (the workload, the output and loss its revision trained,
-    today's variant that trains it or ''); () when it is today's workload (:data:`bench.workloads.EARLIER`)."""
+    """A built-in's record made under an earlier definition: (the workload, what its revision trained, today's variant
+    that trains it or '', what changed or ''); () when it is today's workload (:data:`bench.records.revisions.
+    EARLIER`)."""
     earlier = earlier_definition(r.workload, r.workload_revision, r.workload_source)
-    return () if earlier is None else (r.workload, earlier.output, earlier.literal)
+    return () if earlier is None else (r.workload, earlier.output, earlier.literal, earlier.change)
 
 
 def workload_labels(records: Sequence[Record]) -> list[str]:

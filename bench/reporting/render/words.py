@@ -179,7 +179,9 @@ def not_learning_text(value: Any) -> str:
 def earlier_text(earlier: tuple[str, ...]) -> str:
     """Why a built-in's records are not today's workload of that name (``frames.labels.earlier_of``): the output and
     loss its revision trained, and what replaced them."""
-    workload, output, literal = earlier
+    workload, output, literal, change = (*earlier, "")[:4]
+    if change:
+        return f"these records trained `{workload}` as an older bench defined it: {change} (docs/workloads.md)"
     today = f"; the old form trains today as `{literal}`" if literal else ""
     return (f"these records trained `{workload}` as an older bench defined it: a {output} read as probabilities by its "
             "cross-entropy, which JAX and PyTorch compute from clipped probabilities (a saturated start can stop "
