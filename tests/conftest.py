@@ -68,10 +68,14 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory):
     backends; no gpu here since 2026-11-23, two worker processes less), with :data:`SECRETS` in its environment. Only
     tests/test_e2e.py uses it: a module runs in one test process, so the run happens once. Returns (folder, run
     folder, completed process)."""
+    import time
+
     tmp = tmp_path_factory.mktemp("smoke")
+    started = time.time()
     proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
                      f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2]",
                      env={**SECRETS, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
+    proc.wall_s = time.time() - started  # type: ignore[attr-defined]  # what the user's clock saw
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
     return tmp, run_dir, proc
@@ -98,7 +102,7 @@ def _has_gpu() -> bool:
 
 
 def _has_tpu() -> bool:
-    from bench.engines.tensorflow.strategies import looks_like_tpu_vm
+    from bench.engines.presence import looks_like_tpu_vm
 
     return looks_like_tpu_vm() or bool(os.environ.get("TPU_NAME"))
 
@@ -190,3 +194,16 @@ def accuracy_tolerance_pp(accuracy: float, n_val: float, floor_pp: float = 1.0) 
         return floor_pp
     p = min(max(accuracy, 0.0), 1.0)
     return max(floor_pp, 100 * 1.959964 * math.sqrt(2 * p * (1 - p) / n_val))
+
+
+def table_rows(part: str) -> list[dict[str, str]]:
+    """The first markdown table in ``part``, as one dict per row (cells stripped), as a reader parses it."""
+    start = part.index("\n| ")
+    lines = []
+    for line in part[start + 1:].splitlines():
+        if not line.startswith("|"):
+            break
+        if line.startswith("| "):
+            lines.append(line)
+    head = [c.strip() for c in lines[0].split("|")[1:-1]]
+    return [dict(zip(head, [c.strip() for c in ln.split("|")[1:-1]], strict=True)) for ln in lines[1:]]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import importlib.util
+import os
 import textwrap
 
 import numpy as np
@@ -328,16 +330,18 @@ def test_bad_input_exits_2_naming_the_key(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_a_run_with_tpu_points_checks_first_and_records_the_findings(tmp_path) -> None:
-    """strategies=[tpu] on this TPU-less box: the doctor runs before the points, names the failure (bench's own
-    slow_decode pipeline runs Python) on stderr and in doctor.json, and the TPU point's record (skipped: no
-    TPU here) carries its findings; a point of another strategy carries none."""
+    """strategies=[tpu] on this box made to look like a TPU VM (ISTPUVM=1, which TPU VMs set): the doctor runs before
+    the points, names the failure (bench's own slow_decode pipeline runs Python) on stderr and in doctor.json, and the
+    TPU point's record (skipped by its worker: TensorFlow finds no TPU) carries its findings; a point of another
+    strategy carries none."""
     import json
 
     from bench.records import load_records
 
     proc = run_bench("workloads=[fashion_cnn]", "strategies=[cpu,tpu]", "input_pipelines=[slow_decode]",
                      "batch_sizes=[64]", "epochs=2", "n_train=128", "n_val=64", f"results_dir={tmp_path}",
-                     "report=false", "measure_peak=false", "measure_input=false", "second_batch=false")
+                     "report=false", "measure_peak=false", "measure_input=false", "second_batch=false",
+                     env={"ISTPUVM": "1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "bench: doctor: fashion_cnn under tensorflow: pipeline_python[slow_decode] failed" in proc.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
@@ -350,6 +354,25 @@ def test_a_run_with_tpu_points_checks_first_and_records_the_findings(tmp_path) -
     checks = {c["check"]: c["status"] for c in by["tpu"]["tpu_checks"]}
     assert checks["pipeline_python[slow_decode]"] == FAIL and checks["static_shapes[slow_decode]"] == OK
     assert by["cpu"].get("tpu_checks") is None
+
+
+def test_a_machine_without_a_tpu_records_its_tpu_points_skipped_without_a_worker_or_the_doctor(tmp_path) -> None:
+    """The same run where nothing says a TPU is here: the parent records the TPU point skipped with what it looked
+    for, starts no worker for it and runs no doctor (python -m bench doctor checks a workload for a TPU anywhere)."""
+    import json
+
+    from bench.engines.presence import TPU_ENV, TPU_FILES
+
+    if any(os.environ.get(k) for k in TPU_ENV) or any(glob.glob(f) for f in TPU_FILES):
+        pytest.skip("this machine shows signs of a TPU")
+    proc = run_bench("workloads=[fashion_cnn]", "strategies=[tpu]", "batch_sizes=[64]", "epochs=2", "n_train=128",
+                     "n_val=64", f"results_dir={tmp_path}", "report=false")
+    assert "no TPU on this machine" in proc.stderr and "bench: doctor" not in proc.stderr
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert not (run_dir / "doctor.json").exists() and not (run_dir / "logs").exists()
+    (rec,) = [json.loads(f.read_text()) for f in run_dir.glob("fashion_cnn-*.json")]
+    assert rec["status"] == "skipped" and rec["error"]["type"] == "StrategyUnavailable"
+    assert rec["error"]["message"].startswith("no TPU on this machine (none of /dev/accel*")
 
 
 @pytest.mark.slow

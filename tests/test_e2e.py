@@ -11,7 +11,7 @@ import pytest
 
 from bench.measure.env import RECORDED_ENV_VARS
 from bench.records import load_records, parse
-from tests.conftest import HAS_JAX, SECRETS, SMOKE_BACKENDS, run_bench
+from tests.conftest import HAS_JAX, SECRETS, SMOKE_BACKENDS, run_bench, table_rows
 from tests.test_record_schema import undeclared
 
 
@@ -104,6 +104,27 @@ def test_a_jax_points_memory_is_its_own_compiled_step_not_the_process_peak(smoke
     for r in load_records([run_dir]).records:
         if r["backend"] != "jax":
             assert r["memory"].get("step_bytes") is None  # TensorFlow resets its peak per point: no analysis
+
+
+@pytest.mark.slow
+def test_where_the_time_went_accounts_for_the_whole_wall_time(smoke_run) -> None:
+    """The run's own process wrote its seconds to run.json; the report's table reads them: its rows (bench before its
+    workers, their start-ups, inside fit, outside fit, between workers, the report) add up to the wall time it prints,
+    which is what the test's own clock saw of the command, less the markdown's writing and the interpreter's exit."""
+    tmp, run_dir, proc = smoke_run
+    parent = json.loads((run_dir / "run.json").read_text())["parent"]
+    assert set(parent) == {"before_workers_s", "workers_s", "report_s", "wall_s"}
+    assert 0.85 * proc.wall_s <= parent["wall_s"] <= proc.wall_s
+    text = (tmp / "reports" / run_dir.name / "report.md").read_text()
+    rows = {r["where"]: r[run_dir.name] for r in table_rows(text[text.index("### Where the time went"):])}
+    wall = float(rows["wall time"])
+    assert wall == pytest.approx(parent["wall_s"], rel=0.005)
+    parts = ["bench before its workers (imports, plan, checks)", "worker start-up (interpreter, imports, device)",
+             "inside `fit`", "points outside `fit` (data, model, compile, predictions)",
+             "bench between workers (starting, ending them)", "report and figures"]
+    seconds = [float(rows[p].split()[0].replace(",", "")) for p in parts]
+    assert sum(seconds) == pytest.approx(wall, rel=0.01)  # each cell has 3 significant figures
+    assert sum(int(rows[p].split("(")[1].rstrip("%)")) for p in parts) in range(98, 103)  # shares, rounded
 
 
 @pytest.mark.slow

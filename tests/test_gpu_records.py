@@ -223,11 +223,10 @@ def test_where_the_time_went_says_how_much_of_the_gpu_run_trained(report) -> Non
     total = sum(r["point_wall_s"] + r["process"]["startup_s"] for r in recs)
     probe = sum(r["peak_measure_s"] for r in recs)
     training = sum(e["train_s"] for r in recs for e in r["epochs"])
-    row = _table(report[report.index("### Where the time went"):])
-    r2 = next(r for r in row if r["run"] == recs[0]["run_id"])
-    assert r2["of which peak probe s"] == f"{probe:.1f} ({100 * probe / total:.0f}%)" == "21.8 (36%)"
-    assert r2["of which training s"] == f"{training:.1f} ({100 * training / total:.0f}%)" == "11.6 (19%)"
-    assert r2["total s"] == f"{total:.1f}"
+    rows = {r["where"]: r[recs[0]["run_id"]] for r in _table(report[report.index("### Where the time went"):])}
+    assert rows["- of which the peak probe"] == f"{probe:.1f} ({100 * probe / total:.0f}%)" == "21.8 (36%)"
+    assert rows["- of which training epochs"] == f"{training:.1f} ({100 * training / total:.0f}%)" == "11.6 (19%)"
+    assert rows["workers' time (their start-ups and points)"] == f"{total:.1f}"
 
 
 def test_the_not_learning_reasons_are_true_of_the_records_that_made_a_false_one() -> None:
@@ -326,7 +325,7 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     today's reads logits. The report says so in the workload's section; merged with records of today's definition,
     the earlier ones get their own label (never one configuration); a user's workload of the same name is its own."""
     from bench.records import as_records, load_records
-    from bench.records.revisions import earlier_definition
+    from bench.records.revisions import CURRENT, earlier_definition
     from bench.reporting.frames.labels import workload_labels
 
     part = report[report.index("\n## catsdogs_cnn on synthetic (full, n_train=8000)"):]
@@ -339,9 +338,12 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     assert "the old form trains today as `catsdogs_cnn_sigmoid`" in part
     old = [r for r in as_records(load_records([H200 / "r1"]).records) if r.workload == "catsdogs_cnn"]
     assert old and all(r.workload_revision is None for r in old)
-    today = [r.model_copy(update={"workload_revision": 2}) for r in old]
+    today = [r.model_copy(update={"workload_revision": CURRENT["catsdogs_cnn"]}) for r in old]
     assert set(workload_labels(old)) == {"catsdogs_cnn"} == set(workload_labels(today))
     assert workload_labels([old[0], today[0]]) == ["catsdogs_cnn/sigmoid output, earlier definition", "catsdogs_cnn"]
+    logits_128 = old[0].model_copy(update={"workload_revision": 2})  # logits, 128 x 128 inputs (before 64 x 64)
+    assert workload_labels([logits_128, today[0]]) == ["catsdogs_cnn/128 x 128 inputs, earlier definition",
+                                                       "catsdogs_cnn"]
     assert earlier_definition("catsdogs_cnn", None, source="my_pkg.models:catsdogs_cnn") is None
     assert earlier_definition("catsdogs_cnn_sigmoid", None) is None  # the literal variant: its only definition
 

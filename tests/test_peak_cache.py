@@ -37,7 +37,7 @@ def child(monkeypatch, tmp_path):
         return {"device": "cpu:0", "peaks": {p: {"flops_per_s": 1e11 * (1 + len(calls)), "probe": {"n": 1024.0}}
                                              for p in precisions}}
 
-    monkeypatch.setattr(peak_cache, "probe_in_child", fake)
+    monkeypatch.setattr(peak_cache, "spawn_child", lambda *a, **k: lambda: fake(*a, **k))
     return calls
 
 
@@ -100,10 +100,10 @@ def test_an_old_or_foreign_entry_is_not_read(monkeypatch, tmp_path) -> None:
 def test_a_failed_probe_is_a_note_and_a_tpu_has_none(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
 
-    def fails(*_):
+    def fails():
         raise ProbeFailed("the matmul probe's process exited 1: boom")
 
-    monkeypatch.setattr(peak_cache, "probe_in_child", fails)
+    monkeypatch.setattr(peak_cache, "spawn_child", lambda *a, **k: fails)
     assert worker_peaks("jax", "cpu_x4", ["float32"], None, {}) == (
         {}, "no matmul peak probe: ProbeFailed: the matmul probe's process exited 1: boom")
     assert worker_peaks("jax", "tpu", ["float32"], None, {}) == ({}, "")
@@ -117,7 +117,7 @@ def test_the_child_gets_one_device_of_the_strategys_kind(monkeypatch, tmp_path) 
         seen.update(env)
         return {"device": "cpu:0", "peaks": {p: {"flops_per_s": 1.0, "probe": {}} for p in precisions}}
 
-    monkeypatch.setattr(peak_cache, "probe_in_child", fake)
+    monkeypatch.setattr(peak_cache, "spawn_child", lambda *a, **k: lambda: fake(*a, **k))
     environ = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4 --xla_dump_to=x", "HOME": "/h",
                "KERAS_DISTRIBUTION_NUM_PROCESSES": "2", "KERAS_DISTRIBUTION_PROCESS_ID": "1"}
     found, note = worker_peaks("jax", "cpu_x4", ["float32"], None, environ)

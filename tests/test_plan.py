@@ -23,8 +23,10 @@ def test_plan_covers_the_product_one_process_per_repeat_interleaved_across_strat
     assert [p.repeat for p in points] == [0] * 16 + [1] * 16
     cpu0 = g[("tensorflow", "cpu", 1, 0, False)]
     assert cpu0[0].point_id == "fashion_cnn-cpu-b32-spe1-fp32-r0"
-    # catsdogs_cnn has 256 training images: 2 steps at b128, so spe 4 runs (and is named) as spe 2
-    assert g[("tensorflow", "cpu_x2", 1, 1, False)][-1].point_id == "catsdogs_cnn-cpu_x2-b128-spe2-fp32-r1"
+    # catsdogs_cnn has 512 training images: 4 steps at b128, so spe 8 runs (and is named) as spe 4
+    last = plan(parse_config(["suite=cnn", "workloads=[catsdogs_cnn]", "strategies=[cpu]", "batch_sizes=[128]",
+                              "steps_per_execution=[8]", "workload_axes={}"]))[-1]
+    assert last.point_id == "catsdogs_cnn-cpu-b128-spe4-fp32-r0"
 
 
 def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:
@@ -52,7 +54,7 @@ def test_the_plan_names_the_steps_per_execution_that_will_run() -> None:
     assert [(p.steps_per_execution, p.requested_steps_per_execution) for p in cpu2] == [(3, 8)]
 
 
-def test_a_torch_point_asked_only_for_several_steps_per_call_runs_one_and_keeps_the_request() -> None:
+def test_a_torch_point_asked_only_for_several_steps_per_call_runs_one_and_keeps_the_request(monkeypatch) -> None:
     """Keras' PyTorch backend runs one step per call. suite=cnn asks catsdogs_cnn for spe 8 alone: under torch that
     point runs as spe 1 (it was skipped, so `backends=[torch]` trained no catsdogs_cnn), the request kept; beside a
     requested 1, fashion_cnn's spe 8 stays as asked (the plan then records it skipped: it would repeat spe 1)."""
@@ -63,9 +65,42 @@ def test_a_torch_point_asked_only_for_several_steps_per_call_runs_one_and_keeps_
     assert len(points) == 5
     from bench.runner.session import tpu_backends
 
-    both = plan(parse_config(["suite=cnn", "backends=[tensorflow,torch]"]))
-    alone = plan(parse_config(["suite=cnn", "backends=[torch]"]))
-    assert tpu_backends(both) == ["tensorflow"] and tpu_backends(alone) == []  # torch's TPU points: recorded skipped
+    monkeypatch.setenv("ISTPUVM", "1")  # what a TPU VM sets: its TPU points may run
+    both = parse_config(["suite=cnn", "backends=[tensorflow,torch]"])
+    alone = parse_config(["suite=cnn", "backends=[torch]"])
+    assert tpu_backends(both, plan(both)) == ["tensorflow"]
+    assert tpu_backends(alone, plan(alone)) == []  # torch's TPU points: recorded skipped
+
+
+def test_points_whose_device_is_surely_absent_are_skipped_before_any_worker(monkeypatch, tmp_path) -> None:
+    """On a Linux box without GPU device files or TPU signs, the gpu and tpu points are recorded skipped by the
+    parent (StrategyUnavailable, naming what was looked for): no worker starts for them and the TPU doctor does not
+    run; a sign of a TPU (a TPU VM's env var, a configured address) or a job over several hosts leaves it to the
+    worker."""
+    from bench.engines import presence
+    from bench.runner.session import tpu_backends
+    from bench.runner.unsupported import why_skipped
+
+    for var in presence.TPU_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(presence.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(presence.sys, "platform", "linux")
+    cfg = parse_config(["suite=cnn"])
+    by = {p.point_id: why_skipped(cfg, p) for p in plan(cfg)}
+    gpu, tpu = by["fashion_cnn-gpu-b32-spe1-fp32-r0"], by["fashion_cnn-tpu-b32-spe1-fp32-r0"]
+    assert gpu[0] == tpu[0] == "StrategyUnavailable"
+    assert "no GPU on this machine" in gpu[1] and "/dev/nvidia[0-9]*" in gpu[1]
+    assert "no TPU on this machine" in tpu[1] and "python -m bench doctor" in tpu[1]
+    assert by["fashion_cnn-cpu-b32-spe1-fp32-r0"] == by["catsdogs_cnn-cpu_x2-b32-spe8-fp32-r0"] == ("", "")
+    assert tpu_backends(cfg, plan(cfg)) == []
+    assert why_skipped(parse_config(["suite=cnn", "tpu=grpc://10.0.0.2:8470"]), plan(cfg)[-1]) == ("", "")
+    several = parse_config(["suite=cnn", "backends=[jax]", "process_id=0", "coordinator=127.0.0.1:1234",
+                            "processes=[2]"])
+    assert not any(why_skipped(several, p)[1] for p in plan(several) if p.strategy == "gpu")
+    monkeypatch.setattr(presence.glob, "glob", lambda pattern: ["/dev/nvidia0"] if "nvidia" in pattern else [])
+    assert why_skipped(cfg, plan(cfg)[0]) == ("", "") and not presence.absent("gpu")
+    monkeypatch.setenv("TPU_NAME", "my-tpu")
+    assert not presence.absent("tpu")
 
 
 def test_point_ids_name_scaling_and_precision() -> None:
@@ -108,9 +143,9 @@ def test_workload_axes_give_a_heavy_model_fewer_points() -> None:
     ids = [p.point_id for p in plan(cfg)]
     assert [i for i in ids if i.startswith("catsdogs")] == ["catsdogs_cnn-cpu-b32-spe8-fp32-r0"]
     assert len([i for i in ids if i.startswith("fashion")]) == 4
-    cfg = parse_config(["suite=cnn", "strategies=[cpu]", "workload_axes.catsdogs_cnn.batch_sizes=[32,64]"])
+    cfg = parse_config(["suite=cnn", "strategies=[cpu]", "workload_axes.catsdogs_cnn.batch_sizes=[32,128]"])
     assert [p.point_id for p in plan(cfg) if p.workload == "catsdogs_cnn"] == [
-        "catsdogs_cnn-cpu-b32-spe8-fp32-r0", "catsdogs_cnn-cpu-b64-spe4-fp32-r0"]  # 4 steps at b64: spe 8 runs as 4
+        "catsdogs_cnn-cpu-b32-spe8-fp32-r0", "catsdogs_cnn-cpu-b128-spe4-fp32-r0"]  # 4 steps at b128: spe 8 runs as 4
     cfg = parse_config(["suite=cnn", "strategies=[cpu]", "+workload_axes.fashion_cnn.batch_sizes=[64]"])
     assert [p.point_id for p in plan(cfg) if p.workload == "fashion_cnn"] == [
         "fashion_cnn-cpu-b64-spe1-fp32-r0", "fashion_cnn-cpu-b64-spe8-fp32-r0"]

@@ -17,6 +17,7 @@ import pytest
 
 from bench.reporting.build import build_report
 from bench.reporting.commands import hydra_style_args, report_main
+from tests.conftest import table_rows
 
 DATA = Path(__file__).parent / "data"
 RECORDS = DATA / "records"
@@ -199,7 +200,10 @@ def test_gflops_mfu_and_the_peaks_used_are_defined(report):
 def test_where_the_time_went(report):
     text = report.read_text(encoding="utf-8")
     section = text[text.index("### Where the time went"):text.index("\n## fashion_cnn")]
-    assert "| 20261122T080000Z-cnn-9b1e0d2 | hostB  | 3                  | 87.0 (19%)" in section
+    rows = {r["where"]: r["20261122T080000Z-cnn-9b1e0d2"] for r in table_rows(section)}
+    assert rows["worker processes (host)"] == "3 (hostB)" and rows["wall time"] == "—"  # no run.json: workers only
+    assert rows["worker start-up (interpreter, imports, device)"] == "87.0 (19%)"
+    assert rows["workers' time (their start-ups and points)"] == "459"
 
 
 def test_environment_has_cpu_model_and_no_phantom_row_for_skipped_records(report):

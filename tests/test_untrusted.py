@@ -211,3 +211,23 @@ def test_a_deep_file_is_refused_whatever_the_recursion_limit(tmp_path) -> None:
         sys.setrecursionlimit(limit)
     assert loaded.records == [] and "nested too deeply" in loaded.skipped[0][1]
     assert untrusted.too_deep([[[]]], limit=2) and not untrusted.too_deep([[]], limit=2)
+
+
+def test_a_runs_own_seconds_are_read_only_as_finite_non_negative_numbers(tmp_path) -> None:
+    """run.json's ``parent`` is read field by field: numbers only, finite and >= 0, of the known fields; a manifest
+    that is not JSON, has no parent or a parent of another shape adds nothing; the run id is made inert as the
+    records' are."""
+    from bench.reporting.load.parents import parent_times
+
+    def manifest(folder: str, body: object) -> None:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.json").write_text(body if isinstance(body, str) else json.dumps(body))
+
+    manifest("a", {"run_id": "ra", "parent": {"before_workers_s": 1.5, "workers_s": 80, "report_s": float("nan"),
+                                                "wall_s": -1, "extra_s": 3.0}})
+    manifest("b", {"run_id": "r|b", "parent": {"wall_s": True, "report_s": "4", "before_workers_s": 0.25}})
+    manifest("c", "{not json")
+    manifest("d", {"run_id": "rd", "parent": [1, 2]})
+    manifest("e", {"run_id": "re"})
+    assert parent_times([tmp_path]) == {"ra": {"before_workers_s": 1.5, "workers_s": 80.0},
+                                        "r\\|b": {"before_workers_s": 0.25}}

@@ -8,6 +8,7 @@ import os
 import platform
 import socket
 import subprocess
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,18 @@ def cpu_busy() -> tuple[float, float, float] | None:
     busy = sum(values) - values[3] - (values[4] if len(values) > 4 else 0)  # all but idle and iowait
     own = os.times()
     return busy / ticks, own.user + own.system, float(os.cpu_count() or 1)
+
+
+def process_started_at() -> float:
+    """When this process started, in seconds since the epoch (``time.time()``'s scale): its start tick in
+    ``/proc/self/stat`` against the uptime in ``/proc/uptime``, to 1/CLK_TCK s; NaN without /proc."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, counted after the command's ")"
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def others_busy(before: tuple[float, float, float] | None, after: tuple[float, float, float] | None,

@@ -25,11 +25,11 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from bench.measure.env import cpu_model
 
@@ -119,30 +119,81 @@ def write_entry(key: dict[str, Any], entry: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-@contextlib.contextmanager
-def _locked() -> Iterator[None]:
-    """One prober per host at a time (a second worker waits, then finds the entry written)."""
+def _lock() -> IO[str]:
+    """Hold the host's probe lock until the returned file is closed (one prober per host at a time: a second worker
+    waits, then finds the entry written; a process that dies releases it)."""
     cache_dir().mkdir(parents=True, exist_ok=True)
-    with open(cache_dir() / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    handle = open(cache_dir() / ".lock", "w")  # closed by the caller, which releases the lock
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
 
 
-def probe_in_child(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
-                   float32_matmul: str = "framework") -> dict[str, Any]:
-    """Run :mod:`bench.measure.probe_child` and return what it printed: ``{"device", "peaks": {precision:
-    {"flops_per_s", "probe"}}}``, per device (FLOP/s of one device); ProbeFailed with its output's end otherwise."""
+def spawn_child(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
+                float32_matmul: str = "framework") -> Callable[[], dict[str, Any]]:
+    """Start :mod:`bench.measure.probe_child`: it imports its framework and makes its device, then waits for a line
+    on stdin. The call returned sends that line and returns what the child printed: ``{"device", "peaks":
+    {precision: {"flops_per_s", "probe"}}}``, per device (FLOP/s of one device); ProbeFailed with its output's end
+    otherwise. Between the two the caller may import its own framework: the child measures once it is told."""
     args = json.dumps({"backend": backend, "device_kind": device_kind, "precisions": precisions,
                        "float32_matmul": float32_matmul})
-    proc = subprocess.run([sys.executable, "-m", "bench.measure.probe_child", args], capture_output=True, text=True,
-                          env=env, timeout=CHILD_TIMEOUT_S, check=False)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        raise ProbeFailed(f"the matmul probe's process exited {proc.returncode}: {(proc.stderr or proc.stdout)[-600:]}")
-    return dict(json.loads(lines[-1]))
+    proc = subprocess.Popen([sys.executable, "-m", "bench.measure.probe_child", args, "--wait"], env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def result() -> dict[str, Any]:
+        try:
+            out, err = proc.communicate("measure\n", timeout=CHILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        lines = [line for line in out.splitlines() if line.startswith("{")]
+        if proc.returncode != 0 or not lines:
+            raise ProbeFailed(f"the matmul probe's process exited {proc.returncode}: {(err or out)[-600:]}")
+        return dict(json.loads(lines[-1]))
+
+    return result
+
+
+def start_peaks(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
+                not_before: datetime | None = None, float32_matmul: str = "framework"
+                ) -> Callable[[], dict[str, Any]]:
+    """:func:`cached_peaks` in two halves: this one reads the cache and, for what it lacks, takes the host's lock and
+    starts the child; the call returned waits for the child, caches its figures and releases the lock. ``measure_s``
+    counts the seconds spent in both halves, not what the caller did between them."""
+    t = time.perf_counter()
+    keys = {p: probe_key(backend, device_kind, p, float32_matmul) for p in precisions}
+    found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
+    if len(found) == len(precisions):
+        spent = time.perf_counter() - t
+        return lambda: {"peaks": found, "cached": True, "measure_s": spent}
+    lock = _lock()  # another worker may have measured them while this one waited
+    found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
+    missing = [p for p in precisions if p not in found]
+    if not missing:  # another worker measured them while this one waited: read, not measured
+        lock.close()
+        spent = time.perf_counter() - t
+        return lambda: {"peaks": found, "cached": True, "measure_s": spent}
+    started = time.perf_counter()
+    try:
+        child = spawn_child(backend, device_kind, missing, env, float32_matmul)
+    except BaseException:
+        lock.close()
+        raise
+    spent = time.perf_counter() - t
+
+    def finish() -> dict[str, Any]:
+        t2 = time.perf_counter()
+        with lock:  # released once the entries are written: a waiting worker reads them
+            measured = child()
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            for p in missing:
+                entry = {**measured["peaks"][p], "device": measured["device"], "measured_at": now,
+                         "measure_s": time.perf_counter() - started, "process": "bench.measure.probe_child"}
+                write_entry(keys[p], entry)
+                found[p] = entry
+        return {"peaks": found, "cached": False, "measure_s": spent + time.perf_counter() - t2}
+
+    return finish
 
 
 def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
@@ -152,48 +203,51 @@ def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dic
     "measured_at", "measure_s"}``. From the cache where every precision has an entry (measured at or after
     ``not_before``: ``measure_peak=fresh`` passes the run's start, so its first worker measures and the others
     read); else measured by one child for the missing ones and cached."""
-    t = time.perf_counter()
-    keys = {p: probe_key(backend, device_kind, p, float32_matmul) for p in precisions}
-    found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
-    cached = len(found) == len(precisions)
-    if not cached:
-        with _locked():  # another worker may have measured them while this one waited
-            found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
-            missing = [p for p in precisions if p not in found]
-            cached = not missing  # another worker measured them while this one waited: read, not measured
-            if missing:
-                started = time.perf_counter()
-                child = probe_in_child(backend, device_kind, missing, env, float32_matmul)
-                now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-                for p in missing:
-                    entry = {**child["peaks"][p], "device": child["device"], "measured_at": now,
-                             "measure_s": time.perf_counter() - started, "process": "bench.measure.probe_child"}
-                    write_entry(keys[p], entry)
-                    found[p] = entry
-    return {"peaks": found, "cached": cached, "measure_s": time.perf_counter() - t}
+    return start_peaks(backend, device_kind, precisions, env, not_before, float32_matmul)()
+
+
+def start_worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
+                       environ: dict[str, str] | None = None, float32_matmul: str = "framework"
+                       ) -> Callable[[], tuple[dict[str, Any], str]]:
+    """:func:`worker_peaks` in two halves (:func:`start_peaks`): a worker on a CPU imports its framework between
+    them, beside the child's import, and calls the second once it is idle, so the child measures alone."""
+    from bench.engines import JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID, process_env
+
+    kind = device_kind_of(strategy)
+    if kind == "tpu":
+        return lambda: ({}, "")
+    env = {k: v for k, v in (environ if environ is not None else os.environ).items()
+           if k not in (JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID)}
+    env["XLA_FLAGS"] = " ".join(f for f in env.get("XLA_FLAGS", "").split() if "device_count" not in f)
+    env.update(process_env(backend, kind, env))
+    failed = (ProbeFailed, OSError, subprocess.SubprocessError)
+
+    def note(e: BaseException) -> tuple[dict[str, Any], str]:
+        return {}, f"no matmul peak probe: {type(e).__name__}: {e}"[:400]
+
+    try:
+        pending = start_peaks(backend, kind, [*precisions, BANDWIDTH], env, not_before, float32_matmul)
+    except failed as e:
+        noted = note(e)
+        return lambda: noted
+
+    def finish() -> tuple[dict[str, Any], str]:
+        try:
+            return {**pending(), "device_kind": kind}, ""
+        except failed as e:
+            return note(e)
+
+    return finish
 
 
 def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
                  environ: dict[str, str] | None = None, float32_matmul: str = "framework"
                  ) -> tuple[dict[str, Any], str]:
     """A worker's per-device peaks for ``precisions`` and its bandwidth (:func:`cached_peaks` with :data:`BANDWIDTH`,
-    and ``device_kind``) and "", or ({}, why) when the probe
-    failed; ({}, "") for a TPU (datasheet peak only). The child gets the worker's environment for one device of
-    the strategy's kind: no multi-process variables, no split of the host into logical devices."""
-    from bench.engines import JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID, process_env
-
-    kind = device_kind_of(strategy)
-    if kind == "tpu":
-        return {}, ""
-    env = {k: v for k, v in (environ if environ is not None else os.environ).items()
-           if k not in (JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID)}
-    env["XLA_FLAGS"] = " ".join(f for f in env.get("XLA_FLAGS", "").split() if "device_count" not in f)
-    env.update(process_env(backend, kind, env))
-    try:
-        return {**cached_peaks(backend, kind, [*precisions, BANDWIDTH], env, not_before, float32_matmul),
-                "device_kind": kind}, ""
-    except (ProbeFailed, OSError, subprocess.SubprocessError) as e:
-        return {}, f"no matmul peak probe: {type(e).__name__}: {e}"[:400]
+    and ``device_kind``) and "", or ({}, why) when the probe failed; ({}, "") for a TPU (datasheet peak only). The
+    child gets the worker's environment for one device of the strategy's kind: no multi-process variables, no split
+    of the host into logical devices."""
+    return start_worker_peaks(backend, strategy, precisions, not_before, environ, float32_matmul)()
 
 
 def run_start(run_id: str, spawned_at: float = 0.0) -> datetime:

@@ -4,7 +4,8 @@ one-device strategy of that kind, printed as one JSON line ``{"device", "peaks":
 "probe"}}}`` (FLOP/s of that one device); ``"bandwidth"`` among the precisions adds the bandwidth probe
 (:func:`bench.measure.probes.stream_bandwidth`) as ``{"bytes_per_s", "probe"}``. Started by
 :func:`bench.measure.peak_cache.cached_peaks` before a worker's framework starts, so the worker's allocator never
-holds the probe's matrices.
+holds the probe's matrices. With ``--wait`` it reads a line from stdin before it measures (the worker's own import
+runs beside the child's, never beside its measurement).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def main(argv: list[str]) -> int:
         if info.device_kind == "gpu":  # the worker's float32 arithmetic (bench.config.keys: float32_matmul)
             engine.set_float32_matmul(args.get("float32_matmul", "framework"))
         device = info.devices[0]
+        if "--wait" in argv:  # the worker imports its framework meanwhile: measure once it is idle
+            sys.stdin.readline()
         peaks = {}
         for p in args["precisions"]:
             if p == BANDWIDTH:

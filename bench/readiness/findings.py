@@ -5,9 +5,14 @@ Framework-free: the command's process (and any report) reads findings without Te
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
+
+from bench.records import DOCTOR_FILE, Check
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 STATUSES = (OK, WARN, FAIL)
@@ -65,3 +70,21 @@ def table(findings: list[Finding]) -> str:
                             maxcolwidths=[None, None, 60, 60]))
         out.append("")
     return "\n".join(out)
+
+
+@functools.cache
+def run_findings(run_dir: str) -> tuple[dict[str, str], ...] | None:
+    """The doctor's findings the run wrote before its TPU points (``doctor.json`` in the run folder), read once
+    per process; None when absent (no TPU point ran a worker, or a run resumed from an older bench)."""
+    try:
+        return tuple(json.loads((Path(run_dir) / DOCTOR_FILE).read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def tpu_checks(run_dir: str, workload: str, backend: str) -> list[Check] | None:
+    """The doctor's findings for a TPU point's workload and backend (None without the run's ``doctor.json``)."""
+    found = run_findings(run_dir)
+    return None if found is None else [
+        Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
+        for f in found if f["workload"] == workload and f["backend"] == backend]

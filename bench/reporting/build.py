@@ -8,7 +8,7 @@ fixed number formats, no generation time, no absolute paths), so it can be golde
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from bench.reporting.frames.keys import rows_of
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.load import untrusted
+from bench.reporting.load.parents import parent_times
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
 from bench.reporting.render.markdown.document import render_markdown
@@ -35,16 +36,18 @@ class ReportError(ValueError):
 
 
 def build_report(record_dirs: list[Path], out_dir: Path, baseline: str = DEFAULT_BASELINE,
-                 parity_margin_pp: float = PARITY_MARGIN_PP,
-                 prices: Mapping[str, Price] | None = None) -> Path:
+                 parity_margin_pp: float = PARITY_MARGIN_PP, prices: Mapping[str, Price] | None = None,
+                 before_text: Callable[[], None] | None = None) -> Path:
     """Write ``out_dir/report.md`` and its PNG figures from the records under ``record_dirs``; ``prices`` is the
-    price table of the Cost sections (default: the shipped one, :func:`bench.reporting.load.prices.load_table`).
+    price table of the Cost sections (default: the shipped one, :func:`bench.reporting.load.prices.load_table`);
+    ``before_text`` is called once the figures are drawn, before the markdown is rendered (the run's own process
+    records its time in ``run.json`` there, which the markdown reads).
 
     Raises ReportError (and writes nothing) when no folder is given, a folder is missing, or no record
     loads. Returns the path of report.md.
     """
     with gc_paused():
-        return _build_report(record_dirs, out_dir, baseline, parity_margin_pp, prices)
+        return _build_report(record_dirs, out_dir, baseline, parity_margin_pp, prices, before_text)
 
 
 @contextmanager
@@ -62,7 +65,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_margin_pp: float,
-                  prices: Mapping[str, Price] | None) -> Path:
+                  prices: Mapping[str, Price] | None, before_text: Callable[[], None] | None) -> Path:
     dirs = [Path(d) for d in record_dirs]
     if not dirs:
         raise ReportError("no results folder given")
@@ -97,10 +100,10 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         claims = all_claims(a)  # each workload's conclusions, once: report.json and report.md word the same ones
         (out_dir / "report.json").write_text(to_json(report_data(a, claims)), encoding="utf-8")
         (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
-        text = render_markdown(a, loaded, dirs, drawer.planned(), priced, table, claims)  # while figures are drawn
         drawn = drawer.collect()
-        if drawn != drawer.planned():  # a figure's data function and its drawing disagreed: link what exists
-            text = render_markdown(a, loaded, dirs, drawn, priced, table, claims)
+        if before_text is not None:
+            before_text()
+        text = render_markdown(a, loaded, dirs, drawn, priced, table, claims, parent_times(dirs))
     finally:
         drawer.close()
     path = out_dir / "report.md"

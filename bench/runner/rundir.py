@@ -118,3 +118,16 @@ def write_manifest(run_dir: Path, run_id: str, cfg: SuiteConfig, points: list[Po
         "config": shareable({k: v for k, v in asdict(cfg).items() if k != "defaults"}),
         "points": [p.point_id for p in points], "host": host_env(),
         "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})
+
+
+def record_parent(run_dir: Path, times: dict[str, float]) -> None:
+    """Add the run's own process's seconds to ``run.json`` as ``parent`` (before its first worker, running workers,
+    the report, its wall time: :data:`bench.reporting.load.parents.FIELDS`); a manifest that cannot be read is left
+    as it is."""
+    path = run_dir / RUN_MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    manifest["parent"] = {k: round(v, 3) for k, v in times.items()}
+    atomic_write_json(path, manifest)

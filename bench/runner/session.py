@@ -5,30 +5,44 @@ report. Imports no framework (workers do).
 from __future__ import annotations
 
 import dataclasses
+import math
 import shlex
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 from bench.config import SuiteConfig, is_raced, shard_of
+from bench.measure.env import process_started_at
 from bench.records import load_records
 from bench.reporting.render.console import summary_table
 from bench.runner.inputs import clamp_warnings
 from bench.runner.launcher import Interrupted, Launcher
 from bench.runner.plan import Point, plan
 from bench.runner.progress import Progress
-from bench.runner.rundir import find_run, new_run_id, points_to_run, suite_of, write_manifest
-from bench.runner.unsupported import announce, record_skipped, why_not
+from bench.runner.rundir import find_run, new_run_id, points_to_run, record_parent, suite_of, write_manifest
+from bench.runner.unsupported import announce, record_skipped, why_skipped
 
+IMPORTED = time.time()  # the parent's start where /proc cannot tell it
 EXIT_INTERRUPTED = 130
 
 
 EXIT_NOTHING_SUCCEEDED = 1
 
 
-def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
+def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path, clock: dict[str, float] | None = None) -> list[dict]:
     """End of a run (finished or interrupted): console summary and, with ``report=true``, the report; returns the
-    run's records."""
+    run's records. ``clock`` (when this process ran the workers: its start, ``before_workers_s`` and ``workers_s``)
+    goes into ``run.json`` with the report's seconds and the wall time before the markdown is written."""
+    report_started = time.time()
+
+    def record_clock() -> None:
+        if clock is not None:
+            now = time.time()
+            record_parent(run_dir, {"before_workers_s": clock["before_workers_s"], "workers_s": clock["workers_s"],
+                                    **({"report_s": now - report_started} if cfg.report else {}),
+                                    "wall_s": now - clock["started"]})
+
     records = [r for r in load_records([run_dir], warn=False).records]
     print(summary_table(records, cfg.baseline))
     missing = not_started(run_dir, records)
@@ -44,11 +58,14 @@ def report_run(cfg: SuiteConfig, run_id: str, run_dir: Path) -> list[dict]:
         try:
             path = build_report([run_dir], Path(cfg.reports_dir) / run_id, baseline=cfg.baseline,
                                 parity_margin_pp=cfg.parity_margin_pp,
-                                prices=load_table(extra=Path(cfg.prices) if cfg.prices else None))
+                                prices=load_table(extra=Path(cfg.prices) if cfg.prices else None),
+                                before_text=record_clock)
             print(f"report:  {path}")
         except Exception as e:  # a report bug must not hide the records the run produced
             print(f"bench: report failed ({type(e).__name__}: {e}); records are intact; rebuild with "
                   f"python -m bench report {run_dir}", file=sys.stderr)
+    else:
+        record_clock()
     return records
 
 
@@ -146,10 +163,10 @@ def launch(cfg: SuiteConfig, todo: list[Point], run_id: str, run_dir: Path) -> N
               file=sys.stderr)
 
 
-def tpu_backends(points: list[Point]) -> list[str]:
+def tpu_backends(cfg: SuiteConfig, points: list[Point]) -> list[str]:
     """The backends with TPU points a worker will run: the doctor checks those before the run (a backend whose TPU
-    points are recorded skipped, PyTorch's, has nothing to check: its "failures" were noise before a CPU run)."""
-    return sorted({p.backend for p in points if p.strategy == "tpu" and not why_not(p)})
+    points are recorded skipped, PyTorch's or any on a machine without a TPU, has nothing to check)."""
+    return sorted({p.backend for p in points if p.strategy == "tpu" and not why_skipped(cfg, p)[1]})
 
 
 def run_suite(cfg: SuiteConfig) -> int:
@@ -168,14 +185,17 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
     except ResumeError as e:
         print(f"bench: error: {e}", file=sys.stderr)
         return 2, None
+    started = process_started_at()  # the parent's own share of the wall time (run.json's "parent")
+    started = started if math.isfinite(started) else IMPORTED
     write_manifest(run_dir, run_id, cfg, points)
-    announce(todo)
-    checked = tpu_backends(todo)
+    announce(cfg, todo)
+    checked = tpu_backends(cfg, todo)
     if checked:
         from bench.readiness.command import before_tpu_points
 
         before_tpu_points(dataclasses.replace(cfg, backends=checked), run_dir)
     status = 0
+    clock = {"started": started, "before_workers_s": time.time() - started}
     try:
         if is_raced(cfg):
             from bench.runner.racing import run_race
@@ -185,8 +205,9 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
             launch(cfg, todo, run_id, run_dir)
     except Interrupted as e:
         status = e.exit_status  # 130 for Ctrl-C, 143 for SIGTERM
+    clock["workers_s"] = time.time() - started - clock["before_workers_s"]
     try:
-        failed = nothing_succeeded(report_run(cfg, run_id, run_dir))
+        failed = nothing_succeeded(report_run(cfg, run_id, run_dir, clock))
         if failed and status == 0:
             print(f"bench: {failed}", file=sys.stderr)
             status = EXIT_NOTHING_SUCCEEDED

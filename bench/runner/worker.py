@@ -17,11 +17,11 @@ recorded by the launcher, which restarts a fresh worker for the rest of the grou
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,8 +36,10 @@ from bench.engines import (
 )
 from bench.measure.env import host_env
 from bench.measure.gpu_env import gpu_env
+from bench.measure.peak_cache import device_kind_of
 from bench.measure.probes import Peaks, memory_record, reset_peak_rss, scaled_peaks
-from bench.records import DOCTOR_FILE, Check, ErrorInfo, Record, write_record
+from bench.readiness.findings import tpu_checks
+from bench.records import ErrorInfo, Record, write_record
 from bench.runner.faults import Faults
 from bench.runner.plan import Point, WorkerJob, with_tensorflow
 from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
@@ -51,24 +53,6 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
     from bench.workloads.examples import load_examples
 
     return load_examples(point.workload, point.data, point.data_scale, point.n_train, point.n_val, point.seed, cache)
-
-
-@functools.cache
-def run_findings(run_dir: str) -> tuple[dict[str, str], ...] | None:
-    """The doctor's findings the run wrote before its TPU points (``doctor.json`` in the run folder), read once
-    per worker; None when absent (a run resumed from an older bench)."""
-    try:
-        return tuple(json.loads((Path(run_dir) / DOCTOR_FILE).read_text()))
-    except (OSError, ValueError):
-        return None
-
-
-def tpu_checks(run_dir: str, point: Point) -> list[Check] | None:
-    """The doctor's findings for a TPU point's workload and backend (None without the run's ``doctor.json``)."""
-    found = run_findings(run_dir)
-    return None if found is None else [
-        Check(check=f["check"], status=f["status"], evidence=f["evidence"], fix=f.get("fix", ""))
-        for f in found if f["workload"] == point.workload and f["backend"] == point.backend]
 
 
 class Worker:
@@ -125,7 +109,7 @@ class Worker:
                               None, None, self.job.race)
             rec.process = self.process
             if p.strategy == "tpu":
-                rec.tpu_checks = tpu_checks(self.job.run_dir, p)
+                rec.tpu_checks = tpu_checks(self.job.run_dir, p.workload, p.backend)
             rec.status = "skipped"
             rec.error = ErrorInfo(type=exc_type, message=reason)
             self.finish(rec)
@@ -134,7 +118,10 @@ class Worker:
         """Load the engine and create the strategy (first framework work in the process); False when the
         group is skipped."""
         job = self.job
-        probed = self.probe_peaks(points) if job.measure_peak else {}  # before the framework takes the device
+        probing = self.probe_peaks(points) if job.measure_peak else (lambda: {})  # before the framework takes a device
+        if device_kind_of(job.strategy) == "cpu":  # the child imports beside this import, and measures after it
+            _ = self.engine
+        probed = probing()
         try:
             self.strategy, self.info = self.engine.make_strategy(job.strategy, job.all_reduce, job.tpu,
                                                                  job.tpu_connect_timeout_s)
@@ -156,17 +143,23 @@ class Worker:
         self.emit("ready", strategy=self.resolved.as_record())
         return True
 
-    def probe_peaks(self, points: list[Point]) -> dict[str, Any]:
-        """The devices' matmul peak per precision and bandwidth, per device (:func:`bench.measure.peak_cache.
-        worker_peaks`); a probe that failed is a note on every record (the points run without an MFU)."""
-        from bench.measure.peak_cache import run_start, worker_peaks
+    def probe_peaks(self, points: list[Point]) -> Callable[[], dict[str, Any]]:
+        """Start the devices' matmul peak per precision and bandwidth, per device (:func:`bench.measure.peak_cache.
+        start_worker_peaks`); the call returned waits for them. A probe that failed is a note on every record (the
+        points run without an MFU)."""
+        from bench.measure.peak_cache import run_start, start_worker_peaks
 
         job = self.job
-        found, note = worker_peaks(job.backend, job.strategy, sorted({"float32", *(p.precision for p in points)}),
-                                   run_start(job.run_id, job.spawned_at) if job.fresh_peak else None,
-                                   float32_matmul=job.float32_matmul)
-        self.notes += [note] if note else []
-        return found
+        pending = start_worker_peaks(job.backend, job.strategy, sorted({"float32", *(p.precision for p in points)}),
+                                     run_start(job.run_id, job.spawned_at) if job.fresh_peak else None,
+                                     float32_matmul=job.float32_matmul)
+
+        def finish() -> dict[str, Any]:
+            found, note = pending()
+            self.notes += [note] if note else []
+            return found
+
+        return finish
 
     def arrays(self, point: Point) -> Any:
         """The point's examples, read once per worker (:func:`point_data`)."""
@@ -183,7 +176,7 @@ class Worker:
         rec.process = self.process
         rec.notes.extend(self.notes)
         if point.strategy == "tpu":
-            rec.tpu_checks = tpu_checks(self.job.run_dir, point)
+            rec.tpu_checks = tpu_checks(self.job.run_dir, point.workload, point.backend)
         self.emit("start", point_id=point.point_id)
         t_point = time.perf_counter()
         first, self.points_started = not self.points_started, self.points_started + 1

@@ -12,7 +12,6 @@ Absent hardware raises :class:`StrategyUnavailable` with the exact reason; the w
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import threading
 from typing import Any
@@ -21,6 +20,7 @@ import tensorflow as tf
 
 from bench.config import logical_cpus
 from bench.engines import StrategyInfo, StrategyUnavailable
+from bench.engines.presence import looks_like_tpu_vm
 
 _CROSS_DEVICE_OPS = {
     "hierarchical_copy": lambda: tf.distribute.HierarchicalCopyAllReduce(),
@@ -37,11 +37,6 @@ def _mirrored(devices: list[str], all_reduce: str, default: str) -> tuple[tf.dis
     used = type(strategy.extended._cross_device_ops).__name__ if ops is not None else "CollectiveAllReduce"
     return strategy, used
 
-
-def looks_like_tpu_vm() -> bool:
-    """A hint, not proof: TPU VMs expose /dev/accel* (v2-v4) or /dev/vfio/N (v5e+), or set TPU env vars."""
-    return bool(glob.glob("/dev/accel*") or glob.glob("/dev/vfio/[0-9]*")
-                or os.environ.get("TPU_ACCELERATOR_TYPE") or os.environ.get("ISTPUVM"))
 
 
 def tpu_target(tpu: str) -> str:

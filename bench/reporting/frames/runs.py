@@ -13,6 +13,7 @@ been seen to do), shown with the lowest, the median and the number of probes, so
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -70,26 +71,36 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def time_budget(points: pd.DataFrame) -> pd.DataFrame:
+def time_budget(points: pd.DataFrame, parents: Mapping[str, Mapping[str, float]] | None = None) -> pd.DataFrame:
     """Per run and host: worker processes, and seconds spent in process start-up (interpreter, imports, strategy,
     peak probe; ``probe_s`` the probes alone), inside ``fit`` (the epochs; ``train_s`` their training seconds,
-    validation excluded), in ``fit``'s teardown (after its last epoch, inside ``fit_wall_s``),
-    and in each point's own work outside ``fit`` (data, model build, compile, predictions, input probe); ``total``
-    is their sum, the workers' wall time. NaN where records predate the fields."""
+    validation excluded), in ``fit``'s teardown (after its last epoch, inside ``fit_wall_s``), and in each point's
+    own work outside ``fit`` (data, model build, compile, predictions, input probe); ``workers_s`` is their sum, the
+    workers' wall time. From ``parents`` (:func:`bench.reporting.load.parents.parent_times`), for a run on one host:
+    the run's own process before its first worker (``before_s``), between and around its workers (``between_s``:
+    its time running workers less theirs; NaN when they overlapped), building the report (``report_s``) and its
+    whole wall time (``wall_s``). NaN where records or runs predate the fields."""
     cols = ["run_id", "host", "processes", "startup_s", "probe_s", "fit_s", "train_s", "teardown_s", "outside_fit_s",
-            "total_s"]
+            "workers_s", "before_s", "between_s", "report_s", "wall_s"]
     rows = []
+    hosts = points.groupby("run_id")["host"].nunique()
     for (run, host), g in points.groupby(["run_id", "host"], sort=True):
         if not np.isfinite(g["point_wall_s"]).any():
             continue
-        startup = g.groupby("process")["startup_s"].first()
-        fit = float(np.nansum(g["fit_wall_s"]))
-        point_wall = float(np.nansum(g["point_wall_s"]))
+        ran = g[np.isfinite(g["point_wall_s"])]  # a point recorded skipped before any worker ran nothing
+        startup = ran.groupby("process")["startup_s"].first()
+        fit = float(np.nansum(ran["fit_wall_s"]))
+        point_wall = float(np.nansum(ran["point_wall_s"]))
         start = float(np.nansum(startup)) if np.isfinite(startup).any() else math.nan
-        probes = g.groupby("process")["peak_measure_s"].first()  # once per worker, in its start-up
-        rows.append({"run_id": run, "host": host, "processes": int(g["process"].nunique()), "startup_s": start,
+        probes = ran.groupby("process")["peak_measure_s"].first()  # once per worker, in its start-up
+        workers = point_wall + (start if math.isfinite(start) else 0)
+        parent = (parents or {}).get(str(run), {}) if hosts[run] == 1 else {}
+        between = parent.get("workers_s", math.nan) - workers
+        rows.append({"run_id": run, "host": host, "processes": int(ran["process"].nunique()), "startup_s": start,
                      "probe_s": float(np.nansum(probes)) if np.isfinite(probes).any() else math.nan,
-                     "fit_s": fit, "train_s": float(np.nansum(g["train_s_total"])),
-                     "teardown_s": float(np.nansum(g["teardown_s"])),
-                     "outside_fit_s": point_wall - fit, "total_s": point_wall + (start if math.isfinite(start) else 0)})
+                     "fit_s": fit, "train_s": float(np.nansum(ran["train_s_total"])),
+                     "teardown_s": float(np.nansum(ran["teardown_s"])), "outside_fit_s": point_wall - fit,
+                     "workers_s": workers, "before_s": parent.get("before_workers_s", math.nan),
+                     "between_s": between if between >= 0 else math.nan, "report_s": parent.get("report_s", math.nan),
+                     "wall_s": parent.get("wall_s", math.nan)})
     return pd.DataFrame(rows, columns=cols)

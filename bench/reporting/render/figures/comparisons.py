@@ -18,10 +18,11 @@ BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"
 
 def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
     """The configurations the speedup heatmap draws (ok, learning, with a speedup, not the baseline itself); None
-    without."""
+    without, or when they hold one batch and spe alone (one cell a panel: the results table's column says it)."""
     ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"]) & ~summary["not_learning"].map(bool)
                  & (summary["strategy"] != summary["baseline"])].copy()
-    return None if ok.empty else ok
+    cells = ok[["global_batch_size", "steps_per_execution"]].drop_duplicates()
+    return None if len(cells) < 2 else ok
 
 
 def speedup_heatmap_figure(summary: pd.DataFrame, title: str, baseline: str) -> Figure | None:

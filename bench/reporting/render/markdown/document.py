@@ -101,10 +101,12 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
 def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None,
-                    claims: Mapping[tuple[str, str], Claims] | None = None) -> str:
+                    claims: Mapping[tuple[str, str], Claims] | None = None,
+                    parents: Mapping[str, Mapping[str, float]] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
     costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections;
-    ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without)."""
+    ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without);
+    ``parents`` the runs' own processes' seconds (:func:`bench.reporting.load.parents.parent_times`)."""
     s = a.summary
     found = claims if claims is not None else all_claims(a)
     hosts = sorted(set(a.points["host"]))
@@ -122,7 +124,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
-    lines += time_section(a.points)
+    lines += time_section(a.points, parents)
     seen: dict[str, str] = {}
     for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)

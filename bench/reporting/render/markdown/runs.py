@@ -5,6 +5,7 @@ where the wall time went, and how a ``repeats=auto`` run spent its repeats.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -76,24 +77,51 @@ def race_section(spent: Spent | None) -> list[str]:
     return [*lines, markdown_table(rows) if rows else "", "", *(tail if idle else [])]
 
 
-def time_section(points: pd.DataFrame) -> list[str]:
-    """Where each run's wall time went (:func:`bench.reporting.frames.runs.time_budget`); [] for records that predate
-    the fields."""
-    budget = time_budget(points)
+TIME_ROWS = (  # (row, budget column): the whole wall time, top to bottom as it passed
+    ("bench before its workers (imports, plan, checks)", "before_s"),
+    ("worker start-up (interpreter, imports, device)", "startup_s"),
+    ("- of which the peak probe", "probe_s"),
+    ("inside `fit`", "fit_s"),
+    ("- of which training epochs", "train_s"),
+    ("- of which teardown", "teardown_s"),
+    ("points outside `fit` (data, model, compile, predictions)", "outside_fit_s"),
+    ("bench between workers (starting, ending them)", "between_s"),
+    ("report and figures", "report_s"),
+)
+
+
+def time_section(points: pd.DataFrame, parents: Mapping[str, Mapping[str, float]] | None = None) -> list[str]:
+    """Where each run's wall time went (:func:`bench.reporting.frames.runs.time_budget`), one column per run and
+    host, shares of the whole wall time where the run recorded it, else of its workers' time; [] for records that
+    predate the fields."""
+    budget = time_budget(points, parents)
     if budget.empty:
         return []
-    rows = []
-    for _, b in budget.iterrows():
-        total = b["total_s"]
-
-        def share(v: float, total: float = total) -> str:
-            return f"{seconds(v)} ({100 * v / total:.0f}%)" if math.isfinite(v) and total > 0 else DASH
-
-        rows.append({"run": b["run_id"], "host": b["host"], "worker processes": b["processes"],
-                     "process start-up s": share(b["startup_s"]), "of which peak probe s": share(b["probe_s"]),
-                     "in fit s": share(b["fit_s"]), "of which training s": share(b["train_s"]),
-                     "of which teardown s": seconds(b["teardown_s"]),
-                     "points outside fit s": share(b["outside_fit_s"]), "total s": seconds(total)})
+    several = budget["run_id"].duplicated(keep=False)
+    columns = {f"{b['run_id']} on {b['host']}" if several[i] else str(b["run_id"]): b for i, b in budget.iterrows()}
+    rows = [{"where": "worker processes (host)",
+             **{name: f"{b['processes']} ({b['host']})" for name, b in columns.items()}}]
+    for label, col in TIME_ROWS:
+        if all(not math.isfinite(b[col]) for b in columns.values()) and col in ("before_s", "between_s", "report_s"):
+            continue
+        rows.append({"where": label, **{name: _share(b[col], _whole(b)) for name, b in columns.items()}})
+    rows.append({"where": "wall time", **{name: seconds(_whole(b)) if math.isfinite(b["wall_s"]) else DASH
+                                          for name, b in columns.items()}})
+    rows.append({"where": "workers' time (their start-ups and points)",
+                 **{name: seconds(b["workers_s"]) for name, b in columns.items()}})
     return ["### Where the time went", "", markdown_table(rows), "",
-            "Worker wall time per run, in seconds and its share: only the epochs in `fit` are measured figures, the "
-            "rest is what a sweep costs around them (each column: docs/reports.md, *Where the time went*).", ""]
+            "Seconds, and their share of the run's wall time (of the workers' time where the run did not record "
+            "its own: older runs); every row is measured, only the epochs are what the answer measures, the rest "
+            "is what the sweep cost around them (docs/reports.md, *Where the time went*).", ""]
+
+
+def _whole(b: pd.Series) -> float:
+    """What a run's shares are of: its wall time where recorded, else its workers' time."""
+    return float(b["wall_s"]) if math.isfinite(b["wall_s"]) else float(b["workers_s"])
+
+
+def _share(v: float, whole: float) -> str:
+    """``9.57 (16%)``; a dash where unknown."""
+    if not math.isfinite(v):
+        return DASH
+    return f"{seconds(v)} ({100 * v / whole:.0f}%)" if whole > 0 else seconds(v)
