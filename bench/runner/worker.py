@@ -17,6 +17,7 @@ recorded by the launcher, which restarts a fresh worker for the rest of the grou
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -140,6 +141,7 @@ class Worker:
             self.env["gpu"] = gpu_env()
         if probed.get("device_kind") == self.resolved.device_kind:  # not a CPU probe for an auto that found a GPU
             self.peaks = scaled_peaks(probed, self.resolved)
+        gc.freeze()  # the framework's ~0.5 M objects: each point's clear_session collects without walking them
         self.emit("ready", strategy=self.resolved.as_record())
         return True
 
