@@ -69,6 +69,25 @@ def test_cache_round_trip(tmp_path, monkeypatch) -> None:
     assert np.array_equal(a.x_train, c.x_train)
 
 
+def test_catsdogs_at_half_resolution_is_the_same_scene_sampled_at_block_centres(tmp_path, monkeypatch) -> None:
+    """catsdogs_cnn's 64 x 64 images: the 128 px generator's scenes drawn at the centres of 2 x 2 blocks with the
+    noise a block's average leaves. The training labels are the 128 px set's; a 2 x 2 average of a 128 px image is
+    near its 64 px draw (noise and edges apart); the file is cached apart from the 128 px one; a side the generator
+    does not draw is refused by name."""
+    monkeypatch.setenv("BENCH_CACHE_DIR", str(tmp_path))
+    big, small = synthetic.load("catsdogs", 64, 8, seed=0), synthetic.load("catsdogs", 64, 8, seed=0, side=64)
+    assert small.x_train.shape == (64, 64, 64, 3) and np.array_equal(big.y_train, small.y_train)
+    averaged = big.x_train.reshape(64, 64, 2, 64, 2, 3).astype(np.float32).mean(axis=(2, 4))
+    same, other = np.abs(averaged - small.x_train).mean(), np.abs(np.roll(averaged, 1, axis=0) - small.x_train).mean()
+    assert same < 0.5 * other  # the same scenes: what differs is the two draws' noise (σ 15 of 255 each)
+    version = synthetic.GENERATOR_VERSION
+    assert sorted(p.name for p in (tmp_path / "data").glob("*.npz")) == [
+        f"catsdogs-64-8-s0-v{version}-64px.npz", f"catsdogs-64-8-s0-v{version}.npz"]
+    assert synthetic.load("catsdogs", 64, 8, seed=0, side=128).x_train.shape[1] == 128  # its own size: the plain file
+    with pytest.raises(ValueError, match="fashion images are drawn at 28 px; side=14"):
+        synthetic.load("fashion", 8, 8, seed=0, side=14)
+
+
 def test_epoch_order_is_a_seeded_permutation_in_full_batches_redrawn_each_epoch() -> None:
     from bench.data.order import epoch_batches, epoch_flips
 

@@ -65,21 +65,25 @@ def test_training_flops_of_fashion_cnn_by_hand() -> None:
     assert 3 * forward / 2_293_012 == pytest.approx(1.359, abs=1e-3)  # what "3 x forward" over-counted
 
 
-def test_training_flops_of_catsdogs_cnn_by_hand() -> None:
-    """Three same-padded 3x3 convolutions with 2x2 pooling on 128x128x3, Dense 256/128/1."""
+@pytest.mark.parametrize(("workload", "side", "train"), [("catsdogs_cnn_sigmoid", 128, 1_014_957_570),
+                                                      ("catsdogs_cnn", 64, 253_888_002)])
+def test_training_flops_of_catsdogs_cnn_by_hand(workload: str, side: int, train: int) -> None:
+    """Three same-padded 3x3 convolutions with 2x2 pooling on side x side x 3 (the tutorial's 128, catsdogs_cnn's
+    64), Dense 256/128/1."""
+    s = side
     layers = [  # (multiply-adds, bias adds) per example
-        (128 * 128 * 32 * 9 * 3, 128 * 128 * 32),  # Conv2D 32 on 128x128x3
-        (64 * 64 * 64 * 9 * 32, 64 * 64 * 64),  # Conv2D 64 on 64x64x32
-        (32 * 32 * 128 * 9 * 64, 32 * 32 * 128),  # Conv2D 128 on 32x32x64
-        (16 * 16 * 128 * 256, 256),  # Dense 256 on the 32,768 flattened features
+        (s * s * 32 * 9 * 3, s * s * 32),  # Conv2D 32 on s x s x 3
+        (s * s // 4 * 64 * 9 * 32, s * s // 4 * 64),  # Conv2D 64 on s/2 x s/2 x 32
+        (s * s // 16 * 128 * 9 * 64, s * s // 16 * 128),  # Conv2D 128 on s/4 x s/4 x 64
+        (s * s // 64 * 128 * 256, 256),  # Dense 256 on the flattened s/8 x s/8 x 128 features
         (256 * 128, 128),  # Dense 128
-        (128 * 1, 1),  # Dense 1, sigmoid
+        (128 * 1, 1),  # Dense 1
     ]
     forward = sum(2 * m + b for m, b in layers)
-    assert forward == 348_062_337
+    assert side != 128 or forward == 348_062_337
     input_grads = sum(2 * m for m, _ in layers[1:])  # every layer but the first passes a gradient back
     expected = 2 * forward + input_grads
-    assert train_flops_per_example(build_model("catsdogs_cnn")) == expected == 1_014_957_570
+    assert train_flops_per_example(build_model(workload)) == expected == train
 
 
 def test_no_weight_gradients_in_a_frozen_backbone_and_input_gradients_after_an_embedding() -> None:

@@ -321,7 +321,7 @@ def test_builtin_workloads_adapt_to_the_source(tmp_path: Path) -> None:
     root = sourcedata.write_folder(tmp_path / "three", classes=("a", "b", "c"), per_class=20, split=False)
     spec = f"folder:{root}"
     cats = get_workload("catsdogs_cnn", spec)
-    assert cats.shape == (128, 128, 3) and cats.classes == 3 and not cats.binary_labels  # softmax over 3
+    assert cats.shape == (64, 64, 3) and cats.classes == 3 and not cats.binary_labels  # softmax over 3
     fashion = get_workload("fashion_cnn", spec)
     assert fashion.shape == (28, 28, 1) and fashion.classes == 3 and fashion.dataset == spec
     assert dataset_size("fashion_cnn", "full", data=spec) == (48, 12)
