@@ -174,3 +174,19 @@ def test_the_tests_and_files_the_pages_cite_exist() -> None:
         cited = r"`((?:bench|tests|suites|examples|docs)/[\w./-]+\.(?:py|yaml|json\.gz|json|md|ipynb))"
         for path in re.findall(cited, text):
             assert (REPO / path).exists(), f"{page.name}: {path} does not exist"
+
+
+def test_the_readmes_answer_is_what_todays_bench_renders_from_its_records(tmp_path) -> None:
+    """README quotes the answer of a quickstart run and says it is "the text rendered by today's bench" from the
+    records it names: rendered again here, the answer is the quoted one (the in-report evidence links dropped)."""
+    import re
+
+    from bench.reporting.build import build_report
+
+    readme = (REPO / "README.md").read_text()
+    folder = re.search(r"its records are `(tests/data/quickstart_[0-9_]+)`", readme).group(1)
+    quoted = "\n".join(line[2:] if line.startswith("> ") else "" for line in readme.splitlines()
+                       if line.startswith(">")).strip()
+    report = build_report([REPO / folder], tmp_path / "out").read_text()
+    answer = report[report.index("## The answer") + len("## The answer"):report.index("## Environment")].strip()
+    assert re.sub(r" \(\[evidence\]\(#[^)]*\)\)", "", answer) == quoted
