@@ -43,6 +43,11 @@ def test_the_example_notebook_runs_in_a_kernel_and_shows_a_clean_report(tmp_path
     assert list((tmp_path / "results").iterdir()) and list((tmp_path / "reports").glob("*/report.md"))
     runs = {p.name.split("-")[1]: p for p in (tmp_path / "results").iterdir()}  # <time>-<what ran>-<commit>
     assert sorted(runs) == ["fashion_cnn", "tiny_cnn"]  # run folders named by what ran, not by a pickle's hash
+    # each bench.run's wall time counts from its call, not from the kernel's start: the second run's time before its
+    # workers is shorter than the whole first run, which it would include from the kernel's start
+    parent = {k: json.loads((p / "run.json").read_text())["parent"] for k, p in runs.items()}
+    assert parent["tiny_cnn"]["before_workers_s"] < parent["fashion_cnn"]["wall_s"]
+    assert all(0 < t["before_workers_s"] < t["wall_s"] for t in parent.values())
     nb = {name: _records(path) for name, path in runs.items()}
     assert all(r["status"] == "ok" for recs in nb.values() for r in recs.values())
     (tiny,) = [r for r in nb["tiny_cnn"].values() if r["strategy"]["name"] == "cpu"]

@@ -171,12 +171,16 @@ def tpu_backends(cfg: SuiteConfig, points: list[Point]) -> list[str]:
 
 def run_suite(cfg: SuiteConfig) -> int:
     """Run every point of ``cfg``; returns the exit status (0; 1 when no point succeeded; 2 when resume names no
-    usable run; 128 + the signal's number when interrupted)."""
-    return execute(cfg)[0]
+    usable run; 128 + the signal's number when interrupted). The command's process started the run: its wall time
+    counts from the process's start (interpreter, imports)."""
+    started = process_started_at()
+    return execute(cfg, started if math.isfinite(started) else IMPORTED)[0]
 
 
-def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
-    """:func:`run_suite`, also returning the run's folder (None when no run was opened)."""
+def execute(cfg: SuiteConfig, started: float | None = None) -> tuple[int, Path | None]:
+    """:func:`run_suite`, also returning the run's folder (None when no run was opened); the run's wall time counts
+    from ``started`` (``time.time()``), else from this call (a notebook's kernel started long before)."""
+    started = time.time() if started is None else started
     for warning in clamp_warnings(cfg):
         print(f"bench: warning: {warning}", file=sys.stderr)
     points = plan(cfg, repeats=[0]) if is_raced(cfg) else plan(cfg)  # repeats=auto: round 0 first
@@ -185,8 +189,6 @@ def execute(cfg: SuiteConfig) -> tuple[int, Path | None]:
     except ResumeError as e:
         print(f"bench: error: {e}", file=sys.stderr)
         return 2, None
-    started = process_started_at()  # the parent's own share of the wall time (run.json's "parent")
-    started = started if math.isfinite(started) else IMPORTED
     write_manifest(run_dir, run_id, cfg, points)
     announce(cfg, todo)
     checked = tpu_backends(cfg, todo)
