@@ -15,7 +15,7 @@ from bench.workloads.base import Workload
 # target = min over configurations of (median p - 1.96 * sqrt(p (1 - p) / n_val)), rounded down to 0.05:
 #   fashion_cnn  seeds 0.887-0.948 at b128, median 0.914, n_val 1024: 0.897 -> 0.85 (unchanged)
 #   catsdogs_cnn seeds 0.656-0.926 at b32, median 0.781, n_val 256: 0.730 -> 0.70 (unchanged; 3 of 5 seeds reach it);
-#                revision 3 (64 x 64, 512 images; 2026-12-02, TF/JAX cpu and cpu_x2, PyTorch cpu, seeds 0-4): lowest
+#                revision 3 (64 x 64, 512 images; TF/JAX cpu and cpu_x2, PyTorch cpu, seeds 0-4): lowest
 #                median 0.914 -> 0.880 -> 0.85, reached in 4 or 5 of 5 seeds of each (docs/workloads.md)
 #   reuters_textcnn seeds 0.438-0.505 at b128, median 0.457, n_val 1024: 0.427 -> 0.40 (unchanged)
 #   plant_cnn    seeds 0.891-0.938 at b16 (cached, spe 32: the same batches as the default pipeline and spe 1), median
