@@ -1,7 +1,8 @@
 """Whether a GPU or TPU can be on this machine at all, read from device files and the environment without a
 framework: the parent records a point whose device is surely absent ``skipped`` before any worker starts, so a CPU
-box neither starts a worker to find no GPU nor runs the TPU doctor for points that cannot run (docs/design:
-*Absent devices*). Only a sure absence counts: any sign of a device leaves the answer to the worker's framework."""
+box neither starts a worker to find no GPU nor runs the TPU doctor for points that cannot run (DESIGN.md,
+*A device that is surely absent runs no worker*). Only a sure absence counts: any sign of a device leaves the answer
+to the worker's framework."""
 
 from __future__ import annotations
 
