@@ -1,6 +1,6 @@
 """The NVIDIA GPU environment of a point, read from ``nvidia-smi`` (the driver's own tool; no framework): per GPU
 its name, memory, SM clock limit, power limit, compute capability and form factor, the driver version and the
-newest CUDA version the driver supports. The first GPU run (one H200, 2026-11-27) recorded none of it, so two
+newest CUDA version the driver supports. The first GPU run (one H200) recorded none of it, so two
 records of "NVIDIA H200" could not be told apart: an SXM card at 700 W from an NVL card at 600 W.
 
 Where ``nvidia-smi`` is missing or fails, the record says why (``absent``) instead of guessing.

@@ -1,6 +1,6 @@
 """The matmul probe's figures, cached per host, device and framework version, measured in a process of their own.
 
-The first GPU run (one H200, 2026-11-27) paid the probe in every worker (7-9 s of each JAX worker's start, 36 % of
+The first GPU run (one H200) paid the probe in every worker (7-9 s of each JAX worker's start, 36 % of
 a three-worker run's worker time), and under JAX the probe's 8192 x 8192 float32 matrices were what the
 allocator's peak counter showed for every point after it (JAX cannot reset it): 1,412 MiB for a 1 M-parameter
 model. Now a worker reads the figure from ``$BENCH_CACHE_DIR/peaks/`` (default ``~/.cache/bench``) when this host

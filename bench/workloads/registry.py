@@ -18,7 +18,7 @@ from bench.data.synthetic import REUTERS_VOCAB
 from bench.records.revisions import CURRENT
 from bench.workloads.base import PROBABILITIES, SOFTMAX_ON_PROBABILITIES, Workload
 
-PLANT_TARGET = 0.85  # five seeds, 2026-11-25 (bench/workloads/targets.py)
+PLANT_TARGET = 0.85  # five seeds (bench/workloads/targets.py)
 PLANT_IMAGES = "plants"  # the dataset of generated JPEG files (bench.data.plants): synthetic, yet read from files
 
 

@@ -7,9 +7,9 @@ from bench.workloads.base import Workload
 
 # How the built-ins' targets were set (the seeds state accuracies for the real data sets only, which bench's
 # embedded data is not): reference runs on this project's 2-core CPU box of the default suites at the reduced sizes
-# (cnn: 3 epochs, text: 4, plant: 10). First (2026-11-23, bench at cfb1f25) one seed per configuration of cpu and
+# (cnn: 3 epochs, text: 4, plant: 10). First one seed per configuration of cpu and
 # cpu_x2: target = the lowest final val accuracy p, minus one 95 % sampling error of the validation set,
-# 1.96 * sqrt(p (1 - p) / n_val), rounded down to 0.05. Re-derived across seeds (2026-11-25, issue 33: bench at
+# 1.96 * sqrt(p (1 - p) / n_val), rounded down to 0.05. Re-derived across seeds (issue 33: bench at
 # 823c5b0, cpu, repeats=5, repeat r from seed r; MLPerf's reference convergence points in spirit): a configuration
 # reaches its target when half its seeds do, so the rule takes each reference configuration's *median* seed:
 # target = min over configurations of (median p - 1.96 * sqrt(p (1 - p) / n_val)), rounded down to 0.05:
@@ -22,7 +22,7 @@ from bench.workloads.base import Workload
 #                0.906, n_val 128: 0.855 -> 0.85 (was 0.80 from one seed, 0.898)
 # The broken-loss and layer-augmentation variants share their model's target; plant_transfer has none (without
 # ImageNet weights in the Keras cache its accuracy means nothing). DESIGN.md, "Targets".
-TARGET_SOURCE = "bench reference runs, 2026-11-25, five seeds (DESIGN.md, Targets)"
+TARGET_SOURCE = "bench reference runs, five seeds (docs/workloads.md)"
 
 
 def target_for(workload: Workload, data: str, data_scale: str, n_train: int, n_val: int) -> tuple[float, str] | None:
