@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 
 import pytest
 
@@ -47,6 +48,7 @@ def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(pl
     backends, and the steady state is the fine-tuning stage's after its first epoch."""
     recs = {b: r for (w, b), r in plant_run.items() if w == "plant_transfer"}
     assert sorted(recs) == sorted(BACKENDS)
+    cache = os.environ["BENCH_CACHE_DIR"]
     for r in recs.values():
         assert r["status"] == "ok", r.get("error")
         assert [(s["name"], s["epochs"], s["trainable_params"]) for s in r["stages"]] == [
@@ -59,6 +61,8 @@ def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(pl
         assert all(math.isfinite(x) for x in losses) and len(set(losses)) == len(losses)  # both stages train
         assert r["pretrained_weights"] is None  # no ImageNet weights in this box's Keras cache
         assert "setup_s" in r["epochs"][0] and "setup_s" in r["epochs"][2]  # each fit's set-up, in its first epoch
+        # the generated JPEGs' list, without this machine's cache folder (records are shared)
+        assert r["dataset"]["files"].startswith("csv:<bench data cache>/") and cache not in json.dumps(r)
     if len(recs) == 2:
         assert recs["jax"]["env"]["env_vars"]["XLA_FLAGS"] == "--xla_backend_optimization_level=0"  # what ran
         for a, b in zip(recs["tensorflow"]["epochs"][:2], recs["jax"]["epochs"][:2], strict=True):

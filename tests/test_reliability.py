@@ -147,11 +147,13 @@ def test_in_process_failures_cost_only_their_point(failures_run) -> None:
 def test_under_jax_every_failure_kind_is_a_record_and_the_rest_runs(tmp_path) -> None:
     """The same failure kinds under backends=jax: JAX's out-of-memory error -> failed/out_of_memory, NaN loss
     -> diverged, a segfault -> failed/WorkerCrashed with the group continuing in a fresh worker, a GPU
-    this machine does not have -> skipped with the reason, no worker started; the one healthy point is ok."""
+    this machine does not have -> skipped with the reason, no worker started. A worker that dies in XLA's CPU
+    all-reduce (XLA's line, SIGABRT) does not cost its point: a fresh worker trains it again with one step in
+    flight, and its record says so, quoting the line and the first worker's log."""
     results = tmp_path / "results"
     proc = bench(results, "backends=[jax]", "strategies=[gpu,cpu]", "batch_sizes=[32,64]",
                  "steps_per_execution=[1,2]", "point_timeout_s=120",
-                 fault="oom:jax-cpu-b32-spe1,nan:jax-cpu-b32-spe2,segv:jax-cpu-b64-spe1")
+                 fault="oom:jax-cpu-b32-spe1,nan:jax-cpu-b32-spe2,segv:jax-cpu-b64-spe1,stall:jax-cpu-b64-spe2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_dir = the_run(results)
     recs = records(run_dir)
@@ -164,11 +166,17 @@ def test_under_jax_every_failure_kind_is_a_record_and_the_rest_runs(tmp_path) ->
     crash = recs["fashion_cnn-jax-cpu-b64-spe1-fp32-r0"]
     assert crash["status"] == "failed" and crash["error"]["type"] == "WorkerCrashed"
     assert crash["error"]["signal"] == "SIGSEGV" and crash["backend"] == "jax"
-    assert recs["fashion_cnn-jax-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
+    rerun = recs["fashion_cnn-jax-cpu-b64-spe2-fp32-r0"]
+    assert rerun["status"] == "ok" and rerun["steps_in_flight"] == 1
+    assert rerun["process"]["log"] == "logs/jax-cpu-worker3.log"  # the third worker, after the segfault and the stall
+    (note,) = [n for n in rerun["notes"] if "one training step in flight" in n]
+    assert "Expected 2 threads to join the rendezvous" in note and "(logs/jax-cpu-worker2.log)" in note
+    assert "Termination timeout" in (run_dir / "logs" / "jax-cpu-worker2.log").read_text()
+    assert all(r.get("steps_in_flight") is None for k, r in recs.items() if k != rerun["point_id"])
     gpu = [r for r in recs.values() if r["strategy"]["requested"] == "gpu"]
     assert len(gpu) == 4 and all(r["status"] == "skipped" and "no GPU on this machine" in r["error"]["message"]
                                  for r in gpu)
-    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == ["jax-cpu-worker1.log", "jax-cpu-worker2.log"]
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [f"jax-cpu-worker{i}.log" for i in (1, 2, 3)]
     assert_clean_tree(run_dir.parent)
 
 
@@ -318,3 +326,41 @@ def test_a_dead_workers_reason_quotes_the_fatal_line_of_its_log(tmp_path) -> Non
     assert crash_error(exit_cause(3), quiet, tmp_path)["message"] == "worker exited with status 3 during the point"
     assert fatal_line("x\nFatal Python error: Segmentation fault\ny") == "Fatal Python error: Segmentation fault"
     assert crash_error(exit_cause(3), quiet, tmp_path / "elsewhere")["log"] == "quiet.log"  # never an absolute path
+
+
+def test_a_jax_point_whose_worker_died_in_xla_all_reduce_is_run_again_once_with_one_step_in_flight(tmp_path) -> None:
+    """The launcher's choice after a worker died mid-point: XLA's all-reduce line in a JAX worker's log puts the point
+    in the next worker's job as one to train with one step in flight, with the line and the log; only once per point,
+    never for another backend or another fatal line (those are the point's record)."""
+    from types import SimpleNamespace
+
+    from bench.cli import parse_config
+    from bench.runner.launcher import Launcher
+    from bench.runner.plan import WorkerJob, plan
+    from bench.runner.processes import stalled
+    from bench.runner.progress import Progress
+
+    line = ("F1202 05:01:02.345678 1234 rendezvous.cc:127] Termination timeout for `all reduce` of 40 seconds "
+            "exceeded. Exiting to ensure a consistent program state. Expected 2 threads to join the rendezvous, but "
+            "only 1 of them arrived on time.")
+    (tmp_path / "logs").mkdir()
+    log, other = tmp_path / "logs" / "jax-cpu_x2-worker1.log", tmp_path / "logs" / "jax-cpu_x2-worker2.log"
+    log.write_text(f"I1202 starting\n{line}\n*** Check failure stack trace: ***\n")
+    other.write_text("Fatal Python error: Segmentation fault\n")
+    assert stalled(log) == line and stalled(other) == ""
+    points = {}
+    for backend in ("jax", "tensorflow"):
+        cfg = parse_config([f"backends=[{backend}]", "strategies=[cpu_x2]", "workloads=[fashion_cnn]",
+                            "batch_sizes=[32]", "steps_per_execution=[1]"])
+        (points[backend],) = plan(cfg)
+    launcher = Launcher(cfg, list(points.values()), "run", tmp_path, Progress(total=2, enabled=False))
+    jax = points["jax"]
+    assert not launcher.rerun_stalled(jax, SimpleNamespace(in_flight=jax, cause=None, log=other))
+    assert not launcher.rerun_stalled(points["tensorflow"], SimpleNamespace(in_flight=points["tensorflow"], cause=None,
+                                                                            log=log))
+    assert launcher.rerun_stalled(jax, SimpleNamespace(in_flight=jax, cause=None, log=log))
+    assert not launcher.rerun_stalled(jax, SimpleNamespace(in_flight=jax, cause=None, log=log))  # once only
+    job = WorkerJob.for_group(cfg, "run", str(tmp_path), [jax], one_step=launcher.one_step)
+    assert WorkerJob.from_json(job.to_json()).one_step == {jax.point_id: f"{line} (logs/jax-cpu_x2-worker1.log)"}
+    assert WorkerJob.for_group(cfg, "run", str(tmp_path), [points["tensorflow"]], one_step=launcher.one_step).one_step \
+        == {}

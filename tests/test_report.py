@@ -354,3 +354,34 @@ def test_long_text_is_cut_at_a_word_boundary() -> None:
     cut = shorten(reason, 70)
     assert len(cut) <= 70 and cut.endswith("initialise (tpu…") and reason.startswith(cut[:-1])
     assert shorten("short", 70) == "short" and shorten("x" * 100, 10) == "x" * 9 + "…"  # no space: cut as before
+
+
+def test_a_configuration_run_again_with_one_step_in_flight_says_so_wherever_it_is_read() -> None:
+    """A process that bench ran again with one step in flight (steps_in_flight 1: XLA's CPU all-reduce deadlocked
+    its first worker) trained slower steps than a plain fit: its row's flags count it, report.json carries the count,
+    and where it is the winner the headline's qualifiers name it; a configuration without one says nothing."""
+    import random
+
+    from bench.reporting.claims import ONE_STEP, claims
+    from bench.reporting.render.markdown.results import _flags
+    from bench.reporting.render.report_json import report_data
+    from bench.reporting.render.words import caveats
+    from bench.reporting.verdicts import analyze
+    from tests.data.make_fixtures import CNN_DATA, ENV_A, make_record
+
+    rng = random.Random(0)
+    recs = [make_record(run_id="20261202T000000Z-t-0", suite="t", env=ENV_A, workload="w", dataset=CNN_DATA,
+                        strategy=s, gb=64, spe=1, repeat=r, rng=rng, rate=rate,
+                        extra={"steps_in_flight": 1} if (s, r) == ("cpu_x2", 1) else {})
+            for s, rate in (("cpu", 4000.0), ("cpu_x2", 6000.0)) for r in range(3)]
+    a = analyze(recs)
+    rows = {r["strategy"]: r for _, r in a.summary.iterrows()}
+    assert (rows["cpu_x2"]["one_step"], rows["cpu"]["one_step"]) == (1, 0)
+    assert "run again with one step in flight after XLA's CPU all-reduce deadlocked (slower steps): 1 of 3 " \
+           "processes" in _flags(rows["cpu_x2"])
+    assert "one step" not in _flags(rows["cpu"])
+    data = report_data(a).model_dump()
+    counts = {c["strategy"]: c["one_step_processes"] for c in data["configurations"]}
+    assert counts == {"cpu": 0, "cpu_x2": 1}
+    said = claims(a, "w", rows["cpu_x2"]["dataset"])
+    assert ONE_STEP in said.flags and "one step in flight" in caveats(a, said)

@@ -197,6 +197,8 @@ class Record(Part):
     point_wall_s: Seconds | None = None  # data, build, compile, fit, probes: the whole point
     fit_wall_s: Seconds | None = None  # wall clock around the whole fit
     others_busy: Fraction | None = None  # share of the machine's CPU time other processes used during fit (0-1)
+    steps_in_flight: int | None = None  # 1: each step waited for the one before (a rerun after XLA's CPU all-reduce
+    # deadlocked its first worker); None: as Keras dispatches them
     teardown_s: Seconds | None = None  # after the last epoch's end until fit returned
     warmup_overhead_s: Finite | None = None  # epoch 1 minus the steady median
     val_predictions: dict[str, Any] | None = None  # bench.predictions format

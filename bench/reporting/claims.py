@@ -25,6 +25,7 @@ TIE = 0.95  # a configuration quicker to the target by less than 5 % is a tie wi
 WINNER, NONE_LEARNS, NONE_FINISHED, TRADEOFF = "winner", "none_learns", "none_finished", "tradeoff"
 # flags on the winner's row that qualify its headline
 TOO_SHORT, TRENDING, INPUT_BOUND, EARLIER_DEFINITION = "too_short", "trending", "input_bound", "earlier_definition"
+ONE_STEP = "one_step"  # a process of it trained with one step in flight (a rerun; its steps wait for each other)
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,8 @@ def _on(value: object) -> bool:
 
 def _flags(win: pd.Series) -> tuple[tuple[str, ...], float]:
     """The codes of the flags on the winner's row, and the drift (percent) of its most drifting process."""
-    flags = tuple(f for f in (TOO_SHORT, TRENDING, INPUT_BOUND, EARLIER_DEFINITION)
-                  if _on(win.get(f)))
+    flags = tuple(f for f in (TOO_SHORT, TRENDING, INPUT_BOUND, EARLIER_DEFINITION) if _on(win.get(f)))
+    flags += (ONE_STEP,) if (win.get(ONE_STEP) or 0) > 0 else ()
     drifts = [d for d in (win.get("steady_drift") or ()) if math.isfinite(d)]
     return flags, (100 * max(drifts, key=abs) if drifts and TRENDING in flags else math.nan)
 

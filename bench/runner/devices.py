@@ -112,3 +112,25 @@ def guard(engine: Any, strategy: Any) -> Any:
             self._check()
 
     return PlacementGuard()
+
+
+def one_step(job: Any, point: Any, rec: Any) -> list[Any]:
+    """The callbacks that keep one training step in flight where the worker's job says why for ``point`` (its first
+    worker's fatal line and log, :attr:`bench.runner.plan.WorkerJob.one_step`); none otherwise. A batch-end hook
+    of its own makes Keras call the batch-end hooks in step, each waiting for its step's loss, where under JAX it
+    would hand them to a thread pool and dispatch the next steps meanwhile. The record says so (``steps_in_flight``,
+    a note)."""
+    reason = job.one_step.get(point.point_id, "")
+    if not reason:
+        return []
+    import keras
+
+    class OneStepInFlight(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            pass  # its presence is the point: Keras then calls batch-end hooks in step
+
+    rec.steps_in_flight = 1
+    rec.notes.append(f"run again in a fresh worker with one training step in flight: its first worker died in XLA's "
+                     f"CPU all-reduce ({reason}); each step waited for the one before it, so its epochs are slower "
+                     "than a plain fit's")
+    return [OneStepInFlight()]

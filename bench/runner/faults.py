@@ -11,6 +11,8 @@ reaches a matching point (the first matching rule wins):
 - ``exit``: ``os._exit(3)`` (a hard crash);
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process;
+- ``stall``: write XLA's line for a CPU all-reduce that timed out to the log and abort (SIGABRT), as a JAX worker
+  deadlocked in its all-reduce does; not where the point already trains with one step in flight (the rerun);
 - ``unplaced``: do not put the worker's distribution in force before the point (what every worker once did:
   Keras' ``clear_session`` after the previous point had dropped it); a JAX multi-device point after
   its worker's first must then fail its placement check instead of being timed (TensorFlow's strategies and one
@@ -27,12 +29,17 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv", "unplaced")
+KINDS = ("oom", "nan", "raise", "hang", "exit", "kill", "segv", "stall", "unplaced")
+# what XLA:CPU writes before it aborts on a collective that timed out (the fatal line of a real worker log, 2 devices)
+STALL_LINE = ("F0000 00:00:00.000000 1 rendezvous.cc:127] Termination timeout for `all reduce` of 40 seconds exceeded. "
+              "Exiting to ensure a consistent program state. Expected 2 threads to join the rendezvous, but only 1 of "
+              "them arrived on time.")
 
 
 @dataclass(frozen=True)
@@ -67,11 +74,11 @@ class Faults:
         previous point left it)."""
         return self.kind_for(point_id) != "unplaced"
 
-    def before_fit(self, point_id: str, out_of_memory: Callable[[str], BaseException]) -> None:
+    def before_fit(self, point_id: str, out_of_memory: Callable[[str], BaseException], in_step: bool = False) -> None:
         """Hook before a point's model is built: raise, hang or crash when a rule says so.
 
         ``out_of_memory`` makes the engine's own out-of-memory error, so an ``oom`` fault takes the path a
-        real one takes.
+        real one takes; ``in_step``: the point trains with one step in flight (a ``stall`` rule lets it run).
         """
         kind = self.kind_for(point_id)
         if kind == "oom":
@@ -83,6 +90,9 @@ class Faults:
                 time.sleep(60)
         if kind == "exit":
             os._exit(3)
+        if kind == "stall" and not in_step:
+            print(STALL_LINE, file=sys.stderr, flush=True)
+            os.abort()
         if kind in ("kill", "segv"):
             os.kill(os.getpid(), signal.SIGKILL if kind == "kill" else signal.SIGSEGV)
             time.sleep(60)  # the signal is delivered asynchronously: never go on with the point

@@ -18,7 +18,7 @@ from bench.engines import Engine, StrategyInfo, input_threads
 from bench.measure.env import cpu_busy, others_busy
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
-from bench.runner.devices import guard, jit_compile, record_peaks, record_placement, record_step_memory
+from bench.runner.devices import guard, jit_compile, one_step, record_peaks, record_placement, record_step_memory
 from bench.runner.faults import Faults
 from bench.runner.feeds import describe_feed, make_feed
 from bench.runner.init_weights import weights_digest
@@ -176,7 +176,7 @@ class PointFit:
                              epochs=point.epochs)
 
         timer = EpochTimer(self.gb, on_epoch=on_epoch)
-        callbacks = [guard(self.worker.engine, self.worker.strategy), timer]
+        callbacks = [guard(self.worker.engine, self.worker.strategy), timer, *one_step(self.worker.job, point, rec)]
         if int(self.worker.resolved.extra.get("processes", 1)) == 1:  # predict needs every row in this process
             from bench.measure.predict import ValidationRest
 

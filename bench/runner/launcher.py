@@ -2,8 +2,10 @@
 
 A worker that dies (segfault, ``os._exit``, SIGKILL) or runs past ``point_timeout_s`` costs exactly the
 point it was running: that point gets a ``failed`` record naming the cause, and a fresh worker takes the
-rest of the group. The launcher never busy-waits: a reader thread turns the worker's event lines into a
-queue, and the main thread blocks on it with a timeout (for the time limit and the progress display).
+rest of the group; except a JAX worker that died in XLA's CPU all-reduce (a deadlock of the harness, not the
+point's fault): the fresh worker trains that point again, with one step in flight. The launcher never busy-waits:
+a reader thread turns the worker's event lines into a queue, and the main thread blocks on it with a timeout (for
+the time limit and the progress display).
 
 Imports no framework: workers do.
 """
@@ -25,6 +27,7 @@ from bench.config import SuiteConfig, race_settings
 from bench.engines import multi_process_env, process_env, unresolved_strategy
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
+from bench.runner import processes
 from bench.runner.plan import Point, WorkerJob, groups
 from bench.runner.point_record import base_record, process_record, utc_now
 from bench.runner.processes import EOF, crash_error, ended_badly, exit_cause, group_coordinator, kill, read_events, reap
@@ -90,6 +93,7 @@ class Launcher:
         self.interrupted = False
         self.signum: int = signal.SIGINT
         self.resolved: dict[tuple[str, str], dict[str, Any]] = {}  # (backend, strategy) -> its "ready" record
+        self.one_step: dict[str, str] = {}  # point id -> why its rerun trains with one step in flight
         # worker indices go on from a resumed run's: one log per worker process ever started in this folder
         self.next_worker = len(list(self.log_dir.glob("*.log"))) if self.log_dir.is_dir() else 0
 
@@ -165,9 +169,10 @@ class Launcher:
         attempt = Attempt([], [], (pts[0].backend, pts[0].strategy), worker)
         # one process per host (process_id): only this host's; else every process of the point, here
         for i in [self.cfg.process_id] if self.cfg.process_id >= 0 else range(n):
-            log = self._new_log(pts[0].backend, pts[0].strategy if n == 1 else f"{pts[0].strategy}-p{n}-proc{i}")
+            log = processes.new_log(self.log_dir, pts[0].backend,
+                                    pts[0].strategy if n == 1 else f"{pts[0].strategy}-p{n}-proc{i}")
             job = WorkerJob.for_group(self.cfg, self.run_id, str(self.run_dir), pts, worker,
-                                      str(log.relative_to(self.run_dir)), time.time(), i, coordinator)
+                                      str(log.relative_to(self.run_dir)), time.time(), i, coordinator, self.one_step)
             env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
                    "PYTHONUNBUFFERED": "1", **process_env(job.backend, job.strategy, os.environ, n),
                    **multi_process_env(coordinator, n, i)}
@@ -251,24 +256,27 @@ class Launcher:
         """A worker ended with points left: the one it was running (or, if it died before starting one, the
         next) is recorded as failed and leaves ``remaining``; a fresh worker takes the rest."""
         point = attempt.in_flight or remaining[0]
+        if self.rerun_stalled(point, attempt):
+            return  # it stays: the fresh worker runs it again, with one step in flight
         if not is_recorded(self.run_dir, point):  # (a worker killed between its record and its "done" event)
             self._fail(point, attempt.cause or exit_cause(attempt.proc.returncode, attempt.who(0)), attempt)
         remaining.remove(point)
         self.progress.done += 1
 
-    def _new_log(self, backend: str, strategy: str) -> Path:
-        """A fresh ``logs/<strategy>-worker<N>.log`` (``jax-<strategy>-…`` under JAX; never overwrites one a
-        record may point to)."""
-        self.log_dir.mkdir(exist_ok=True)
-        prefix = strategy if backend == "tensorflow" else f"{backend}-{strategy}"
-        for i in range(1, 100_000):
-            path = self.log_dir / f"{prefix}-worker{i}.log"
-            try:
-                path.open("x").close()
-                return path
-            except FileExistsError:
-                continue
-        raise RuntimeError(f"too many worker logs in {self.log_dir}")
+    def rerun_stalled(self, point: Point, attempt: Attempt) -> bool:
+        """True when a JAX worker died in XLA's CPU all-reduce while
+        running ``point`` for the first time (:func:`bench.runner.processes.stalled`): the point is then noted in
+        :attr:`one_step` (the line and the log), to run again with one step in flight. Once only: a second death is
+        the point's record."""
+        if point.backend != "jax" or point.point_id in self.one_step or attempt.cause is not None:
+            return False
+        if attempt.in_flight is None or is_recorded(self.run_dir, point):
+            return False
+        fatal = processes.stalled(attempt.log)
+        if not fatal:
+            return False
+        self.one_step[point.point_id] = f"{fatal} ({attempt.log.relative_to(self.run_dir)})"
+        return True
 
     def _fail(self, point: Point, cause: dict[str, Any], attempt: Attempt | None) -> None:
         """Write the ``failed`` record of a point whose worker died or was stopped (naming that worker), or never

@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.config import (
@@ -167,16 +167,23 @@ class WorkerJob:
     fresh_peak: bool = False  # measure_peak=fresh: measure the peak again instead of reading this host's cache
     float32_matmul: str = "framework"  # float32 matmuls/convolutions on a GPU: framework | tf32 | highest
     second_batch: bool = True  # a short extra timed stage at another batch where the sweep has one batch only
+    # point id -> why it trains with one step in flight: its first worker died in XLA's CPU all-reduce (the fatal
+    # line and that worker's log; bench.runner.launcher.STALLED)
+    one_step: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def for_group(cls, cfg: SuiteConfig, run_id: str, run_dir: str, points: list[Point], worker: int = 0,
-                  log: str = "", spawned_at: float = 0.0, process_id: int = 0, coordinator: str = "") -> WorkerJob:
+                  log: str = "", spawned_at: float = 0.0, process_id: int = 0, coordinator: str = "",
+                  one_step: dict[str, str] | None = None) -> WorkerJob:
         """The job of one group (one backend, strategy, process count and repeat) of a run of ``cfg``, for worker
-        ``worker`` (process ``process_id`` of the group's ``processes``)."""
+        ``worker`` (process ``process_id`` of the group's ``processes``); ``one_step``: the points to train with one
+        step in flight, and why."""
+        asked = one_step or {}
         return cls(run_id, run_dir, cfg.name, points[0].strategy, tuple(points), points[0].backend, cfg.all_reduce,
                    cfg.tpu, cfg.tpu_connect_timeout_s, bool(cfg.measure_peak), cfg.measure_input, worker, log,
                    spawned_at, points[0].processes, process_id, coordinator, cfg.process_id >= 0, race_settings(cfg),
-                   cfg.measure_peak == "fresh", cfg.float32_matmul, bool(cfg.second_batch))
+                   cfg.measure_peak == "fresh", cfg.float32_matmul, bool(cfg.second_batch),
+                   {p.point_id: asked[p.point_id] for p in points if p.point_id in asked})
 
     def to_json(self) -> str:
         """One line of JSON."""

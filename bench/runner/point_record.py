@@ -59,7 +59,7 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     if spec:
         out.update(describe(spec).as_record())  # name (no path) and source (the spec as given)
         if not uses_source(wl):  # bench's generated files: synthetic like the other embedded data, JPEGs on disk
-            out.update(name="synthetic", source=wl.dataset, files=spec)
+            out.update(name="synthetic", source=wl.dataset, files=cache_relative(spec))
             for key in ("source_n_train", "source_n_val"):
                 out.pop(key)
     elif wl.input_fn is not None:  # its own pipeline: shape and classes are read off it and the model in the fit
@@ -67,6 +67,14 @@ def dataset_record(wl: Workload, point: Point) -> dict[str, Any]:
     elif wl.source:
         out.update(name="arrays", source=wl.source, source_n_train=wl.full[0], source_n_val=wl.full[1])
     return out
+
+
+def cache_relative(spec: str) -> str:
+    """A data source spec of bench's generated files with the machine's cache folder written as
+    ``<bench data cache>`` (records are shared: no folder of the machine)."""
+    from bench.data.synthetic import cache_dir
+
+    return spec.replace(str(cache_dir()), "<bench data cache>")
 
 
 def target_record(wl: Workload, point: Point) -> dict[str, Any]:

@@ -115,6 +115,34 @@ def fatal_line(text: str, limit: int = 400) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
+# XLA's CPU all-reduce giving up on its rendezvous. Under JAX, Keras keeps many steps in flight, and XLA:CPU's pool
+# (a thread a core) can fill with one device's parts of different steps, so the other device's part never runs
+# (docs/findings.md).
+STALLED = re.compile(r"threads to join the rendezvous|Termination timeout for `?all.?reduce", re.IGNORECASE)
+
+
+def stalled(log: Path) -> str:
+    """The fatal line of a worker's log where it says XLA's CPU all-reduce timed out (:data:`STALLED`); ''
+    otherwise."""
+    line = fatal_line(tail(log, FATAL_LINES))
+    return line if STALLED.search(line) else ""
+
+
+def new_log(log_dir: Path, backend: str, strategy: str) -> Path:
+    """A fresh ``log_dir/<strategy>-worker<N>.log`` (``jax-<strategy>-…`` under JAX; never overwrites one a
+    record may point to)."""
+    log_dir.mkdir(exist_ok=True)
+    prefix = strategy if backend == "tensorflow" else f"{backend}-{strategy}"
+    for i in range(1, 100_000):
+        path = log_dir / f"{prefix}-worker{i}.log"
+        try:
+            path.open("x").close()
+            return path
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"too many worker logs in {log_dir}")
+
+
 def relative(path: Path, root: Path) -> str:
     """``path`` relative to ``root`` (a run folder), else its name alone: a record never holds the machine's
     folders."""

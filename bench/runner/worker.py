@@ -189,7 +189,7 @@ class Worker:
             arrays = self.arrays(point)
             if arrays is not None:  # None: a workload's own input_fn makes its examples
                 rec.dataset.chance_accuracy = float(arrays.chance_accuracy)
-            self.faults.before_fit(point.point_id, self.engine.out_of_memory_error)
+            self.faults.before_fit(point.point_id, self.engine.out_of_memory_error, point.point_id in self.job.one_step)
             # a counter that cannot be reset (JAX) was never raised before a worker's first point: the point's own
             rss_reset = reset_peak_rss()
             device_reset = self.engine.reset_peak_memory(self.resolved) or first

@@ -216,12 +216,12 @@ def _race_columns(r: Record) -> dict[str, Any]:
 
 
 def _process_columns(r: Record, label: str) -> dict[str, Any]:
-    """Which worker process ran the point (older records: one per strategy); other processes' CPU share meanwhile."""
+    """Which worker process ran the point (older: one per strategy), others' CPU share meanwhile, one step in flight."""
     p = r.process
     worker = p.worker if p is not None else None
     return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/{label}",
             "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None),
-            "others_busy": as_float(r.others_busy)}
+            "others_busy": as_float(r.others_busy), "one_step": r.steps_in_flight == 1}
 
 
 def _later_stage_warmups(record: Record) -> float:

@@ -73,7 +73,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
         **_per_repeat("repeat_epoch_s", [finite_median(t) for t in ok["steady_epoch_s"]]),
         **_per_repeat("others_busy", ok["others_busy"]),  # a neighbour's share of the CPUs per process
-        "n_val_eval": finite_median(ok["n_val_eval"]),
+        "one_step": sum(bool(v) for v in ok.get("one_step", ())), "n_val_eval": finite_median(ok["n_val_eval"]),
         # warm-up from the points that were first in a fresh process where there are any (a later point's is
         # shorter: libraries loaded, kernels compiled); warmup_after_others marks a figure from later points only
         "warmup_overhead_s": finite_median(fresh or ok["epoch1_train_s"]) - train.median

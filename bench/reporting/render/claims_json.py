@@ -68,7 +68,7 @@ class Claimed(_Part):
     runner-up strategy's best against it (``runner_up``), each one pair; the configuration quickest to the target
     where it is not the winner; a configuration that learns and ends more accurate by more than the parity margin
     (``accuracy_given_up_pp`` below it); the flags on the winner's row (too_short | trending | input_bound |
-    earlier_definition) and its limit label."""
+    earlier_definition | one_step) and its limit label."""
 
     outcome: str
     finished: int

@@ -121,6 +121,8 @@ class Configuration(_Part):
     epochs: list[int] = Field(default_factory=list)  # epochs trained, each distinct count once (merged runs may differ)
     trending: bool = False  # a process's steady epochs still trend (bench.reporting.stats.trend): not a steady state
     epoch_too_short: bool = False  # median training epoch under 0.1 s: too short to time (frames.summary)
+    # ok processes that trained with one step in flight (run again after XLA's CPU all-reduce deadlocked): slower
+    one_step_processes: int = 0
 
 
 class Answer(_Part):
@@ -224,6 +226,7 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                               max=_num(r.get("val_acc_max")), seeds=int(r.get("n_seeds") or 0)),
         target=target, speedup=speedup, limit=limit, epochs=[int(n) for n in r.get("epochs") or ()],
         trending=bool(r.get("trending", False)), epoch_too_short=bool(r.get("too_short", False)),
+        one_step_processes=int(r.get("one_step") or 0),
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),

@@ -24,7 +24,16 @@ from bench.reporting.analysis.race import (
     SEPARATED,
 )
 from bench.reporting.analysis.race_replay import LOST, UNFINISHED
-from bench.reporting.claims import EARLIER_DEFINITION, INPUT_BOUND, NONE_FINISHED, TOO_SHORT, TRENDING, Claims, Pair
+from bench.reporting.claims import (
+    EARLIER_DEFINITION,
+    INPUT_BOUND,
+    NONE_FINISHED,
+    ONE_STEP,
+    TOO_SHORT,
+    TRENDING,
+    Claims,
+    Pair,
+)
 from bench.reporting.frames.learning import (
     AT_CHANCE,
     BELOW_CHANCE,
@@ -42,11 +51,15 @@ from bench.reporting.verdicts import Analysis
 
 BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 
+# a configuration with a process that bench ran again with one training step in flight (records' steps_in_flight)
+ONE_STEP_WORDS = "run again with one step in flight after XLA's CPU all-reduce deadlocked (slower steps)"
+
 FLAG_WORDS = {
     TOO_SHORT: f"epoch too short to time (< {SHORT_EPOCH_S:g} s)",
     TRENDING: "steady epochs still drift",
     INPUT_BOUND: "input-bound (its input pipeline, not the device, sets the pace)",
     EARLIER_DEFINITION: "records of an earlier definition of this workload (*Not today's workload*)",
+    ONE_STEP: ONE_STEP_WORDS,
 }
 
 

@@ -29,7 +29,7 @@ from bench.reporting.render.text import (
     two_speeds_text,
     with_backend,
 )
-from bench.reporting.render.words import accuracy_flag_text, not_learning_text
+from bench.reporting.render.words import ONE_STEP_WORDS, accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
@@ -51,7 +51,7 @@ def _trend_flag(row: pd.Series) -> str:
 def _flags(row: pd.Series) -> str:
     """The flags column: status, learning, what limits it (input-bound; overhead-, compute-, memory-, kernel-,
     host-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe, a
-    steady state that still trends, an epoch too short to time."""
+    steady state that still trends, an epoch too short to time, processes run again with one step in flight."""
     limit = row.get("limit", "")
     flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
              f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
@@ -63,7 +63,8 @@ def _flags(row: pd.Series) -> str:
              "parity" if row.get("parity_flag", False) else "",
              "above the probed peak (MFU not shown)" if row.get("mfu_over_peak", False) else "",
              _trend_flag(row),
-             f"epoch too short to time (< {SHORT_EPOCH_S:g} s)" if flag(row.get("too_short")) else ""]
+             f"epoch too short to time (< {SHORT_EPOCH_S:g} s)" if flag(row.get("too_short")) else "",
+             f"{ONE_STEP_WORDS}: {row['one_step']} of {row['n_ok']} processes" if row.get("one_step") else ""]
     return "; ".join(f for f in flags if f)
 
 
