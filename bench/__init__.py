@@ -1,14 +1,6 @@
 """bench: how much faster does Keras training run on a TPU, a GPU or the CPU, and does it still learn?
-
-Importing ``bench`` is cheap and never imports TensorFlow: the report side must run on any laptop. The
-public names are loaded when first used (PEP 562):
-
-- ``bench.Workload``: a workload of your own (model builder, compile settings, data);
-- ``bench.run(workloads=[...], strategies=[...], ...)``: run a sweep from Python (a notebook) exactly as
-  ``python -m bench`` does, and get the tidy frame of its records;
-- ``bench.epochs(frame_or_dirs)``: the same run, one row per point and epoch (for seaborn);
-- ``bench.report(frame_or_dirs)``: the markdown report and figures, shown inline in Jupyter;
-- ``bench.doctor(workloads=[...], ...)``: what would fail or crawl on a TPU, checked on the CPU, one row per check.
+Importing ``bench`` is cheap and imports no framework (the report side runs on any laptop); the public names load on
+first use (PEP 562): ``Workload``, ``run``, ``epochs``, ``report``, ``doctor``, ``verdicts`` (:mod:`bench.notebook`).
 """
 
 from typing import Any

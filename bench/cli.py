@@ -1,10 +1,6 @@
-"""Command line: ``python -m bench suite=NAME key=value …``, ``… report DIR …``, ``… compare A B``.
-
-Hydra's compose API turns the suite YAML files (registered in Hydra's ConfigStore as the config group
-``suite``, merged over the typed :class:`bench.config.SuiteConfig`) and the overrides into a typed
-config. The compose API (instead of ``@hydra.main``) keeps Hydra from changing the working folder or
-writing logs and output folders, and lets bench exit with status 2 on bad input. Nothing here imports
-TensorFlow: every key is validated before any worker starts.
+"""Command line: ``python -m bench suite=NAME key=value …``, ``… report DIR …``, ``… compare A B``, ``… doctor``,
+``… export-tfrecord``. Hydra's compose API (not ``@hydra.main``) turns the suite YAML and the overrides into a typed
+config; bad input exits 2. Imports no framework. Why compose: DESIGN.md, *Decisions that bind*.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""The Python API for notebooks: ``bench.run`` and ``bench.report``.
-
-``bench.run`` runs exactly what ``python -m bench`` runs: the same typed config and checks (a bad key or
-value raises :class:`bench.config.ConfigError`, a ``ValueError``, naming it, before anything runs), the same
-worker processes, records under ``results_dir`` and failures recorded as data; it returns the tidy frame of
-the run's records (one row per point, scalar columns: :func:`bench.reporting.frames.points.points_table`, documented
-in docs/reports.md); ``bench.epochs`` gives one row per point and epoch. ``bench.report`` renders
-the markdown report and its figures from such a frame or from results folders and, in Jupyter, shows them
-inline.
-
-Workloads are names (``fashion_cnn``), import paths (``my_pkg.my_module:make``), or the factory functions
-themselves. A factory importable from a module is passed by its import path; one defined in the notebook
-itself has none, and is pickled by value with cloudpickle for the worker processes
-(:mod:`bench.workloads.pickled`).
+"""The Python API for notebooks: ``bench.run``, ``bench.epochs``, ``bench.report``, ``bench.doctor``, ``verdicts``.
+``bench.run`` runs exactly what ``python -m bench`` runs (the same typed config and checks, workers and records) and
+returns the tidy frame; a factory defined in the notebook is pickled by value (:mod:`bench.workloads.pickled`).
+Usage: docs/your-model-and-data.md, *From a notebook*.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""Per-example validation predictions in a record: compact, framework-free, shared by both halves.
-
-The worker stores the final model's predicted class and the label of every validation example it evaluated
-(``val_predictions``), in the validation split's fixed order, which every strategy, backend, batch size and
-repeat of a run shares (a smaller global batch evaluates a longer prefix of it: ``drop_remainder``). Two records
-are then compared **paired**, example by example, on the prefix both evaluated (McNemar's test in
-:mod:`bench.reporting.stats`), instead of by the difference of two noisy accuracies.
-
-Encoding (``format: 1``): ``predicted`` and ``labels`` are base64 of little-endian unsigned integers of
-``dtype`` (``uint8`` for up to 256 classes, else ``uint16``), ``n`` of each: 1,024 examples cost ~2.8 kB of JSON.
+"""Per-example validation predictions in a record (``val_predictions``): compact, framework-free, shared by both
+halves. Stored in the validation split's fixed order, so two records pair example by example on the prefix both
+evaluated. Encoding (``format: 1``): docs/records.md, *Fields* (accuracy).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Typed run configuration and its validation. Imports no framework and reads no data.
-
-A suite YAML (``suites/<name>.yaml``) sets values of :class:`SuiteConfig`; command-line overrides
-(``batch_sizes=[32,256] epochs=3``) are applied on top by :mod:`bench.cli`. :mod:`~bench.config.keys` holds the
-keys, their help and allowed values and the arithmetic they imply; :mod:`~bench.config.validate` checks every key
-and cross-field rule, reported as one line that names the key and what is allowed (:class:`ConfigError`).
-What needs the data (a source's sizes, a user workload's arrays) is checked on the run side,
-:mod:`bench.runner.inputs`.
+"""Typed run configuration and its validation; imports no framework and reads no data. :mod:`.keys` holds the keys,
+their help, allowed values and implied arithmetic; :mod:`.validate` checks every key and cross-key rule
+(:class:`ConfigError`, one line). What needs the data is checked on the run side (:mod:`bench.runner.inputs`).
 """
 
 from __future__ import annotations

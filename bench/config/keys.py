@@ -95,14 +95,14 @@ class SuiteConfig:
     data: str = field(default="synthetic", metadata=_help(
         "synthetic | keras:NAME (mnist, fashion_mnist, cifar10, reuters, imdb) | folder:PATH | csv:PATH/train.csv"
         " | tfrecord:GLOB (the data every workload trains on; synthetic: each workload's embedded data)"))
-    data_scale: str = field(default="reduced", metadata=_help("reduced | full (the seeds' dataset sizes)"))
+    data_scale: str = field(default="reduced", metadata=_help("reduced | full (the tutorials' dataset sizes)"))
     n_train: int = field(default=0, metadata=_help("an integer >= 0 (training examples; 0 = by data_scale)"))
     n_val: int = field(default=0, metadata=_help("an integer >= 0 (validation examples; 0 = by data_scale)"))
     input_pipelines: list[str] = field(default_factory=lambda: ["default"], metadata=_help(
         "a list of input pipelines: default (bench's fixed tf.data settings; images from files decoded every "
         "epoch) | cached (decoded once, then cached before augmentation) | slow_decode (un-parallelised decode, 5 ms "
-        "an example: input-bound demo) | autotune (the seeds' tf.data.AUTOTUNE settings, autotune on) | numpy (arrays "
-        "straight into fit), e.g. [default,autotune,numpy]"))
+        "an example: input-bound demo) | autotune (the tutorials' tf.data.AUTOTUNE settings, autotune on) | numpy "
+        "(arrays straight into fit), e.g. [default,autotune,numpy]"))
     input_pipeline: str = field(default="", metadata=_help(
         "one input pipeline: input_pipeline=NAME is input_pipelines=[NAME] (default | cached | slow_decode | "
         "autotune | numpy)"))

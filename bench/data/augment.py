@@ -1,19 +1,7 @@
-"""Random augmentation in the input pipeline, drawn in NumPy so every engine applies the same draws.
-
-Seed 001's rules: augmentation belongs in the input pipeline (a TPU cannot compile the Keras augmentation
-layers: ``ImageProjectiveTransformV3``), must keep static shapes (no ``RandomWidth``/``RandomHeight``),
-applies to training only, and comes after ``cache()`` (else every epoch sees the same augmented images).
-The kinds, applied in this order to float images in [0, 1], shape (batch, h, w, c):
-
-- ``crop``: zero-pad by ``h // 16`` pixels on each side, then crop back to (h, w) at a random offset;
-- ``flip``: left-right, with probability 1/2;
-- ``rot90``: k x 90 degrees counter-clockwise, k uniform in 0..3 (square images only);
-- ``brightness``: add a uniform delta in [-0.1, 0.1];
-- ``contrast``: scale around each image's per-channel mean by a factor uniform in [0.8, 1.2];
-
-then values are clipped to [0, 1] when brightness or contrast ran. The draws depend only on (seed, epoch),
-never on a framework's random generator: :func:`apply` here (the JAX engine) and the TensorFlow engine's
-``augment`` give the same batches (tested).
+"""Random augmentation in the input pipeline, drawn in NumPy so every engine applies the same draws (they depend on
+``(seed, epoch)`` only): ``crop``, ``flip``, ``rot90``, ``brightness``, ``contrast``, applied in that order to float
+images in [0, 1] of shape (batch, h, w, c). :func:`apply` is the JAX and PyTorch engines'; the TensorFlow engine gives
+the same batches (tested). The kinds: docs/your-model-and-data.md, *Augmentation*.
 """
 
 from __future__ import annotations

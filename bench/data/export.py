@@ -1,11 +1,6 @@
-"""``python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]``: a data source as TFRecord shards.
-
-Seed 001's advice for TPUs: keep the data in a reasonable number (10 to 100) of reasonably large files
-(10 to 100 MB) in GCS, as TFRecords. This writes ``DIR/train-00000-of-0000N.tfrec`` and
-``DIR/val-00000-of-0000M.tfrec`` (``tf.train.Example``: ``image`` = the encoded JPEG/PNG bytes as stored,
-arrays' images as PNG; or ``tokens`` = the int64 ids; and ``label`` = int64), about ``shard_mb`` MB
-each, plus ``bench-dataset.json`` (the source, its hash, classes and sizes). ``data=tfrecord:DIR/*.tfrec``
-reads them back with the same split; copy the folder to ``gs://`` for a TPU. No framework needed.
+"""``python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]``: a data source as TFRecord shards
+(``train-*.tfrec``, ``val-*.tfrec``, about ``shard_mb`` MB each) plus ``bench-dataset.json``, read back by
+``data=tfrecord:DIR/*.tfrec`` with the same split. No framework. Docs: docs/your-model-and-data.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Image decoding and resizing without a framework (Pillow + NumPy), for the JAX engine's input pipeline
-and for reading a data source's image sizes.
-
-The TensorFlow engine decodes with ``tf.io.decode_image`` and resizes with ``tf.image.resize`` (bilinear,
-no antialiasing, half-pixel centres: TF 2's default). :func:`resize_bilinear` computes the same
-interpolation in NumPy, so the two engines feed a model the same pixels up to the JPEG decoders' rounding
-(``tests/test_sources.py`` compares them).
+"""Image decoding and resizing without a framework (Pillow + NumPy), for the NumPy input pipelines and for reading a
+source's image sizes. :func:`resize_bilinear` computes ``tf.image.resize``'s default (bilinear, no antialiasing,
+half-pixel centres), so both engines feed the same pixels up to the JPEG decoders' rounding (tested).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The order in which a point sees its examples, and its random flips: NumPy only, shared by every engine.
-
-Both engines' input pipelines (``tf.data`` under TensorFlow, a NumPy generator under JAX) take their
-batches from here, so a point sees the same examples in the same batches, flipped the same way,
-whatever its backend or strategy: accuracy can then be compared across backends. The draws depend only
-on ``(seed, epoch)``, never on a framework's random generator.
+"""The order in which a point sees its examples, and its random flips: NumPy only, shared by every engine, so a point
+sees the same batches whatever its backend or strategy. The draws depend only on ``(seed, epoch)``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,7 @@
-"""Embedded plant-pathology data shaped like seed 001's competition (Plant Pathology 2020 FGVC7): real JPEG
-files and a ``train.csv`` in its layout, generated deterministically and cached. NumPy + Pillow.
-
-The competition has 1,821 training photos of apple leaves (2048 x 1365 px) in 4 classes, listed in
-``train.csv`` as ``image_id`` plus one-hot columns ``healthy, multiple_diseases, rust, scab`` (516, 91,
-622, 592 images). The generated images keep the class counts, the aspect ratio and the layout: a leaf (a
-green ellipse with a midrib and side veins, at a random place, size and angle, on a mottled background)
-whose class follows from what is visible on it:
-
-- ``healthy``: clean green;
-- ``rust``: round orange-brown spots with yellow halos;
-- ``scab``: larger, irregular dark olive blotches with a rough texture;
-- ``multiple_diseases``: both, fewer of each.
-
-Every file is a JPEG at the competition's resolution, 2048 x 1365 (quality 75, about 225 kB; the
-competition's photos are a few hundred kB): the leaf is drawn at 256 x 171 and scaled up, so the pipeline
-pays the real decode cost (file read -> JPEG decode of 2.8 Mpx -> resize to the workload's input), which
-is what makes seed 001's input pipeline the bottleneck. ``data_scale=full`` writes all 1,821 images (about
-400 MB, about 2 minutes once on a 2-core CPU); ``reduced`` (the default) about 35 % of each class, 640
-images (512 training / 128 validation; about 140 MB, about 40 s once).
-The files are written once per (generator version, scale) under ``$BENCH_CACHE_DIR/data/`` (a temporary
-folder renamed into place: concurrent runs share the cache, and a cut write leaves nothing half-written),
-and read back as the ``csv:`` data source (:mod:`bench.data.sources`: a stratified seeded split).
+"""Embedded plant-pathology data shaped like tutorial 001's competition (Plant Pathology 2020 FGVC7): JPEG files at its
+2048 x 1365 resolution and a ``train.csv`` in its layout, generated deterministically and cached. NumPy + Pillow.
+What the images show and their sizes per ``data_scale``: docs/workloads.md. Written once per (generator version,
+scale) under ``$BENCH_CACHE_DIR/data/`` (a temporary folder renamed into place), read back as the ``csv:`` source.
 """
 
 from __future__ import annotations

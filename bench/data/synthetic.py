@@ -1,21 +1,7 @@
-"""Embedded synthetic datasets shaped like the seeds' data. NumPy only (no TensorFlow).
-
-They are *learnable*: the label follows from the input through structure a CNN can find, so accuracy
-curves mean something (not random labels), yet noise keeps them from being solved in one step.
-
-- ``fashion``: 28x28x1 uint8, 10 classes. Each class has a prototype made of random strokes and blobs;
-  a sample is its prototype shifted by up to 3 px, scaled, overlaid with a faint other-class prototype
-  and Gaussian noise.
-- ``catsdogs``: 128x128x3 uint8, 2 classes. A textured disc ("the animal") on a smooth noisy
-  background; the texture is a grating whose orientation is class-specific: near-vertical stripes (class
-  0) vs near-horizontal stripes (class 1), jittered by N(0, 22 deg), so the classes overlap slightly (~2 % Bayes error).
-  The cue survives a horizontal flip (the pipeline's augmentation); a 45/135 deg cue would not.
-- ``reuters``: length-300 int32 token ids, vocabulary 30,982 (0 = padding, left-padded like
-  ``pad_sequences``), 46 imbalanced classes (Zipf-like prior, majority ~30 %). Tokens follow a Zipf
-  law; about 5 % of a document's tokens are keywords of its class, 1 % keywords of other classes.
-
-Arrays are generated vectorised in chunks, seeded, and cached as ``.npz`` under ``$BENCH_CACHE_DIR``
-(default ``~/.cache/bench``), written atomically so concurrent runs can share the cache.
+"""Embedded synthetic datasets shaped like the tutorials' data (``fashion``, ``catsdogs``, ``reuters``). NumPy only.
+Learnable: the label follows from the input through structure a CNN can find, noise keeps it from being solved at
+once (what each holds: docs/workloads.md). Generated vectorised in seeded chunks and cached as ``.npz`` under
+``$BENCH_CACHE_DIR`` (default ``~/.cache/bench``), written atomically so concurrent runs share the cache.
 """
 
 from __future__ import annotations

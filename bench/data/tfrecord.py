@@ -1,16 +1,7 @@
-"""TFRecord files of ``tf.train.Example`` protos, read and written without TensorFlow (a JAX worker has
-none).
-
-A TFRecord file is a sequence of records: ``uint64 length``, ``uint32 masked CRC-32C of the length``,
-``length`` bytes of data, ``uint32 masked CRC-32C of the data`` (little-endian). An ``Example`` is a
-protobuf ``Features`` map from names to ``BytesList`` / ``FloatList`` / ``Int64List``; the few wire-format
-rules needed are written out here. The reader checks the length's CRC (a truncated or foreign file fails
-with its name); CRC-32C comes from ``google_crc32c`` when installed, else a table in pure Python (about
-10 MB/s: fine for tests and small exports). Files written here are read by ``tf.data.TFRecordDataset``
-(tested).
-
-``gs://`` paths are opened through ``fsspec`` with ``gcsfs`` (``pip install gcsfs``; Colab and Kaggle
-images have both), never through TensorFlow: this module is framework-free.
+"""TFRecord files of ``tf.train.Example`` protos, read and written without TensorFlow (a JAX worker has none).
+A record is ``uint64 length``, its masked CRC-32C, the data and its masked CRC-32C (little-endian); the reader checks
+the length's CRC (CRC-32C from ``google_crc32c`` when installed, else pure Python). ``gs://`` paths go through
+``fsspec`` with ``gcsfs``. Files written here are read by ``tf.data.TFRecordDataset`` (tested).
 """
 
 from __future__ import annotations

@@ -1,47 +1,24 @@
-"""Engines: the only code that knows a framework. ``tensorflow`` (Keras 3 on TensorFlow with
-``tf.distribute`` strategies and ``tf.data`` pipelines), ``jax`` (Keras 3 on JAX with
-``keras.distribution.DataParallel`` and NumPy input pipelines; it imports no TensorFlow) and ``torch`` (Keras 3 on
-PyTorch, one device, the same NumPy pipelines; it imports neither TensorFlow nor JAX).
+"""Engines: the only code that knows a framework; this module imports none (the run side's parent and the report side
+never need one). ``tensorflow``: ``tf.distribute`` and ``tf.data``; ``jax``: ``keras.distribution.DataParallel`` and
+NumPy pipelines, no TensorFlow; ``torch``: one device, the same NumPy pipelines, neither TensorFlow nor JAX.
 
-An engine is a module (``bench.engines.<name>``) that a worker loads with :func:`load` after its process
-has started. **The contract is** :class:`Engine` (a ``typing.Protocol`` the engine modules satisfy; the type
-checker and ``tests/test_engine_contract.py`` hold both engines to it), with :class:`Pipelines` for what
-``make_pipelines`` returns. Adding an engine: write the module, and add its name to
-:data:`bench.records.BACKENDS` (the one list of backends the config, the engines and the reports read).
-In short:
-
-- ``make_strategy(name, all_reduce, tpu, tpu_connect_timeout_s) -> (strategy or None, StrategyInfo)``,
-  first thing in the process; raises :class:`StrategyUnavailable` when the hardware is absent;
-- ``make_pipelines(workload, arrays, global_batch_size, seed, slow_decode, epochs, cached, autotune) ->
-  Pipelines``, whose batches follow :mod:`bench.data.order` and :mod:`bench.data.augment` (the same examples,
-  order and augmentation under every backend); encoded images decoded every epoch, or once (``cached``);
-  ``autotune``: the same batches from a ``tf.data`` pipeline on ``tf.data.AUTOTUNE`` (raises
-  :class:`PipelineUnavailable` where it cannot run);
-- ``matmul_chain(device, dtype, n, chained) -> run`` (one compiled call that chains ``chained`` n x n matmuls and
-  waits for them) and ``dispatch_probe(device) -> run`` (one compiled call that does nothing): the matmul peak
-  probe sizes itself with them (:func:`bench.measure.probes.matmul_peak`); ``stream_chain(device, n, chained) ->
-  run`` (one compiled call that adds 1 to an n-element float32 vector ``chained`` times, then sums it): the
-  bandwidth probe (:func:`bench.measure.probes.stream_bandwidth`); ``framework_env(info) -> dict`` (versions and
-  accelerator for the record's ``env``), ``is_out_of_memory(exc) -> bool`` and
-  ``out_of_memory_error(message) -> Exception`` (what the framework raises when a device runs out of memory),
-  ``reset_peak_memory(info) -> bool`` and ``peak_memory_bytes(info) -> list[int] | None`` (per device; None
-  where the framework does not report device memory, e.g. on CPU), ``step_memory(model, batch, global_batch_size)
-  -> dict | None`` (the compiled training step's own memory where the allocator peak cannot be the point's: JAX);
-- ``math_mode(info, precision) -> str``: the arithmetic the matrix units run (``fp32``, ``tf32``, ``fp16``,
-  ``bf16``), so MFU is held against that mode's peak; ``arithmetic(info, precision) -> dict`` the same per op class
-  (``matmul``, ``conv``: PyTorch runs float32 matmuls in FP32 and cuDNN convolutions in TF32 by default);
-- ``autotune_mark() -> int`` and ``device_pipeline_autotune(mark) -> str | None``: the tf.data autotune state
-  observed on the per-device pipelines built since the mark (None where the engine has none);
-- ``activate(strategy)`` before every point (puts a distribution that is global state back in force: Keras'
-  ``clear_session`` drops it), ``lost(strategy) -> str | None`` (why the distribution in force is not the
-  worker's), ``placement(model, strategy, info, batch) -> dict`` (how the variables and a batch are laid out on
-  the devices, as the framework reports it; raises :class:`PlacementError` when that is not what the strategy
-  promises) and ``compiler(model, info) -> str`` (what compiles the train step, read from the compiled model);
-- ``gather_processes(values) -> list[list[float]]``: every cooperating process's ``values``, by process index
-  (``[values]`` in a single-process point). A multi-process point (JAX only) reads its process count, index and
-  coordinator from Keras' own variables (:func:`multi_process_env`), set before the worker starts.
-
-This module imports no framework: the run side's orchestration and the report side never need one.
+A worker loads an engine module with :func:`load`. The contract is :class:`Engine`, a Protocol that
+``tests/test_engine_contract.py`` and the type checker hold every engine to (``make_pipelines`` returns
+:class:`Pipelines`); a new engine is a module plus its name in :data:`bench.records.BACKENDS`. Promises:
+- ``make_strategy``: first thing in the process; :class:`StrategyUnavailable` when the hardware is absent;
+- ``make_pipelines``: batches in :mod:`bench.data.order`'s order with :mod:`bench.data.augment`'s draws (equal under
+  every backend); ``cached`` decodes once; ``autotune``: the ``tf.data.AUTOTUNE`` pipeline, or
+  :class:`PipelineUnavailable`;
+- ``matmul_chain``, ``dispatch_probe``, ``stream_chain``: one compiled call each (chained n x n matmuls; nothing;
+  chained ``x + 1`` passes over a float32 vector, then its sum) for :mod:`bench.measure.probes`;
+- ``framework_env``, out-of-memory (``is_out_of_memory``, ``out_of_memory_error``), device memory per device
+  (``reset_peak_memory``, ``peak_memory_bytes``: None where unknown; ``step_memory``: the compiled step's own, JAX),
+  the arithmetic that runs (``math_mode``, ``arithmetic`` per op class), ``set_float32_matmul``;
+- ``autotune_mark`` / ``device_pipeline_autotune``: tf.data autotune seen on per-device pipelines since the mark;
+- ``activate`` (puts a global distribution back before every point: ``clear_session`` drops it), ``lost``,
+  ``placement`` (read back; :class:`PlacementError` when not what the strategy promises), ``compiler``;
+- ``gather_processes``: every cooperating process's values by process index (a multi-process point, JAX only, reads
+  its topology from Keras' variables: :func:`multi_process_env`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Static proof that both engine modules satisfy :class:`bench.engines.Engine`, for the type checker.
-
-``tox -e type`` fails when an engine's function is missing or its signature drifts from the contract (mypy
-compares a module with a protocol on a direct assignment; inside ``if TYPE_CHECKING:`` it does not, so the
-imports are plain). Nothing imports this module at run time: importing it would import both frameworks.
-``tests/test_engine_contract.py`` checks the same at run time.
+"""Static proof that every engine module satisfies :class:`bench.engines.Engine`, for the type checker (``tox -e
+type``): plain imports, since mypy checks a module against a protocol on a direct assignment only. Nothing imports
+this module at run time (it would import every framework); ``tests/test_engine_contract.py`` checks at run time.
 """
 
 from __future__ import annotations

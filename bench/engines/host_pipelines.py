@@ -1,17 +1,8 @@
-"""NumPy input pipelines for the engines without ``tf.data`` (JAX, PyTorch): many JAX images and PyTorch boxes have
-no TensorFlow. Framework-free: the engine passes what it knows (a multi-process point's share of each batch).
-
-The seeds' rules hold as under TensorFlow (:mod:`bench.engines.tensorflow.pipelines`): static shapes (every
-batch is full; the remainder is dropped), a seeded order reshuffled every epoch, random augmentation in
-the input pipeline and never as model layers, images converted a whole batch at a time, and batches
-prepared ahead by background threads so the device is not kept waiting. ``slow_decode`` is the same
-deliberately input-bound pipeline: a sequential per-example step and nothing prepared ahead.
-
-``fit`` gets an endless generator with ``steps_per_epoch``, as under TensorFlow (a repeated ``tf.data``
-dataset), and not a ``keras.utils.PyDataset``: Keras stops and restarts a PyDataset's batch threads at
-every epoch boundary and drops the batches they had prepared, so epoch 1 saw 6 of its 8 batches and the
-order no longer matched :mod:`bench.data.order` (measured here with Keras 3.15: first-epoch loss 2.2125
-against 2.2387 for the same batches given in order).
+"""NumPy input pipelines for the engines without ``tf.data`` (JAX, PyTorch). Framework-free: the engine passes what it
+knows (a multi-process point's share of each batch). Batches as under TensorFlow (static shapes, a seeded order,
+augmentation in the pipeline), prepared ahead by threads; ``slow_decode`` is sequential with nothing ahead.
+``fit`` gets an endless generator with ``steps_per_epoch``, not a ``PyDataset``: Keras restarts a PyDataset's threads
+at every epoch and drops the batches they prepared, which broke :mod:`bench.data.order`'s order.
 """
 
 from __future__ import annotations

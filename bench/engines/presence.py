@@ -1,8 +1,6 @@
-"""Whether a GPU or TPU can be on this machine at all, read from device files and the environment without a
-framework: the parent records a point whose device is surely absent ``skipped`` before any worker starts, so a CPU
-box neither starts a worker to find no GPU nor runs the TPU doctor for points that cannot run (DESIGN.md,
-*A device that is surely absent runs no worker*). Only a sure absence counts: any sign of a device leaves the answer
-to the worker's framework."""
+"""Whether a GPU or TPU can be on this machine at all, read from device files and the environment without a framework:
+a point whose device is surely absent is ``skipped`` before any worker starts (DESIGN.md, *Decisions that bind*);
+any sign of a device leaves the answer to the worker's framework."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""The ``user`` input pipeline: a workload's own ``input_fn`` (:class:`bench.workloads.Workload`), fed to ``fit`` as
-Keras takes it — one step of the worker beside :mod:`bench.runner.feeds`, for a workload that brings its pipeline.
-
-What ``input_fn(split, global_batch_size, seed)`` returns goes into ``fit`` untouched, so Keras distributes it
-under a strategy as it would the user's own script: a finite ``tf.data.Dataset`` (or one of unknown length) or a
-``keras.utils.PyDataset`` is an epoch, iterated afresh every epoch with Keras' defaults (no ``steps_per_epoch``;
-a PyDataset's batches shuffled, as ``fit``'s ``shuffle=True`` does); an endless dataset or an iterator of batches
-is cut into epochs of ``full[0] // global_batch_size`` batches (``steps_per_epoch``). Validation: the ``"val"``
-split, whole; the per-example predictions read a fresh one. The input-only probe reads a fresh training pipeline
-through Keras' own data adapter, as ``fit`` does. One process per point: a multi-process point is skipped with
-the reason (each process would need its own rows of every batch).
+"""The ``user`` input pipeline: a workload's own ``input_fn``, fed to ``fit`` as Keras takes it (a finite dataset or
+``PyDataset`` is an epoch; an endless one or an iterator is cut into epochs of ``full[0] // global_batch_size``
+batches); one step of the worker beside :mod:`bench.runner.feeds`. One process per point: a multi-process point is
+skipped. Method: docs/your-model-and-data.md, *Your own input pipeline*.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Vendor datasheet peaks of accelerators (dense FLOP/s), without any framework: the worker's MFU against the
-datasheet (:mod:`bench.measure.flops`) and the report's lower bounds (:mod:`bench.reporting.analysis.cost`) read them.
-
-A record names its accelerator the way its framework does, and the frameworks differ: TensorFlow's TPU name is
-``TPU_ACCELERATOR_TYPE`` (``v5litepod-8``, ``v3-8``, ``v6e-1``), JAX's is the device kind (``TPU v5 lite`` for a
-v5e, ``TPU v5`` for a v5p, ``TPU v6 lite`` for a v6e, ``TPU7x``: jax-ml/jax ``jax/_src/pallas/mosaic/tpu_info.py``);
-both give CUDA's GPU name (``NVIDIA H100 80GB HBM3`` is the SXM card, ``NVIDIA H100 PCIe``, ``NVIDIA H100 NVL``,
-``Tesla T4``, ``NVIDIA A100-SXM4-40GB``). :data:`CHIPS` lists each chip with every name it is reported by, the most
-specific first (``H100 PCIe`` before ``H100``); the first chip one of whose names is a whole-token match wins.
+"""Vendor datasheet peaks (dense FLOP/s) and bandwidths of accelerators, without any framework: MFU against the
+datasheet and the report's lower bounds read them. :data:`CHIPS` lists each chip with every name a framework reports
+it by, the most specific first; the first whole-token match wins. Figures and sources: docs/reports.md, *Datasheet
+figures*; docs/cost.md.
 """
 
 from __future__ import annotations

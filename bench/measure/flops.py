@@ -1,20 +1,7 @@
-"""Analytic training FLOPs of a Keras model and vendor datasheet peaks (imports Keras, no framework).
-
-Training FLOPs per example, counted so a reviewer can redo them by hand (one multiply-add = 2 FLOPs, a bias
-add = 1; embedding lookups, pooling, normalisation and activations count zero: memory-bound, no multiply-adds):
-
-* forward: per Conv1D/Conv2D/DepthwiseConv2D/Dense layer ``2 x MACs + bias adds`` (a Dense on a sequence once per
-  position); any other layer with weights (attention, a user's own layer) is not seen into: :func:`uncounted_layers`
-  names it, and the record says the count is partial;
-* weight gradients: the same again for every layer whose weights train (a frozen backbone's none);
-* input gradients: ``2 x MACs`` for a layer only where a gradient must flow into its input, i.e. where some
-  trainable layer lies upstream of it. None into the model's inputs, so the first trainable layer pays none
-  (an Embedding's ids take no gradient either, but its table trains, so the layer after it does pay).
-
-"3 x forward", the common shortcut, charges the first layer for an input gradient nobody computes: for
-``fashion_cnn``, whose first Conv2D is 79 % of its forward FLOPs, that over-counts by 36 %. "Upstream" is read
-from the layer order (exact for the sequential built-ins, and wherever the first trainable layer feeds every
-later one). TensorFlow 2.21's profiler agrees with the analytic forward count within ~1 % (tested).
+"""Analytic training FLOPs per example of a Keras model (imports Keras, no framework), counted so a reviewer can redo
+them by hand: forward (Conv and Dense layers), weight gradients where weights train, input gradients only where a
+trainable layer lies upstream; lookups, pooling, normalisation and activations count zero; a layer with weights the
+count does not see into is named (:func:`uncounted_layers`). Method: docs/reports.md, *What limits it*.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The NVIDIA GPU environment of a point, read from ``nvidia-smi`` (the driver's own tool; no framework): per GPU
-its name, memory, SM clock limit, power limit, compute capability and form factor, the driver version and the
-newest CUDA version the driver supports. The first GPU run (one H200) recorded none of it, so two
-records of "NVIDIA H200" could not be told apart: an SXM card at 700 W from an NVL card at 600 W.
-
-Where ``nvidia-smi`` is missing or fails, the record says why (``absent``) instead of guessing.
+"""The NVIDIA GPU environment of a point, read from ``nvidia-smi`` (no framework): per GPU its name, memory, clock and
+power limits, compute capability and form factor, and the driver; ``absent`` says why where it fails.
+Fields: docs/records.md (GPU environment).
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""The matmul probe's figures, cached per host, device and framework version, measured in a process of their own.
-
-The first GPU run (one H200) paid the probe in every worker (7-9 s of each JAX worker's start, 36 % of
-a three-worker run's worker time), and under JAX the probe's 8192 x 8192 float32 matrices were what the
-allocator's peak counter showed for every point after it (JAX cannot reset it): 1,412 MiB for a 1 M-parameter
-model. Now a worker reads the figure from ``$BENCH_CACHE_DIR/peaks/`` (default ``~/.cache/bench``) when this host
-measured it for the same device, backend, framework versions and arithmetic within :data:`MAX_AGE_DAYS`; otherwise
-it measures it in a short child process (:mod:`bench.measure.probe_child`) *before its own framework starts*, so
-the worker's allocator never holds the probe's buffers and a framework that takes the whole GPU when it starts
-(TensorFlow) has not taken it yet. A file lock lets one worker of a host measure while the others wait and read.
-``measure_peak=fresh`` measures again (once per run and host) and replaces the entry. Each entry says when it was
-measured (UTC), how long it took and in which process; the record keeps when, and whether it was read.
-
-Framework-free: the key is read from package metadata, ``/proc/cpuinfo`` and ``nvidia-smi``.
+"""The matmul and bandwidth probes' figures, cached per host, device, backend, framework versions and arithmetic under
+``$BENCH_CACHE_DIR/peaks/`` (:data:`MAX_AGE_DAYS`), measured when absent in a child process
+(:mod:`bench.measure.probe_child`) before the worker's framework starts, under a file lock. Framework-free (the key
+comes from package metadata, ``/proc/cpuinfo`` and ``nvidia-smi``). Method: docs/statistics.md, *Measured once per
+host, in a process of its own*.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""``python -m bench.measure.probe_child '{"backend", "device_kind": "cpu" | "gpu", "precisions", "float32_matmul"}'``:
-the matmul peak probe (:func:`bench.measure.probes.matmul_peak`) in a process of its own, on the first device of a
-one-device strategy of that kind, printed as one JSON line ``{"device", "peaks": {precision: {"flops_per_s",
-"probe"}}}`` (FLOP/s of that one device); ``"bandwidth"`` among the precisions adds the bandwidth probe
-(:func:`bench.measure.probes.stream_bandwidth`) as ``{"bytes_per_s", "probe"}``. Started by
-:func:`bench.measure.peak_cache.cached_peaks` before a worker's framework starts, so the worker's allocator never
-holds the probe's matrices. With ``--wait`` it reads a line from stdin before it measures (the worker's own import
-runs beside the child's, never beside its measurement).
+"""The matmul peak probe (and, asked, the bandwidth probe) in a process of its own, on the first device of a kind:
+``python -m bench.measure.probe_child '{"backend", "device_kind", "precisions", "float32_matmul"}'`` prints one JSON
+line ``{"device", "peaks": {precision or "bandwidth": {"flops_per_s" or "bytes_per_s", "probe"}}}``. Started by
+:func:`bench.measure.peak_cache.cached_peaks` before a worker's framework starts; ``--wait`` reads a line from stdin
+before measuring. Method: docs/statistics.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""Per-epoch timing callback. Only epoch- and test-level hooks.
-
-``on_train_batch_end`` is deliberately not overridden: a callback with batch-level hooks makes Keras 3
-synchronise after every batch (it turns off its asynchronous batch dispatch), which changes what is
-measured.
-
-Epoch 1 (the warm-up epoch) starts at the ``fit()`` call (:meth:`EpochTimer.fit_started`), not at Keras'
-first ``on_epoch_begin``: the first ``fit`` in a process spends seconds before that (model build, dataset
-distribution, function creation), warm-up a user pays that would otherwise be invisible. That part is
-also stored on its own as ``setup_s``. What ``fit`` does after its last epoch (bookkeeping, ~0.01 s, now
-that tf.data's autotune is off: docs/findings.md) is stored by the worker as ``teardown_s``, so
-``sum(epoch_s) + teardown_s`` is the wall clock around ``fit``.
-
-Keras converts the epoch's logs to Python floats before ``on_epoch_end``, which synchronises the device,
-so the end timestamp covers finished work. The split between training and validation needs its own
-synchronisation: under JAX, ``fit`` reaches ``on_test_begin`` while the epoch's last train steps are still
-running (dispatch is asynchronous), which showed up as 0.012 s of training and 0.306 s of validation for an
-epoch whose validation takes 0.01 s. :meth:`EpochTimer.on_test_begin` reads the step counter first, which
-waits for the last train step.
+"""Per-epoch timing callback (:class:`EpochTimer`): epoch- and test-level hooks only, since a batch-level hook turns off
+Keras' asynchronous dispatch. Epoch 1 starts at the ``fit()`` call (``setup_s``: what comes before Keras' first
+epoch); :meth:`EpochTimer.on_test_begin` reads the step counter first, which under JAX waits for the last train
+step. Method: docs/statistics.md (the first bullets); DESIGN.md, *Measurement rules*.
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """Analytic bytes a training step moves to and from device memory (imports Keras, no framework): the memory floor's
-numerator (issue 52), counted so a reviewer can redo it by hand, like :mod:`bench.measure.flops`.
-
-Every Keras layer is taken as one kernel that reads its inputs and writes its output once (a layer's own activation,
-``Conv2D(..., activation="relu")``, inside it); ``Flatten``, ``Reshape`` and ``InputLayer`` move nothing (views).
-Elements are counted at the layer's compute dtype (4 bytes in float32, 2 under a mixed policy); weights at their
-variables' dtype.
-
-* **per example** (activations): forward, every layer reads its input(s) and writes its output; backward, a layer
-  on the gradient path (it trains, or a trainable layer lies upstream of it: the same rule as the FLOP count's input
-  gradients) reads its output's gradient and its saved input, and writes its input's gradient where one flows;
-* **per step** (weights, independent of the batch): forward reads every weight; a trainable weight is read again
-  backward, its gradient written, and the optimizer reads weight and gradient and writes the weight (3 more), and
-  reads and writes each of its slots (Adam: 2 per weight, SGD without momentum: none), counted from the optimizer's
-  own variables.
-
-A lower bound in one sense only: a fusing compiler (XLA) may keep a small layer's output in registers or cache and
-move fewer bytes; re-reads, workspaces and layout changes move more. The floor is the step's bytes over the
-measured bandwidth (:func:`bench.measure.probes.stream_bandwidth`); the report calls a step memory-bound only when
-that floor explains 40 % of it or more, and more than the compute floor (:mod:`bench.reporting.analysis.limits`).
+numerator, per example (activations) and per step (weights, gradients, optimizer slots), counted layer by layer so a
+reviewer can redo it by hand. Method: docs/reports.md, *What limits it*.
 """
 
 from __future__ import annotations

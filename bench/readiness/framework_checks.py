@@ -1,21 +1,7 @@
-"""The doctor's checks that need Keras and the backend: they run in the doctor's child process
-(:mod:`bench.readiness.child`), on the CPU, on one small batch of the point's own input pipeline.
-
-- ``xla_compile``: the real train step compiled with XLA, as a TPU compiles it (TensorFlow: the model's
-  ``train_step`` in ``tf.function(jit_compile=True)``; JAX: Keras' jitted train function). A TensorFlow that
-  cannot compile XLA on its host CPU at all (a tensorflow-tpu build) gets a warning saying so, not a failure
-  every model would share. Keras turns an
-  explicit ``jit_compile=True`` off when a layer says ``supports_jit=False``: under TensorFlow a TPU compiles
-  it anyway and fails, under JAX the whole model then runs op by op (keras#23229: 10 min to 2.5 h on a TPU).
-- ``layers``: layers TPUs cannot run inside the model (those lowering to ``ImageProjectiveTransformV3``: the
-  random rotation, zoom, translation, shear and perspective layers; any layer with ``supports_jit=False``).
-- ``dtypes``: float64 weights or inputs (no float64 on a TPU), string inputs (strings cannot reach a TPU).
-- ``pipeline_python`` (TensorFlow): Python inside the tf.data graph (``py_function``, ``numpy_function``,
-  ``from_generator``), which a TPU host runs one call at a time and a TPU Node cannot run at all.
-- ``static_shapes`` (TensorFlow): an unknown dimension in what the pipeline yields (no ``drop_remainder``,
-  unpadded sequences): XLA compiles one program per shape.
-- ``probability_loss``: a cross-entropy reading probabilities from a sigmoid or softmax output, which trains
-  differently under JAX and PyTorch than under TensorFlow (:func:`loss_findings`): a warning.
+"""The doctor's checks that need Keras and the backend, run in its child process (:mod:`bench.readiness.child`) on the
+CPU, on one small batch of the point's own input pipeline: ``xla_compile``, ``layers``, ``dtypes``,
+``pipeline_python`` and ``static_shapes`` (TensorFlow), ``probability_loss`` (a warning: :func:`loss_findings`).
+What each fails on, and why: docs/doctor.md, *The checks*.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""The doctor's checks that need no framework: batch sizes against the replicas of a TPU and of every strategy
-asked, where the data lives, and the precision asked. Each returns :class:`~bench.readiness.findings.Finding`s.
-
-Facts behind them (sources in docs/doctor.md): a TPU's replicas are the devices its framework shows, which
-depend on its type (:func:`bench.measure.datasheets.tpu_slice`: a v3-8 shows 8 TensorCores, a v4-8 4 megacore
-chips, a v5litepod-1 on Colab 1 chip, a v5litepod-8 on Kaggle 8); XLA pads a per-replica batch
-that is not a multiple of 8 and wastes the padding; a TPU's matrix units are 128 x 128 (v2-v5; 256 x 256 on
-v6e), so a per-replica batch under that leaves them partly idle; only a TPU Node (the older architecture)
-needs its data in Cloud Storage, a TPU VM (Colab and Kaggle since 2024, Cloud TPU VMs) reads local disk;
-TPUs multiply natively in bfloat16. GPUs (asked with a ``gpu`` strategy): tensor cores multiply float16 and
-bfloat16 (a T4: 65 TFLOP/s in float16 against 8.1 in float32; bfloat16 from the A100 on), and NVIDIA's
-deep-learning performance guide asks for matrix dimensions, the batch among them, that are multiples of 8 in
-float16.
+"""The doctor's checks that need no framework: batch sizes against the replicas of a TPU (by its type:
+:func:`bench.measure.datasheets.tpu_slice`) and of every strategy asked, where the data lives, the precision asked,
+and on GPUs precision and batch multiples. Each returns :class:`~bench.readiness.findings.Finding`s.
+Facts and sources: docs/doctor.md, *The checks*.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Point records: the only contract between the run side and the report side. Never imports a framework.
-
-* :mod:`bench.records.model`: the typed :class:`Record` the worker fills and the report reads;
-* :mod:`bench.records.upgrade`: every record bench ever wrote -> the current model (one function per schema
-  version), and the checks a stored record must pass;
-* :mod:`bench.records.store`: atomic writes, tolerant loading of results folders;
-* :mod:`bench.records.schema`: the JSON Schema of the current record (published in ``docs/``).
+"""Point records: the only contract between the run side and the report side; imports no framework. :mod:`.model` (the
+typed :class:`Record`), :mod:`.upgrade` (every record ever written -> the current model), :mod:`.store` (atomic
+writes, tolerant loading), :mod:`.schema` (the published JSON Schema). Docs: docs/records.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""The typed model of a point record (schema version 1): what the worker fills, what the report reads.
-
-One :class:`Record` per point, nested objects for the parts that have structure (:class:`Strategy`, :class:`Dataset`,
-:class:`Epoch`, :class:`Stage`, :class:`Process`, :class:`Memory`, :class:`ErrorInfo`). Units are in the field
-names: ``*_s`` seconds, ``*_bytes`` bytes, ``*_per_s`` per second, accuracies are fractions in [0, 1]. A field
-without a default is required (it may still be ``None`` where its type says so: a skipped point cannot know its
-batch); every other field was added after the first records and is absent (``None``) in older ones. Fields bench
-does not know are kept (``extra="allow"``): a user may annotate records, and a newer bench of the same schema
-version may add fields an older one must carry through unchanged.
-
-Validation is strict (``"8"`` is not an int, ``true`` is not a number): a hand-edited record is refused by name, not
-a crash. No framework imported. Its JSON Schema ``docs/record.schema.json`` is generated (:mod:`bench.records.schema`).
+"""The typed model of a point record (schema version 1): what the worker fills, what the report reads. One
+:class:`Record` per point with nested parts; units in field names; strict validation; unknown fields kept
+(``extra="allow"``). Format and every field: docs/records.md; the schema is generated (:mod:`bench.records.schema`).
 """
 
 from __future__ import annotations

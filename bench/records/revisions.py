@@ -1,12 +1,6 @@
-"""What a built-in workload's records trained, by ``workload_revision``: part of the record contract, so that a
-report can say which definition a record of ``catsdogs_cnn`` trained whatever bench version reads it. Pure data, no
-imports: the registry (:mod:`bench.workloads.registry`) takes each built-in's revision from :data:`CURRENT`, the
-report side reads :func:`earlier_definition`.
-
-Revision 2: every built-in below outputs logits, read by its loss with ``from_logits=True``,
-where revision 1 had the seeds' sigmoid or softmax output read as probabilities. A record without
-``workload_revision`` (written before it) is revision 1. Revision 3 of ``catsdogs_cnn``: 64 x 64 inputs and 512
-training images at the reduced scale, where revision 2 trained 128 x 128 and 256 (docs/workloads.md).
+"""What a built-in workload's records trained, by ``workload_revision``: part of the record contract, so a report can
+say which definition a record trained. Pure data, no imports: the registry takes each revision from :data:`CURRENT`,
+the report reads :func:`earlier_definition`. The revisions: docs/workloads.md.
 """
 
 from __future__ import annotations

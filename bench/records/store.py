@@ -1,11 +1,6 @@
-"""Point records on disk: the only contract between the run side and the report side.
-
-One JSON object per file, ``results/<run_id>/<point_id>.json``, written atomically (temporary file in
-the same folder, ``fsync``, ``os.replace``), so a reader never sees a half-written record, even after a
-SIGKILL. This module never imports TensorFlow: reports are rebuilt from records on any laptop.
-
-Schema version 1 is the contract in DESIGN.md; fields beyond it are additive. Raw per-epoch figures are
-stored (``epoch_s``, ``train_s``, ``val_s`` in seconds); every summary is derived at analysis time.
+"""Point records on disk: one JSON object per file, ``results/<run_id>/<point_id>.json``, written atomically
+(temporary file, ``fsync``, ``os.replace``), so no reader sees half a record; and tolerant loading of results
+folders. No framework. Docs: docs/records.md.
 """
 
 from __future__ import annotations

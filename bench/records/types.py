@@ -1,8 +1,6 @@
-"""Numbers a record must hold to mean anything, as pydantic types: the record model refuses a record that breaks
-them (and the loader skips it, naming the field), so a report never renders a NaN, an infinity or a negative time
-from a record someone else wrote. What bench itself writes always satisfies them (NaN is stored as null); the upper
-bounds are far past anything measured (a second count of 31 years, 10^24 FLOP/s) and keep sums and means of a
-handful of values finite."""
+"""Numbers a record must hold to mean anything, as pydantic types: a record that breaks them is refused (the loader
+skips it, naming the field), so a report never renders a NaN, an infinity or a negative time. The bounds:
+docs/records.md, *Records bench did not write*."""
 
 from __future__ import annotations
 

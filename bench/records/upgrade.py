@@ -1,21 +1,7 @@
-"""Every record bench ever wrote -> the current :class:`~bench.records.model.Record`: the one place that knows
-what older records look like.
-
-One upgrade function per schema version (:data:`UPGRADES`). Schema version 1 is the only one so far; inside it,
-fields were added over time (additive, DESIGN.md "The record contract"), and a field's absence has a meaning
-that is settled here and nowhere else:
-
-* no ``backend``: TensorFlow (the only backend before JAX);
-* no ``effective_steps_per_execution`` / ``requested_steps_per_execution``: ``steps_per_execution`` ran as asked;
-* ``flops_per_example`` without ``flop_count``: counted as 3 x the forward pass (before per-layer counting);
-* an epoch without ``examples``: ``steps`` x the global batch;
-* a dataset without ``chance_accuracy``: 1 / classes (balanced classes, as every built-in has);
-* a strategy without ``device_kind``: the environment's;
-* ``cpu``/``gpu`` run as ``OneDeviceStrategy`` (before the baselines changed, 2026-11): ``cpu_onedevice`` /
-  ``gpu_onedevice``; ``cpu``/``gpu`` now mean Keras with no strategy scope.
-
-A breaking change bumps ``SCHEMA_VERSION`` and adds ``UPGRADES[n]`` mapping version n onto n + 1's shape; the
-fixtures under ``tests/data/schema`` (one per version and per generation of version 1) must keep upgrading.
+"""Every record bench ever wrote -> the current :class:`~bench.records.model.Record`: the one place that knows what
+older records look like. One upgrade function per schema version (:data:`UPGRADES`; a breaking change bumps
+``SCHEMA_VERSION`` and adds ``UPGRADES[n]``); inside version 1, what an absent field means is settled here and
+listed in docs/records.md, *Versions and compatibility*. Fixtures: ``tests/data/schema`` (each must keep upgrading).
 """
 
 from __future__ import annotations

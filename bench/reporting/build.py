@@ -1,8 +1,5 @@
-"""The report's pipeline: load the records -> frames -> the figure pool -> analyze -> prices -> report.json and
-report.md (:func:`build_report`). The notebook, the session and ``python -m bench report`` call it.
-
-The markdown is deterministic: the same records give byte-identical ``report.md`` (everything sorted,
-fixed number formats, no generation time, no absolute paths), so it can be golden-tested and diffed.
+"""The report's pipeline (:func:`build_report`): records -> frames -> the figure pool -> analysis -> prices ->
+report.json and report.md, deterministic. The notebook, the session and ``python -m bench report`` call it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""A workload's conclusions as data, computed once: the fastest configuration that learns, the pair it is compared
-with, each ratio with its interval and process counts, both sides' time to the target for that same pair, the
-runner-up strategy, the accuracy it gives up, what limits it and the flags on its row. The answer, the findings,
-the best-per-strategy table and report.json all read these numbers; none of them computes a ratio of its own.
-Numbers and codes only: the words are :mod:`bench.reporting.render` 's. Never imports TensorFlow.
+"""A workload's conclusions as data, computed once: the fastest configuration that learns, the pairs it is compared
+with (each ratio with its interval, both sides' time to the target), the runner-up, the accuracy given up, what
+limits it and its flags. Everything that words an answer reads these; numbers and codes only.
 """
 
 from __future__ import annotations

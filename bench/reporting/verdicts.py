@@ -1,9 +1,6 @@
-"""Verdicts on a summary and the one :class:`Analysis` every output is built from: who learns, accuracy parity, best
-per strategy, winner, the baseline's best, the fastest to the target, break-even, wrapper costs, absent
-strategies; :func:`analyze` derives all of them from records. Never imports TensorFlow.
-
-Only configurations that learn (:func:`bench.reporting.analysis.accuracy.add_learning`: not flagged *not learning*, and
-reached their target, or, without one, not significantly worse than their baseline in a paired test) are ranked.
+"""Verdicts on a summary and the one :class:`Analysis` every output is built from (who learns, parity, best per
+strategy, winner, fastest to the target, break-even, wrapper costs, absent strategies): :func:`analyze`. Only
+configurations that learn are ranked (docs/reports.md, *What counts as learning*).
 """
 
 from __future__ import annotations

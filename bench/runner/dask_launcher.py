@@ -1,27 +1,7 @@
-"""A sweep spread over machines on an engine that exists: ``launcher=dask`` (a Dask cluster by address, or a
-``LocalCluster`` bench starts on 127.0.0.1) and ``launcher=slurm`` (Dask workers started as SLURM jobs by
-dask-jobqueue). bench schedules nothing itself.
-
-Each worker group (backend, strategy, processes, repeat) becomes **one Dask task that holds a whole machine**: every
-Dask worker declares one ``machine`` resource and every task asks for it, so no two timed groups ever share a
-machine. Inside the task the local launcher runs the group as it does on one machine (worker processes, time limits,
-a crash as a ``failed`` record, a fresh worker for the rest), in a folder of its own: ``tasks/group<k>`` of the run
-folder when the Dask worker sees it (a shared file system; the run's ``init/`` weights are shared through it), else
-a temporary folder on that machine. The task writes its records into the run folder as soon as its group ends (a
-result held by a Dask worker is lost with it) and returns them, for the driver to write where the run folder is not
-shared; its own copies are renamed ``*.sent``. Records land in one run either way. Groups are submitted with Dask
-priorities in the planned order, so one worker runs them repeat-major, as planned.
-
-A lost machine (a killed Dask worker, a cancelled or preempted SLURM job, one past its walltime) costs at most the
-group it was running: every group Dask had placed on it runs again once on another worker — bench's own SLURM
-cluster submits a replacement job, a cluster the user started restarts its worker or has others — and a group run
-again skips the points that already have a record, including those its lost attempt had recorded in its folder
-(:func:`rescue`): none is timed twice, no ok record replaced. A group whose
-machine is lost a second time, or a run left without any worker for ``BENCH_DASK_NO_WORKER_S`` (600 s), is a
-``failed`` record (``DaskTaskLost``) for each of its points without one, never a hang; the run then says how many
-groups were lost and how to resume. (A cluster by address keeps its own scheduler's ``allowed-failures``.)
-
-Imports Dask only here, on first use: the extras ``bench[dask]`` and ``bench[slurm]``.
+"""A sweep spread over machines by Dask: ``launcher=dask`` (a cluster by address, or a ``LocalCluster`` on 127.0.0.1)
+and ``launcher=slurm`` (Dask workers as SLURM jobs, dask-jobqueue). Each worker group is one Dask task holding a
+whole machine (a ``machine`` resource), run by the local launcher in ``tasks/group<k>``; a lost machine costs at most
+its group, run again once (:func:`rescue`). Method: docs/scale.md, *A sweep on a cluster*. Imports Dask on first use.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""What a point really runs on the devices, checked and recorded before its fit is timed (worker process only).
-
-The engine puts the worker's distribution in force before each point (:meth:`bench.engines.Engine.activate`),
-reads back how the compiled model's variables and one of the point's own batches are laid out
-(:meth:`~bench.engines.Engine.placement`: the record's ``placement``) and what compiles the train step
-(``compiler``). A placement that is not what the strategy promises fails the point with what was found, before
-any epoch is timed; :func:`guard` asks again when ``fit`` starts and at each epoch's start, where Keras reads the
-distribution to build the train step and the epoch's data iterator.
+"""What a point really runs on the devices, checked and recorded before its fit is timed (worker process only): the
+distribution put back in force, the placement read back (:meth:`~bench.engines.Engine.placement`) and the compiler;
+a placement the strategy does not promise fails the point; :func:`guard` asks again at ``fit``'s and each epoch's
+start.
 """
 
 from __future__ import annotations

@@ -1,28 +1,17 @@
-"""Test-only fault injection for workers (``BENCH_FAULT`` env var). Never active in normal runs.
-
-``BENCH_FAULT=<kind>:<point_id substring>[,<kind>:<substring> ...]`` makes the worker misbehave when it
-reaches a matching point (the first matching rule wins):
-
-- ``oom``: raise the engine's out-of-memory error (as a device running out of memory would);
-- ``nan``: multiply the loss by NaN (the point must end ``diverged``); works for every workload, since
-  it does not depend on what NaN/inf inputs do to a given model;
-- ``raise``: raise ``RuntimeError`` (any other exception);
+"""Test-only fault injection for workers (``BENCH_FAULT``); never active in normal runs.
+``BENCH_FAULT=<kind>:<point_id substring>[,<kind>:<substring> ...]``: the worker misbehaves at a matching point (the
+first matching rule wins); ``<kind>@I`` (``kill@1:-p2-``) acts only in process I of a multi-process point. Kinds:
+- ``oom``: raise the engine's out-of-memory error;
+- ``nan``: multiply the loss by NaN (the point must end ``diverged``);
+- ``raise``: raise ``RuntimeError``;
 - ``hang``: sleep forever (the launcher's time limit must stop it);
-- ``exit``: ``os._exit(3)`` (a hard crash);
+- ``exit``: ``os._exit(3)``;
 - ``kill``: SIGKILL its own process;
 - ``segv``: SIGSEGV its own process;
-- ``stall``: write XLA's line for a CPU all-reduce that timed out to the log and abort (SIGABRT), as a JAX worker
-  deadlocked in its all-reduce does; not where the point already trains with one step in flight (the rerun);
-- ``unplaced``: do not put the worker's distribution in force before the point (what every worker once did:
-  Keras' ``clear_session`` after the previous point had dropped it); a JAX multi-device point after
-  its worker's first must then fail its placement check instead of being timed (TensorFlow's strategies and one
-  device hold no global distribution to lose).
-
-A kind may name one process of a multi-process point: ``kill@1:-p2-`` kills only process 1 (``@0``: process 0);
-without ``@`` a rule applies in every process.
-
-The worker parses the rules once (:meth:`Faults.parse`) and calls three explicit hooks on every point:
-:meth:`Faults.placed`, :meth:`Faults.before_fit` and :meth:`Faults.loss`. Nothing is patched.
+- ``stall``: XLA's CPU all-reduce timeout line to the log, then SIGABRT (not in the one-step-in-flight rerun);
+- ``unplaced``: leave the distribution out before the point (a JAX multi-device point must fail its placement).
+The worker parses the rules once (:meth:`Faults.parse`) and calls three hooks per point: :meth:`Faults.placed`,
+:meth:`Faults.before_fit`, :meth:`Faults.loss`. Nothing is patched.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
-"""What a point's ``fit`` is fed, by its input pipeline (config key ``input_pipelines``): one step of the worker
-between the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runner.fit`).
-
-- ``default``, ``cached``, ``slow_decode``: the engine's own pipelines (:mod:`bench.engines`), bench's fixed
-  settings; ``autotune``: the same examples from ``tf.data`` on ``tf.data.AUTOTUNE`` with tf.data's autotune on,
-  one epoch that ``fit`` iterates afresh and tf.data reshuffles every epoch (``data_order``: tf.data shuffle), as
-  seed 004 and TensorFlow's data-performance guide write it; under JAX read by Keras as NumPy.
-- ``user``: a workload's own ``input_fn`` (:mod:`bench.engines.user_feed`), the only pipeline of such a workload.
-- ``numpy``: the arrays straight into ``fit`` (seed 002's way): Keras batches and shuffles them itself, in its
-  own order (recorded: ``data_order``), from the same examples and the run's same initial weights. Validation
-  and the per-example predictions use the engine's validation batches, so every pipeline is scored alike (under
-  TensorFlow autotuned, as Keras' own pipeline of validation arrays is: :func:`bench.runner.plan.tuned`).
-
-A pipeline a point cannot run raises :class:`~bench.engines.PipelineUnavailable` (the worker records the point
-``skipped`` with the reason): ``numpy`` for encoded image files (a pipeline decodes them) and for a workload that
-augments (arrays into ``fit`` cannot draw a new augmentation per batch), and in a multi-process point.
+"""What a point's ``fit`` is fed, by its input pipeline (config key ``input_pipelines``): one step of the worker between
+the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runner.fit`). ``default``, ``cached``,
+``slow_decode``: the engine's own pipelines; ``autotune``: tf.data's ``AUTOTUNE`` settings; ``numpy``: the arrays
+into ``fit``; ``user``: the workload's ``input_fn`` (:mod:`bench.engines.user_feed`). A pipeline a point cannot run
+raises :class:`~bench.engines.PipelineUnavailable` (``skipped``). Method: docs/workloads.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""One set of initial weights per (workload, seed) in a run, shared by every backend and strategy.
-
-Keras draws initial weights from its backend's random generator, so the same seed gives different weights
-under TensorFlow and under JAX. To compare accuracy across backends, the first worker that builds a
-workload's model saves its weights in the run folder (``init/<workload>-s<seed>.npz``, written
-atomically) and every worker, the first included, loads them from there before training. Resume keeps the
-file, so resumed points start from the same weights as the rest of the run. The file's SHA-256 goes into
-each record (``initial_weights``): two points started from the same weights iff their hashes are equal.
-
-NumPy only; the model is anything with Keras' ``get_weights()`` / ``set_weights()``.
+"""One set of initial weights per (workload, seed) in a run, shared by every backend and strategy (Keras draws them
+from each backend's own generator): the first worker saves them as ``init/<workload>-s<seed>.npz`` (atomically) and
+every worker loads them; each record keeps the file's SHA-256 (``initial_weights``). NumPy only.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Runs a planned suite: one worker process per group (backend, strategy, repeat), with a per-point time limit.
-
-A worker that dies (segfault, ``os._exit``, SIGKILL) or runs past ``point_timeout_s`` costs exactly the
-point it was running: that point gets a ``failed`` record naming the cause, and a fresh worker takes the
-rest of the group; except a JAX worker that died in XLA's CPU all-reduce (a deadlock of the harness, not the
-point's fault): the fresh worker trains that point again, with one step in flight. The launcher never busy-waits:
-a reader thread turns the worker's event lines into a queue, and the main thread blocks on it with a timeout (for
-the time limit and the progress display).
-
-Imports no framework: workers do.
+"""Runs a planned suite: one worker process per group (backend, strategy, repeat), with a per-point time limit. A worker
+that dies or runs past ``point_timeout_s`` costs exactly its point (a ``failed`` record naming the cause) and a fresh
+worker takes the rest of the group; a JAX worker dead in XLA's CPU all-reduce has its point run again with one step
+in flight. Never busy-waits (a reader thread queues the worker's events). Imports no framework.
 """
 
 from __future__ import annotations

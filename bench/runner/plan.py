@@ -1,19 +1,7 @@
 """Suite -> ordered points, grouped into worker processes, and the job a worker gets. Pure Python (no framework).
-
-A *point* is one resolved configuration (workload x strategy x input pipeline x batch x
-steps_per_execution x precision x repeat). The points of one (backend, strategy, repeat) form a *group* and run
-in one worker process, as one :class:`WorkerJob`: **every repeat is its own process**, because the process is
-the unit that differs between runs (measured: steady epoch time spread 5.5 % across repeats inside one process,
-16 % across five processes; thread placement, allocator state and the probed matmul peak vary per process).
-Groups run repeat-major (every strategy's repeat 0, then every strategy's repeat 1, ...), so slow drift of a
-shared machine spreads evenly over the strategies instead of landing on one (asv's ``processes`` and
-``--interleave-processes`` do the same).
-
-``steps_per_execution`` is resolved here where an epoch's steps are known (a global batch, or a per-replica batch
-on a strategy whose replicas its name gives): a value that does not divide the epoch runs as the largest divisor
-that does (:func:`bench.config.effective_steps_per_execution`), so the point, its id and its record name what
-will run (``requested_steps_per_execution`` keeps the request), and two requests that would run the same
-configuration are planned once.
+The points of one (backend, strategy, repeat) are one group, one :class:`WorkerJob`, one process (the process is the
+unit that differs between runs), ordered repeat-major; ``steps_per_execution`` is resolved here where an epoch's
+steps are known, so a point's id names the spe that runs. Rules: DESIGN.md, *Measurement rules*.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""Before a run: does each user workload's model take its inputs and fit its labels? One short process.
-
-A user workload (an import path) brings its own model. One that cannot train on its data (an output of 5
-values for labels up to 9, a sigmoid output for 10 classes, an input shape that is not the data's) should
-be refused before any point runs, not recorded as failed in every point. Checking needs the model built,
-which needs Keras and a backend, so it happens in a child process (``python -m bench.runner.preflight``,
-the job as one JSON line on stdin), on the CPU (``JAX_PLATFORMS=cpu``, no visible GPU: it must not take
-an accelerator the workers are about to use), under the run's first backend. It builds each model, runs
-it on one small batch from the workload's own input pipeline (labels in the format the compiled loss wants:
-:mod:`bench.workloads.labels`) and evaluates the compiled loss and metrics on it. Built-in workloads are
-not checked: their models are built for their data (:func:`bench.workloads.on_source`) and pinned by tests.
+"""Before a run: does each user workload's model take its inputs and fit its labels? One short child process
+(``python -m bench.runner.preflight``, the job as one JSON line on stdin), on the CPU (it takes no accelerator the
+workers need), under the run's first backend: each model built, run on one batch of its own input pipeline and its
+compiled loss and metrics evaluated. Built-ins are not checked. What it catches: docs/your-model-and-data.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""``repeats=auto`` on the run side: rounds of repeats, each round's points planned from the race's standings
-after the last (:mod:`bench.reporting.analysis.race`, decided from the run folder's records alone, so a resumed run
-decides the same). Imports no framework.
-
-Round ``k`` runs repeat ``k`` (seed + k under ``repeat_seeds=distinct``) of every configuration still running, in
-the usual repeat-major order across strategies; one worker process per (backend, strategy) group, as always.
+"""``repeats=auto`` on the run side: round ``k`` runs repeat ``k`` of every configuration still running, planned from
+the race's standings (:mod:`bench.reporting.analysis.race`, decided from the run folder's records alone, so a resumed
+run decides the same). Imports no framework. Docs: docs/running.md; docs/statistics.md.
 """
 
 from __future__ import annotations

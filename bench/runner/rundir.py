@@ -1,8 +1,5 @@
-"""A run's folder: its id, its manifest (``run.json``), what resume may skip, and the clean-up of writes a
-kill cut short. No framework import.
-
-``results/<run_id>/`` holds one record per point (``<point_id>.json``), ``run.json`` (the resolved
-configuration and the planned points) and ``logs/`` (one log per worker process).
+"""A run's folder: its id, its manifest (``run.json``), what resume may skip, and the clean-up of writes a kill cut
+short. No framework. The folder's layout: docs/records.md.
 """
 
 from __future__ import annotations

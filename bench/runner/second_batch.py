@@ -1,11 +1,6 @@
-"""The second batch of a configuration the sweep runs at one batch only (issue 52): a short extra timed stage in the
-same worker, after the point's own measurements, recorded as ``second_batch`` (:class:`bench.records.parts.
-SecondBatch`). What limits a step is read from how its time grows with the batch; a sweep with two batches of the
-configuration gives that already, so the stage runs only where it has one (config key ``second_batch``).
-
-The point's trained model, compiled as it was, is fed the same examples at twice the batch (half where twice does
-not fit the training split): a warm-up of one execution (the new shape traces and compiles), then one timed epoch
-of at most :data:`MAX_STEPS` steps, a whole number of executions. A stage that fails is a note, never a failed point.
+"""The second batch of a configuration the sweep runs at one batch only (config key ``second_batch``): after the
+point's own measurements, its trained model is fed twice the batch (half where twice does not fit), one execution
+of warm-up, then one timed epoch of at most :data:`MAX_STEPS` steps; a failure is a note. Docs: docs/reports.md.
 """
 
 from __future__ import annotations

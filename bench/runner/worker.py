@@ -1,17 +1,7 @@
-"""Runs one strategy group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as one JSON line
-on stdin).
-
-The launcher starts one worker per strategy group. The worker creates the strategy first (before any other framework
-op), then runs its points one by one, writing each point's record atomically as soon as it is finished, and reports
-progress to the launcher as JSON lines on its original stdout (everything else printed to stdout is redirected to
-stderr, which the launcher keeps in a log file). Everything that knows a framework is reached through the engine
-(:mod:`bench.engines`).
-
-Failures are records: out of memory and any other exception of a point -> ``failed`` with type, message and the
-traceback's last lines (``kind: out_of_memory`` for the former); NaN/inf loss -> ``diverged``; absent hardware ->
-``skipped`` for every point of the group; an input pipeline the point cannot run
-(:class:`~bench.engines.PipelineUnavailable`) -> ``skipped`` with the reason. A crash or hang that kills the process is
-recorded by the launcher, which restarts a fresh worker for the rest of the group.
+"""Runs one worker group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as one JSON line on
+stdin). It makes the strategy first, then runs its points one by one, writing each record atomically when done and
+reporting progress as JSON lines on its original stdout (other output goes to stderr, the launcher's log).
+Framework work goes through the engine; failures are records (DESIGN.md, *Measurement rules*).
 """
 
 from __future__ import annotations

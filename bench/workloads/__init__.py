@@ -1,26 +1,8 @@
-"""Workloads: what bench trains. Importing this package imports no framework (configs are checked, and
-reports built, without one).
-
-A workload is a :class:`Workload`: a zero-argument model builder, its compile settings, its data, and
-metadata that describes them without a framework (input shape, classes, sizes). The registry
-(:data:`WORKLOADS`) is a dict of zero-argument factories returning such objects. The built-in ones are
-the seed tutorials' exact layer stacks, described by data alone, their compile settings included
-(``optimizer``, ``learning_rate``, ``loss``, ``top_k``); this package must not reach Keras, even lazily
-(``tests/test_import_contract.py``), and the worker attaches their model builder and Keras objects with
-:func:`bench.workloads.models.runnable`.
-
-The public names live in:
-
-- :mod:`~bench.workloads.base`: ``Workload``, ``WorkloadError``, ``is_import_path``, ``shown``, ``run_name``,
-  ``stage_epochs``;
-- :mod:`~bench.workloads.registry`: the built-ins (``WORKLOADS``; their earlier definitions:
-  :mod:`bench.records.revisions`);
-- :mod:`~bench.workloads.targets`: ``target_for``, ``TARGET_SOURCE``;
-- :mod:`~bench.workloads.user`: user workloads from import paths (``imported``);
-- :mod:`~bench.workloads.resolve`: ``get_workload``, data-source adaptation (``on_source``, ``dataset_size``,
-  ``source_of``, ``uses_source``);
-- :mod:`~bench.workloads.models` (imports Keras) and :mod:`~bench.workloads.pickled` (notebook factories),
-  imported by name only.
+"""Workloads: what bench trains. Importing this package imports no framework (configs are checked, and reports built,
+without one). A :class:`Workload` is a zero-argument model builder, compile settings, data and framework-free
+metadata; :data:`WORKLOADS` maps names to factories. Public names from :mod:`.base`, :mod:`.registry` (the built-ins),
+:mod:`.targets`, :mod:`.user` (import paths) and :mod:`.resolve`; :mod:`.models` (imports Keras) and :mod:`.pickled`
+(notebook factories) are imported by name only. Method: docs/workloads.md, docs/your-model-and-data.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Which label format a model's compiled loss and metrics expect: integer class ids, as bench's data hold
-them, or one-hot rows. No framework: Keras' losses and metrics are recognised by name.
-
-keras.io and Kaggle notebooks use both forms. keras.io's "Simple MNIST convnet" compiles with
-``loss="categorical_crossentropy"`` on labels made one-hot with ``keras.utils.to_categorical``; seed 002
-compiles with ``sparse_categorical_crossentropy`` on integer labels. bench feeds integer labels unless the
-model asks for one-hot ones (:func:`expects_one_hot`); the input pipelines then turn each label into a
-one-hot float32 row (``Workload.one_hot_labels``), and the record says so (``label_format``).
+"""Which label format a model's compiled loss and metrics expect: integer class ids, as bench's data hold them, or
+one-hot rows (:func:`expects_one_hot`; Keras' losses and metrics recognised by name, no framework).
+Docs: docs/your-model-and-data.md, *Labels follow the model*.
 """
 
 from __future__ import annotations

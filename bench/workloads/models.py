@@ -1,18 +1,9 @@
-"""Model builders and compile settings for each workload: the seeds' exact layer stacks (imports Keras).
-
-Each builder returns an *uncompiled* model; :func:`compile_kwargs` gives what ``model.compile`` needs, built
-from the settings the workload carries as data (``optimizer``, ``learning_rate``, ``loss``, ``top_k``,
-``binary_labels``: no workload is special-cased by name).
-The architectures are parametric in the input shape and the number of classes (and, for text, the
-vocabulary), so a built-in workload runs on any data source (:func:`bench.workloads.on_source`); with their
-own data they are exactly the seeds' models (parameter counts pinned in ``tests/test_workloads.py``).
-Under a mixed precision policy the final layer runs in float32 (Keras' advice), which changes no
-parameter count or shape.
-
-The output is linear (logits) and the loss reads it with ``from_logits=True`` (``head="logits"``): the math Keras'
-TensorFlow backend already used for the seeds' sigmoid and softmax outputs, and the same under JAX and PyTorch,
-which clip probabilities instead (a saturated start there stops learning: issue 51). The seeds' literal outputs
-(``head="probabilities"``) train as the variants ``catsdogs_cnn_sigmoid`` and ``fashion_cnn_softmax``.
+"""Model builders and compile settings for each built-in workload: the tutorials' layer stacks (imports Keras).
+Each builder returns an *uncompiled* model, parametric in input shape, classes and vocabulary (parameter counts on
+the tutorials' data pinned in ``tests/test_workloads.py``); :func:`compile_kwargs` builds ``model.compile``'s
+arguments from the settings the workload carries as data (none special-cased by name). Outputs are logits
+(``head="logits"``); the tutorials' probability heads are variants. Why: docs/workloads.md, *Logits, not
+probabilities*.
 """
 
 from __future__ import annotations

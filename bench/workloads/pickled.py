@@ -1,14 +1,7 @@
-"""Workload factories defined in a notebook, reaching the worker processes by value.
-
-A function defined in a notebook (or any ``__main__``) has no import path a worker process could import.
-:func:`bench.notebook.run` pickles such a factory with ``cloudpickle`` (which pickles ``__main__``
-functions, and the notebook functions and values they use, by value; imported modules such as ``keras``
-or ``numpy`` by reference) into ``$BENCH_CACHE_DIR/workloads/<sha256>.pkl`` and names it by the import
-path ``bench.workloads.pickled:<name>__w<sha256>``, ``<name>`` the function's own name, which is what
-warnings and errors show (:func:`bench.workloads.shown`). Resolving that path (in the main process and in every worker,
-through :func:`bench.workloads.imported`, like any user workload) loads the pickle here. Workers run on
-the same machine, so the file is there; a record's ``workload_source`` keeps the path, and the file stays
-in the cache so that ``resume`` works.
+"""Workload factories defined in a notebook, reaching the worker processes by value: :func:`bench.notebook.run` pickles
+such a factory with cloudpickle into ``$BENCH_CACHE_DIR/workloads/<sha256>.pkl`` and names it
+``bench.workloads.pickled:<name>__w<sha256>``; resolving that path (like any user workload's) loads the pickle here.
+The file stays in the cache, so ``resume`` works. Usage: docs/your-model-and-data.md, *From a notebook*.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The built-in workloads: :data:`WORKLOADS`, a dict of zero-argument factories returning :class:`Workload`.
-
-Each built-in is the seed tutorial's exact layer stack, described here by data only (this module must not
-reach Keras, even lazily: ``tests/test_import_contract.py``): shape, classes, sizes, targets and the compile
-settings (``optimizer``, ``learning_rate``, ``loss``, ``top_k``, ``binary_labels``). The worker attaches the
-model builder and the Keras objects with :func:`bench.workloads.models.runnable`; a new built-in is a new entry
-here and a builder in ``bench.workloads.models.BUILDERS``, never a branch on its name.
+"""The built-in workloads: :data:`WORKLOADS`, a dict of zero-argument factories returning :class:`Workload`, each the
+tutorial's layer stack described by data only (no Keras, even lazily: ``tests/test_import_contract.py``). A new
+built-in is an entry here and a builder in ``bench.workloads.models.BUILDERS``. The built-ins: docs/workloads.md.
 """
 
 from __future__ import annotations

@@ -1,41 +1,9 @@
-"""Data sources: where a workload's examples come from, named by one string (config key ``data``, or a
-``Workload``'s ``data``). NumPy, Pillow and the standard library only: no framework.
-
-==========================  ===================================================================================
-``synthetic``               the embedded generated data (:mod:`bench.data.synthetic`; the default)
-``keras:NAME``              ``keras.datasets`` NAME (mnist, fashion_mnist, cifar10, reuters, imdb), read from the
-                            Keras cache (``$KERAS_HOME/datasets``, default ``~/.keras/datasets``); downloaded
-                            there when absent and online; offline, an error names the file and the folder
-``folder:PATH``             images in class sub-folders: ``PATH/training_set/<class>/*.jpg`` and
-                            ``PATH/test_set/<class>/*.jpg`` (seed 000), or ``PATH/<class>/*.jpg`` (split here)
-``csv:PATH/train.csv``      seed 001's layout: an ``image_id`` column and one-hot label columns, images at
-                            ``PATH/images/<image_id>.jpg`` (split here)
-``tfrecord:GLOB``           ``tf.train.Example`` shards (local or ``gs://``): ``image`` (encoded bytes) or
-                            ``tokens`` (int64 list), and ``label`` (int64); files named ``val*``/``test*``/
-                            ``valid*`` are the validation split, else it is split here. ``python -m bench
-                            export-tfrecord`` writes them.
-==========================  ===================================================================================
-
-Images from ``folder:``, ``csv:`` and ``tfrecord:`` stay *encoded* (:class:`Encoded`): the input pipeline
-reads, decodes and resizes them to the workload's input size in every epoch, which is the work seed 001
-found to be the bottleneck on a TPU. ``keras:`` datasets are arrays (:class:`bench.data.synthetic.Arrays`).
-
-A split made here is stratified (each class 80 % train, 20 % validation), with a fixed seed
-(``SPLIT_SEED``), so every run, repeat and backend sees the same split; each part is then in a seeded random
-order, so its first ``n`` examples are a random sample. Labels are integer class ids (``class_names[i]``).
-
-Keras' own loaders are not called: ``keras.utils.get_file`` re-downloads a cached file whose hash does not
-match and deletes it when the download fails, offline. bench checks the hash itself and refuses such a
-file, leaving it where it is.
-
-The package, one way (``__init__`` dispatches on the kind; the kind modules use :mod:`.base`, never each
-other or the package):
-
-- :mod:`.base`: the spec grammar, :class:`Source`, :class:`Encoded`, :class:`SourceError`, the split,
-  padding and hashing every kind shares;
-- :mod:`.keras_datasets`: ``keras:`` (the Keras cache, download, hash check, ``load_data()``'s arrays);
-- :mod:`.image_files`: ``folder:`` and ``csv:`` (image files listed, labelled and split);
-- :mod:`.tfrecord_shards`: ``tfrecord:`` (shards read, split, described).
+"""Data sources: where a workload's examples come from, named by one string (config key ``data``, or a ``Workload``'s
+``data``): ``synthetic``, ``keras:NAME``, ``folder:PATH``, ``csv:PATH/train.csv``, ``tfrecord:GLOB``. No framework.
+What each reads and how it is split: docs/your-model-and-data.md, *Real datasets*. Images stay encoded
+(:class:`Encoded`) for the input pipeline to decode; ``keras:`` data are arrays. This ``__init__`` dispatches on the
+kind; the kind modules (:mod:`.keras_datasets`, :mod:`.image_files`, :mod:`.tfrecord_shards`) use :mod:`.base` (the
+spec grammar, :class:`Source`, the split, padding, hashing), never each other or the package.
 """
 
 from __future__ import annotations

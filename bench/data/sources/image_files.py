@@ -1,8 +1,6 @@
-"""``folder:PATH`` and ``csv:PATH/train.csv`` sources: encoded images (JPEG/PNG) on disk, listed with their
-labels and split, never decoded here (the input pipeline decodes them in every epoch). ``folder:`` reads
-class sub-folders, with seed 000's ``training_set``/``test_set`` split when present; ``csv:`` reads seed
-001's one-hot ``train.csv`` with images in ``PATH/images/<image_id>.jpg``. Other splits are stratified
-(:func:`bench.data.sources.base.stratified_split`).
+"""``folder:PATH`` and ``csv:PATH/train.csv`` sources: encoded images on disk, listed with their labels and split, never
+decoded here. ``folder:`` reads class sub-folders (tutorial 000's ``training_set``/``test_set`` split when present),
+``csv:`` tutorial 001's one-hot ``train.csv``; other splits are stratified (:func:`.base.stratified_split`).
 """
 
 from __future__ import annotations

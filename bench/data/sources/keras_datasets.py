@@ -1,9 +1,6 @@
-"""``keras:NAME`` sources: the ``keras.datasets`` files in the Keras cache (``$KERAS_HOME/datasets``,
-default ``~/.keras/datasets``), downloaded there when absent and online, checked against the sha256 Keras
-publishes, and read with NumPy as Keras' ``load_data()`` (default arguments) returns them: images with a
-channel axis, token sequences as object arrays. No Keras: ``keras.utils.get_file`` re-downloads a cached
-file whose hash does not match and deletes it when the download fails, offline; bench refuses such a file
-and leaves it where it is.
+"""``keras:NAME`` sources: the ``keras.datasets`` files in the Keras cache, downloaded there when absent and online,
+checked against Keras' published sha256 (a mismatch is refused and left in place) and read with NumPy as
+``load_data()`` returns them. No Keras. Docs: docs/your-model-and-data.md, *Real datasets*.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""``tfrecord:GLOB`` sources: ``tf.train.Example`` shards (local or ``gs://``, read with
-:mod:`bench.data.tfrecord`, no TensorFlow) holding ``image`` (encoded bytes) or ``tokens`` (int64 list),
-and ``label`` (int64). Files named ``val*``/``valid*``/``test*`` are the validation split, else it is split
-here (stratified). Class names come from the ``bench-dataset.json`` manifest that ``python -m bench
-export-tfrecord`` writes next to the shards.
+"""``tfrecord:GLOB`` sources: ``tf.train.Example`` shards (local or ``gs://``, read by :mod:`bench.data.tfrecord`),
+``image`` or ``tokens`` and ``label``; files named ``val*``/``valid*``/``test*`` are the validation split, else it is
+split here. Class names come from the ``bench-dataset.json`` that ``export-tfrecord`` writes.
 """
 
 from __future__ import annotations

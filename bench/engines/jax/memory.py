@@ -1,12 +1,6 @@
-"""The device memory a JAX point's model needs, from XLA itself: JAX cannot reset its allocator's peak, so the
-process peak a worker reads includes everything before the point (bench's own matmul probe first of all: 1.48 GB
-on an H200, in every record of fashion_cnn and catsdogs_cnn alike). The compiled training step's
-memory analysis belongs to the model alone: its arguments (weights, optimizer state, metrics, the batch), its
-outputs, and the temporaries XLA allocates for activations and gradients, less the outputs that reuse donated
-argument buffers. Under a distribution the step is partitioned and the analysis is one device's share.
-
-Reading it costs no compile: the step ``fit`` compiled is lowered again with the same shapes, and JAX's caches
-return the executable it already holds (about a millisecond on a 2-core CPU).
+"""The device memory a JAX point's model needs, from XLA's memory analysis of the compiled training step (JAX cannot
+reset its allocator's peak, so the process peak includes what ran before the point). One device's share; read from
+the executable ``fit`` compiled, at no compile. The fields: docs/records.md, *Fields* (memory).
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""What runs where under JAX: the distribution put in force before every point, and the placement a point's
-train step will see, checked against what its strategy promises before anything is timed.
-
-Keras 3.15 keeps the global distribution in ``keras.src.backend.common.global_state``, which
-``keras.backend.clear_session()`` replaces: a worker that set it once lost it after its first point, and ``fit``
-then put every batch on one device while jit replicated the computation on all of them (every device computed the
-whole global batch; measured 1.9x slower on ``cpu_x2``). :func:`activate` sets it again before each point;
-:func:`placement` reads back, through the function ``fit`` itself uses, how a batch and the variables are laid out;
-:func:`lost` is asked again when ``fit`` starts and at each epoch's start (where Keras reads the distribution to
-build the train step and the epoch's data iterator).
+"""What runs where under JAX: the distribution put in force before every point (:func:`activate`: Keras'
+``clear_session`` drops it), the placement a point's train step will see (:func:`placement`, read through the
+function ``fit`` uses) checked against its strategy's promise before anything is timed, and :func:`lost`, asked
+again at ``fit``'s start and each epoch's. Docs: docs/strategies.md.
 """
 
 from __future__ import annotations

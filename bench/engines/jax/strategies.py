@@ -1,15 +1,7 @@
-"""Strategy names -> a Keras distribution over JAX devices: the JAX engine's view of the hardware.
-
-The same names as under TensorFlow: ``cpu`` = one CPU device, no distribution; ``cpu_xN`` =
-``DataParallel`` over N host devices (the launcher set ``--xla_force_host_platform_device_count=N`` before
-JAX started); ``gpu`` = one GPU, no distribution; ``gpus`` = ``DataParallel`` over every GPU; ``tpu`` =
-``DataParallel`` over every TPU device (one device: no distribution); ``auto`` = tpu, else gpu, else cpu.
-The ``*_onedevice`` wrappers and ``default`` are tf.distribute ideas and are refused before a run starts.
-
-A multi-process point (Keras' ``KERAS_DISTRIBUTION_*`` variables set by the launcher: :func:`bench.engines.
-multi_process_env`) first joins its processes through JAX's coordinator (``jax.distributed.initialize``, before
-anything starts JAX's backend), then runs ``DataParallel`` over every process's devices, each process feeding
-its own rows of every global batch (``auto_shard_dataset=False``: the JAX engine's pipelines slice them).
+"""Strategy names -> a Keras distribution over JAX devices: the JAX engine's view of the hardware (the names and what
+each runs: docs/strategies.md, *Backends*). A multi-process point first joins its processes through JAX's coordinator
+(``jax.distributed.initialize``, before anything starts JAX's backend), then runs ``DataParallel`` over every
+process's devices, each feeding its own rows of every global batch (docs/scale.md).
 """
 
 from __future__ import annotations

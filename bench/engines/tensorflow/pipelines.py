@@ -1,24 +1,9 @@
-"""tf.data input pipelines for the workloads (imports TensorFlow).
-
-Rules from the seeds and DESIGN.md: static shapes (``drop_remainder=True``, required on TPU), random
-augmentation inside the pipeline and never as model layers (seed 001: TPUs cannot compile it), a fixed
-``prefetch`` last (see ``make_pipelines``). The order and the augmentation draws come from
-:mod:`bench.data.order` and :mod:`bench.data.augment`, the same under every strategy and backend: the
-pipeline is a dataset of index batches, and each batch is gathered (or decoded), converted and augmented
-as a whole (one vectorised op per batch, not per image).
-
-**No tf.data autotune** in bench's own pipelines (measured, docs/findings.md: "fit's slow ending is tf.data's
-autotune thread"; "tf.data autotune on two cores"): an autotuned pipeline runs an optimisation thread whose
-wake-ups double from 10 ms up to 60 s; destroying the iterator at the end of ``fit`` can wait for the next
-wake-up, i.e. 10-80 s of dead time after the last epoch; and on two cores, iterated afresh every epoch as
-Keras does a finite dataset, it trained stretches of epochs at half speed. Every pipeline here has autotune
-off (:func:`no_autotune`), fixed map parallelism and a fixed prefetch depth. The per-device pipelines a
-``tf.distribute`` strategy builds need the same (see
-:mod:`bench.engines.tensorflow.strategies`). The ``autotune`` input pipeline is the exception by design: the
-same batches with ``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE`` and autotune on, here and in the
-per-device pipelines, as seed 004 and TensorFlow's data-performance guide write it, and like theirs one epoch that
-``fit`` iterates afresh every epoch (the slow episodes need that: docs/findings.md); what its teardown costs is
-recorded (``teardown_s``), not avoided.
+"""tf.data input pipelines for the workloads (imports TensorFlow): a dataset of index batches, each batch gathered (or
+decoded), converted and augmented as a whole, in :mod:`bench.data.order`'s order with :mod:`bench.data.augment`'s
+draws; static shapes (``drop_remainder=True``), augmentation in the pipeline, never in the model.
+**No tf.data autotune** in bench's own pipelines (:func:`no_autotune`; fixed map parallelism and prefetch depth:
+docs/findings.md, *fit's slow ending is tf.data's autotune thread*); the ``autotune`` pipeline is the exception by
+design: autotune on, one epoch that ``fit`` iterates afresh, as tutorial 004 and TensorFlow's guide write it.
 """
 
 from __future__ import annotations

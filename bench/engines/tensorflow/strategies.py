@@ -1,12 +1,6 @@
-"""Strategy names -> ``tf.distribute`` strategies: the TensorFlow engine's view of the hardware.
-
-Call :func:`make_strategy` once, first thing in a worker process, before any other TensorFlow op:
-logical CPU devices and TPU initialisation must happen before the runtime starts, and a process can
-hold only one strategy configuration (TensorFlow refuses to change logical devices once its runtime is
-up; that is why every strategy gets its own worker process).
-
-Absent hardware raises :class:`StrategyUnavailable` with the exact reason; the worker turns it into
-``skipped`` records and the run goes on.
+"""Strategy names -> ``tf.distribute`` strategies: the TensorFlow engine's view of the hardware (docs/strategies.md).
+Call :func:`make_strategy` once, first thing in a worker process: logical devices and TPU initialisation must come
+before TensorFlow's runtime starts, hence a process per strategy; absent hardware: :class:`StrategyUnavailable`.
 """
 
 from __future__ import annotations

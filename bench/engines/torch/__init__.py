@@ -1,10 +1,6 @@
-"""The PyTorch engine: Keras 3 on PyTorch, one device (``cpu``, or one CUDA GPU), bench's NumPy input pipelines.
-Importing it imports PyTorch and Keras, never TensorFlow or JAX (see :mod:`bench.engines` for the interface; the
-worker process has set ``KERAS_BACKEND=torch`` and ``KERAS_TORCH_DEVICE`` before).
-
-What Keras 3.15's PyTorch backend cannot run, bench plans as ``skipped`` before the run starts
-(:func:`bench.engines.limits.unsupported`): ``steps_per_execution`` > 1 (its trainer raises), several replicas (Keras'
-distribution API is JAX's; PyTorch's own DDP/FSDP are not Keras' ``fit``), TPUs (torch_xla is not a Keras backend).
+"""The PyTorch engine: Keras 3 on PyTorch, one device, bench's NumPy input pipelines; importing it imports PyTorch and
+Keras, never TensorFlow or JAX. What it cannot run is planned ``skipped`` (:func:`bench.engines.limits.unsupported`;
+docs/strategies.md, *Backends*).
 """
 
 from bench.engines.host_pipelines import autotune_mark, device_pipeline_autotune, make_pipelines

@@ -1,11 +1,6 @@
-"""Strategy names -> the PyTorch device Keras trains on, and what runs there (the pipelines that feed it are
-bench's NumPy ones, :mod:`bench.engines.host_pipelines`, the batches every backend gets).
-
-Keras 3.15's PyTorch backend trains on one device: ``KERAS_TORCH_DEVICE`` (set by the launcher before Keras starts:
-:func:`bench.engines.process_env`), else CUDA when PyTorch sees a GPU. ``cpu`` = the CPU, ``gpu`` = the first CUDA
-GPU, ``auto`` = gpu, else cpu. Names of several replicas (``cpu_xN``, ``gpus``), ``tpu`` and the tf.distribute
-wrappers have no PyTorch meaning in Keras: the plan records their points ``skipped`` before the run
-(:func:`bench.engines.limits.unsupported`), and this module refuses them if asked all the same.
+"""Strategy names -> the PyTorch device Keras trains on (``KERAS_TORCH_DEVICE``, set before Keras starts): ``cpu``,
+``gpu`` (the first CUDA GPU), ``auto``. Other names have no PyTorch meaning in Keras: the plan skips them
+(:func:`bench.engines.limits.unsupported`) and this module refuses them. Docs: docs/strategies.md, *Backends*.
 """
 
 from __future__ import annotations

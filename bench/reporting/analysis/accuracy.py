@@ -1,19 +1,6 @@
-"""Does a configuration train as well? Judged against a target, or across seeds; never against the best of many.
-
-The unit is the **training run** (one per seed; :mod:`bench.reporting.analysis.seeds`):
-
-* **Target** (MLPerf/DAWNBench style, :mod:`bench.reporting.frames.targets`): a configuration that declares one is
-  ranked only when at least half its seeds reach it.
-* **No target** (a user's workload that declares none, a built-in on other data or sizes): a configuration is
-  called worse than the baseline only when, paired by seed, the interval of the mean accuracy difference lies
-  below 0 (Bonferroni over the workload's comparisons) and the mean is below ``-parity_margin_pp``. The
-  baseline is the baseline strategy's configuration at the same workload, data, global batch,
-  steps_per_execution and precision, or where none ran there, its configuration nearest in batch and spe
-  (:func:`nearest_reference`: picked by settings, never by accuracy).
-  Fewer than 3 seeds a side: no claim, and the configuration is not held back on accuracy.
-* **Parity** (strategies and backends at identical batches): the same comparison for every strategy against the
-  baseline and every backend against TensorFlow on the same strategy name, with a verdict (*differs*,
-  *equivalent* within ``parity_margin_pp``, *inconclusive*, *no claim*) and the same-seed agreement.
+"""Does a configuration train as well? Judged against a target, or across seeds paired with its baseline
+(:func:`nearest_reference`), never against the best of many; and parity, every strategy against the baseline and
+every backend against TensorFlow's on the same strategy. Method: docs/reports.md, *What counts as learning*.
 """
 
 from __future__ import annotations

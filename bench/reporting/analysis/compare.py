@@ -1,14 +1,7 @@
-"""Compare two result folders, or reports (their report.json), point by point (``python -m bench compare A B
-[--fail-above 1.10]``).
-
-Points are matched by (workload, dataset, strategy name, global batch, steps_per_execution, precision).
-Each repeat (one worker process) gives one value, the median of its steady epochs (seconds, epochs 2..n);
-for each match the table gives the medians of A and B, the time ratio B/A (geometric means of the
-repeats) and, with >= 3 repeats per side, its 95% interval (:func:`bench.reporting.stats.ratio.repeat_ratio_ci`, the
-report's rule) and a verdict: ``faster`` / ``slower`` when the interval excludes 1, else ``~ not
-significant``; with fewer repeats, ``no claim (n < 3)``. The exit code gates CI: 1 when any
-*significant* ratio exceeds ``--fail-above``, 0 otherwise, 2 on bad input. Points with fewer than 3
-repeats a side can never fail the gate (a warning says so). Never imports TensorFlow.
+"""Compare two result folders, or reports (their report.json), point by point: ``python -m bench compare A B
+[fail_above=1.10]``. Each repeat gives one value, the median of its steady epochs; the verdict is the report's rule
+(:func:`bench.reporting.stats.ratio.repeat_ratio_ci`) and the exit status gates CI. Method: docs/statistics.md,
+*Honest significance*.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
-"""What a configuration costs (DAWNBench style): per steady epoch, per million training examples, and to the
-workload's target accuracy, from the measured times and the device's hourly price (:mod:`bench.reporting.load.prices`).
-Never imports TensorFlow.
-
-Also: which price entry a record's device matches (:func:`match_price`, :func:`units`, :func:`platform_of`; the
-table itself is :mod:`bench.reporting.load.prices`) and the lower bound on other accelerators: a training epoch's
-FLOPs over a chip's datasheet peak (:func:`lower_bound_s`; a bound, not a prediction).
-
-Cost = seconds x USD per hour / 3600. The seconds are the report's own: the median steady epoch (training and
-validation, what an epoch keeps the machine busy), training examples/s for the cost per million examples, and
-time to target (training seconds, warm-up included, until the first epoch at or above the target). Each
-configuration is priced by the device that ran it; where there is no price the cost is a dash, never a guess.
-The Pareto front holds the configurations no other one beats on both time and cost.
+"""What a configuration costs: per steady epoch, per million training examples and to the target, at the hourly price
+of the device that ran it (:func:`match_price`; the table is :mod:`bench.reporting.load.prices`), never a guess;
+the Pareto front; and the lower bounds on other accelerators (:func:`lower_bound_s`). Method: docs/cost.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""What a lever can be on the device that ran, and the lever bench measured beside a configuration: facts (codes
-and numbers) that render words into "what would help" (:mod:`bench.reporting.render.levers`).
-
-* **narrow arithmetic**: whether the device has a unit that multiplies in 16 bits faster than in float32, so that
-  mixed precision can help: a TPU (its matrix units), a GPU whose datasheet peak in fp16 or bf16 exceeds its fp32
-  one (tensor cores), a CPU whose recorded flags include ``avx512_bf16``, ``amx_bf16``, ``avx512_fp16`` or
-  ``amx_fp16`` (ARM: ``bf16``). Records made before the flags were recorded say ``unknown``.
-* **the measured alternative**: the fastest configuration at the same settings (workload, data set, host, global
-  batch, steps_per_execution, precision, device kind and replicas) under another backend or compiler, and its
-  examples/s over this configuration's.
+"""What a lever can be on the device that ran, and the lever bench measured beside a configuration: facts (codes and
+numbers) that :mod:`bench.reporting.render.levers` words. **Narrow arithmetic** (whether the device multiplies faster
+in 16 bits) and **the measured alternative** (the fastest configuration at the same settings under another backend
+or compiler). Method: docs/reports.md, *What limits it* (Levers).
 """
 
 from __future__ import annotations

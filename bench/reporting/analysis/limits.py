@@ -1,20 +1,7 @@
-"""What limits a configuration's speed: input-bound, near a roof (compute- or memory-bound), overhead-bound,
-kernel-bound (the step grows with the batch below the device's roofs), host-bound (the device explains almost none
-of the step), mixed or undetermined, from measurements alone, with the numbers behind the label.
-
-Method, the lines and why each sits where it does: docs/reports.md, *What limits it*. In short: a step of ``t(B)``
-seconds at batch ``B`` against a second batch gives the **fixed share** ``φ`` (:func:`fixed_share`, with its 95 %
-interval); the **input share** ``ι`` is training's rate over the input pipeline's own; the **compute floor** is the
-step's FLOPs over the measured peak, the **memory floor** its bytes over the measured bandwidth, and the **device
-share** ``δ`` the larger floor over the step. Rules, the first that fires (:func:`classify`): input-bound at
-``ι ≥ 0.8``; compute- or memory-bound at ``δ ≥ 0.4`` (the larger floor names it; a floor bounds the fixed part from
-above, so no interval is needed); without a second batch, host-bound at ``δ < 0.02``, else undetermined; then
-overhead-bound when ``φ``'s interval lies above 0.5 (mixed when ``δ ≥ 0.25``), kernel-bound when it lies below 0.5,
-host-bound at ``δ < 0.02`` when it straddles 0.5, else undetermined. With three processes or more, a label the
-processes' own labels give in under 80 % of them is undetermined; so is a label read from the floors (compute-,
-memory-, kernel-bound, mixed) where other processes used a quarter of the machine's CPUs during the fit, and a
-kernel- or host-bound label where the counts miss layers (the floors are then lower bounds). Pure functions of
-numbers: no sentence.
+"""What limits a configuration's speed: input-, compute-, memory-, overhead-, kernel- or host-bound, mixed or
+undetermined, from measurements alone, with the numbers behind the label (:func:`fixed_share`, :func:`classify`).
+Pure functions of numbers: no sentence. The lines, the rules (the first that fires) and why each sits where it does:
+docs/reports.md, *What limits it*; false labels: docs/statistics.md, *What limits it: false labels*.
 """
 
 from __future__ import annotations

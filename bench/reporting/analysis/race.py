@@ -1,44 +1,8 @@
-"""Adaptive repeats (``repeats=auto``): after each round of repeats, which configurations get another one.
-
-A race in the sense of F-race and successive halving, for measurement rather than tuning. Every configuration
-runs one repeat (round 0); after each round, from the records so far, a configuration gets the next repeat only
-while it can still change the answer of its workload (the fastest configuration that learns, and that one's
-speedup over its baseline). Nothing is told apart before the run has measured its own spread (two repeats of
-something); then a configuration stops when it is
-
-* **out** -- its throughput is below the leader's (the configuration with the highest mean log throughput among
-  those still eligible) by more than the noise allows: ``mean_L - mean_c > crit * sigma * sqrt(1/n_L + 1/n_c)`` on
-  log examples/s per repeat; except, in a workload without a target, a slower configuration more accurate than the
-  leader by more than the parity margin (median over seeds), which keeps running: with no target saying which
-  accuracy counts, the trade-off is the answer (:mod:`bench.reporting.analysis.tradeoff`);
-* **misses the target** in more than half of at least :data:`MIN_REPEATS` seeds, or is *not learning* over at least
-  that many seeds, or has no ok repeat (failed, skipped): it cannot be the answer;
-* **separated** -- the leader, once every other configuration is out, the report would rank it as it stands
-  (:data:`MIN_REPEATS` seeds, or fewer that already reached its target; without a target, as its own baseline) and
-  its speedup over its baseline is settled: the report's own interval for it (Welch on log throughput per repeat,
-  at ``1 - ALPHA / max_repeats``) excludes 1;
-* **max** -- ``max_repeats`` repeats; **budget** -- the run's point time reached ``budget_s``.
-
-A stop is final: the race is decided look by look (look k sees repeats 0 .. k-1), a configuration stopped at one
-look keeps its stop and is no longer a leader, so every running configuration has repeats 0 .. k-1 and runs
-repeat k next (no gaps; seed + k under every strategy). Every running configuration keeps its baseline
-configuration running, so comparisons stay paired by seed.
-
-**Honest under optional stopping.** ``sigma`` is the pooled within-configuration standard deviation of log
-throughput (one value per repeat: the process is the unit) over every configuration of the run with two or more
-repeats, with Student's t on its degrees of freedom; with fewer than :data:`MIN_DF` of them it is at least
-:data:`SIGMA_PRIOR` (the process-to-process spread once measured on the project's box, 16 %); with none, nothing
-stops. Each comparison is tested at ``ALPHA / (2 (max_repeats - 2) m)`` one-sided (two-sided in effect: the leader
-is whichever is ahead; Bonferroni over the ``max_repeats - 2`` looks that can stop a configuration, after repeats 2
-.. max_repeats - 1; Holm's step-down over the ``m`` configurations compared with the leader of a workload: the most
-distant at ``m``, the next at ``m - 1``, ...), so the chance that any look wrongly stops a configuration is at most
-``ALPHA``; the report draws a raced run's speedup intervals at ``1 - ALPHA / max_repeats``.
-``tests/test_race.py`` measures the A/A false-claim rate (also at a spread above the prior) and the agreement with
-full sweeps by simulation and by replaying a recorded ``repeats=5`` sweep (docs/statistics.md).
-
-Decisions are a function of the records alone (each carries ``race``: ``max_repeats`` and ``budget_s``): the run
-decides from them between rounds, a resumed run decides the same look by look, and the report replays them to say
-why each configuration stopped. Never imports TensorFlow.
+"""Adaptive repeats (``repeats=auto``): after each round, which configurations get another repeat, and why each stopped.
+A stop is final: **out** (below the leader by more than the noise allows), **target** missed (or not learning, or no
+ok repeat), **separated** (the leader, its speedup settled), **max** repeats or **budget**. Decisions are a function
+of the records alone (each carries ``race``), so a resumed run and the report decide as the run did.
+Method and its measured error rates: docs/statistics.md, *Adaptive repeats*; ``tests/test_race.py``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
-"""Accuracy with the training run as the unit: two configurations compared across seeds, paired by seed (the
-interval and verdict are :mod:`bench.reporting.stats.paired`).
-
-A repeat is a training run: repeat r trains from seed + r (initial weights, dropout, data order, augmentation), the
-same seed under every strategy and backend at that repeat. Seed to seed one configuration's final validation
-accuracy moves by far more than two strategies differ (``catsdogs_cnn`` at reduced size: 0.66-0.92 over five seeds
-of ``cpu``), so a test on the examples of one pair of trained models (McNemar) says whether those two *models*
-differ, not whether the strategies do. Here:
-
-* per seed present on both sides, the difference of final validation accuracies in percentage points
-  (``d_i = 100 (a_i - b_i)``; repeats sharing a seed count once, at their median);
-* a t interval for the mean difference, at the family-wise level ``1 - ALPHA`` over the ``m`` comparisons of a
-  workload (Bonferroni: each at ``1 - ALPHA / m``), and the matching adjusted p of the paired t-test;
-* a verdict: **differs** when the interval excludes 0; **equivalent** (within ± ``margin_pp``) when it lies inside
-  the margin; otherwise **inconclusive**; with fewer than :data:`~bench.reporting.stats.sample.MIN_REPEATS` seeds:
-  **no claim**.
-
-``tests/test_seed_parity.py`` simulates the A/A rate of "differs" and the power against a gap of one seed spread.
-Same-seed **agreement** (the share of validation examples two models from the same seed both got right or both
-got wrong) is kept beside it for what it shows: whether two strategies compute the same model from the same start.
+"""Accuracy with the training run as the unit: two configurations compared across seeds, paired by seed (the interval
+is :mod:`bench.reporting.stats.paired`'s): **differs**, **equivalent** (within ± ``margin_pp``), **inconclusive**, or
+**no claim** under :data:`~bench.reporting.stats.sample.MIN_REPEATS` seeds; beside it the same-seed agreement.
+Method: docs/statistics.md (a repeat is a training run); docs/reports.md, *What counts as learning*.
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
 """Without a target, throughput against accuracy: is the fastest configuration that learns also as accurate as any?
-Never imports TensorFlow.
-
-A workload that declares no target has no single accuracy that counts as trained, so "fastest" alone would trade
-accuracy for speed without saying so (a larger batch takes fewer, bigger steps and may end far lower). Here, per
-workload and data set, over its configurations that learn (:func:`bench.reporting.analysis.accuracy.add_learning`):
-
-* the **front**: fastest first, each further configuration kept only when its final validation accuracy (median over
-  seeds) is above every faster one's by more than the parity margin, so each member is slower and clearly more
-  accurate than the one before it (a configuration within the margin of a faster one is dominated by it);
-* **settled** when the front is the fastest alone (no configuration that learns ends more than the margin above it),
-  or when, paired by seed, the most accurate member is *equivalent* to the fastest (interval within ± the margin);
-* otherwise the answer names no single best: it shows the front and how to declare a target. The most accurate
-  member is compared with the fastest paired by seed (:func:`bench.reporting.analysis.seeds.compare_seeds`),
-  Bonferroni over every configuration that learns but the fastest (the one compared is picked by its accuracy from all
-  of them, so the correction covers each it could have been); "more accurate" is claimed only on *differs*, and
-  ``tests/test_tradeoff.py`` simulates that claim's A/A rate.
+Per workload and data set: the **front** (fastest first, each next one slower and more accurate than the one before
+by more than the parity margin) and whether the answer is **settled**; "more accurate" is claimed only on *differs*,
+paired by seed. Method: docs/reports.md, *What counts as learning*; ``tests/test_tradeoff.py``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The probes' figures a point's row carries (issue 52's floors): the matmul peak, the fixed cost of a compiled call,
-the memory bandwidth, the step's analytic byte count and the extra stage's second batch, read from one record."""
+"""The probes' figures a point's row carries (what the floors are read from): the matmul peak, the fixed cost of a
+compiled call, the memory bandwidth, the step's analytic byte count and the extra stage's second batch."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Is a point learning? The rules the report judges training by. Never imports TensorFlow.
-
-* **Not learning** (:func:`learning_verdict`, per record): the training loss fell by less than
-  :data:`MIN_LOSS_DROP` from epoch 1 to the last epoch (or rose; a NaN loss is a *diverged* record), or the final
-  val accuracy is within :data:`CHANCE_MARGIN_PP` percentage points of chance or below it. A wrong loss (seed
-  004's softmax with ``from_logits=True``) never learns, whatever its speed. A configuration does not learn when
-  more than half of its seeds (training runs) do not (:func:`configuration_not_learning`): the target's rule
-  turned around.
-* **What happened**, said with the record's own numbers and only when true of it: the loss rose or fell too
-  little; accuracy within the margin of chance, or below it; one class predicted for every validation
-  example (the stored predictions); a **saturated start** (epoch 1's mean loss at least :data:`SATURATED_FACTOR`
-  times an untrained model's ln(classes): probabilities pushed to 0 or 1 from the first steps, where a loss read
-  from probabilities has no gradient left under JAX and PyTorch). The last is said only beside a reason that flags
-  the record: TensorFlow's seed 000 starts at 4.6 times ln 2 and learns.
+"""Is a point learning? The rules the report judges training by: **not learning** (:func:`learning_verdict`: the loss
+fell too little, or accuracy near or below chance; a configuration, when over half its seeds are), and **what
+happened**, said with the record's own numbers only where true of it (one class predicted, a saturated start).
+Method: docs/reports.md, *What counts as learning*.
 """
 
 from __future__ import annotations

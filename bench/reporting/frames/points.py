@@ -1,31 +1,7 @@
-"""The per-point frame: one row per record (one point, i.e. one repeat), its raw steady samples kept as tuples
-(:func:`points_frame`), and :func:`points_table`, the scalar frame ``bench.run`` gives a user
-(:data:`POINT_COLUMNS`, each with its unit; also in ``docs/reports.md``). Never imports TensorFlow.
-
-Definitions (the report repeats them):
-
-* steady state = epochs 2..n; the warm-up epoch (epoch 1) is never mixed into steady figures.
-* **One throughput measure** ranks configurations and gives speedups (``speedup``, against a baseline:
-  :mod:`bench.reporting.frames.speedups`): training examples/s of the steady epochs (``examples / train_s``,
-  validation excluded; ``epoch_s`` stands in when a record has no ``train_s``). Per repeat (one process) it
-  is the median over that repeat's steady epochs (``repeat_examples_per_s``); per configuration,
-  ``examples_per_s`` is the geometric mean over its ok repeats (``repeat_rates`` keeps them).
-* ``train_s_*`` / ``epoch_s_*``: median and type-7 quartiles of ``train_s`` / ``epoch_s`` (training +
-  validation) in seconds over the steady epochs of every ok repeat, pooled (for display and plots).
-* ``warmup_overhead_s``: median over repeats of epoch 1's training seconds minus the pooled steady median (the
-  basis of examples/s and of the time to target, which sums it).
-* **Learning** is judged twice (:mod:`bench.reporting.frames.learning`, :mod:`bench.reporting.verdicts`):
-  against chance and the loss curve (the ``not_learning`` reason), and against the best final val
-  accuracy any configuration of the same workload and dataset reached, within the accuracy tolerance.
-  Only configurations that learn by both (``learns``) are ranked (best per strategy, winner, break-even).
-* ``steps_per_execution`` is what ran (``effective_steps_per_execution`` where a record has it);
-  ``spe_requested`` the request(s) behind it. Configurations that ran the same are one configuration.
-* ``gflops_per_s`` = ``flops_per_example * examples_per_s / 1e9``; ``mfu_pct`` = achieved over the run's
-  measured peak on that machine (:func:`bench.reporting.frames.runs.with_run_peaks`: the highest of its worker
-  processes' matmul probes), no figure when achieved exceeds it; ``mfu_datasheet_pct`` the same over the
-  vendor peak of the math mode that ran.
-* Targets and time to target: :mod:`bench.reporting.frames.targets`; accuracy verdicts:
-  :mod:`bench.reporting.analysis.accuracy`.
+"""The per-point frame: one row per record (one repeat), its raw steady samples kept as tuples (:func:`points_frame`),
+and :func:`points_table`, the scalar frame ``bench.run`` returns (:data:`POINT_COLUMNS`, each with its unit).
+Definitions (steady state, examples/s per repeat and per configuration, warm-up, GFLOP/s, MFU): docs/reports.md,
+*How to read a report*; the columns: *The frames in Python*.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""What a run's machines and processes did outside the measured epochs: the peak used for MFU, and where the
-wall time went (process start-up, point set-up, ``fit``, its teardown). Never imports TensorFlow.
-
-**One peak per machine and run.** Every worker process probes the matmul peak once (a process's probe varies
-with thread placement: 222-436 GFLOP/s over five processes on one 2-core box; a ``cpu_x2`` worker's probe runs on
-one of two logical devices and reads about half). MFU divides by the run's peak on that machine, device kind,
-precision and device count, **under the point's own backend and math mode** (PyTorch multiplies float32 matrices
-in full FP32 by default where JAX uses TF32: 51 against 380 TFLOP/s on one H200 (docs/findings.md); a torch point held
-against JAX's probe read 0.6 % instead of 4.2 %): the **highest** probe of its processes (what the hardware has
-been seen to do), shown with the lowest, the median and the number of probes, so a reader sees the spread.
+"""What a run's machines and processes did outside the measured epochs: the peak used for MFU (the highest matmul
+probe of a run's processes on that machine, device kind, precision, device count, backend and math mode, shown with
+their spread) and where the wall time went. Method: docs/statistics.md; docs/reports.md, *Where the time went*.
 """
 
 from __future__ import annotations

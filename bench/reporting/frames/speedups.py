@@ -1,14 +1,6 @@
-"""Speedups: each configuration against the baseline strategy's at equal settings. Never imports TensorFlow.
-
-Definitions (the report repeats them):
-
-* ``speedup``: ``examples_per_s / baseline examples_per_s`` at equal workload, dataset, global batch,
-  steps_per_execution and precision (:data:`MATCH_KEY`). Repeats are the sample
-  (:func:`bench.reporting.stats.ratio.repeat_ratio_ci`): an interval and a significance mark only with >= 3
-  repeats per side.
-* The baseline strategy (:data:`DEFAULT_BASELINE` unless the user names another) is found by
-  :func:`baseline_rows` and, per configuration, :func:`pick_baseline`; accuracy parity
-  (:mod:`bench.reporting.analysis.accuracy`) compares against the same rows.
+"""Speedups: each configuration against the baseline strategy's at equal settings (:data:`MATCH_KEY`), repeats as the
+sample (:func:`bench.reporting.stats.ratio.repeat_ratio_ci`). :func:`baseline_rows` and :func:`pick_baseline` find
+the baseline rows, which accuracy parity compares against too. Definitions: docs/reports.md, *How to read a report*.
 """
 
 from __future__ import annotations

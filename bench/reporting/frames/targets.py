@@ -1,11 +1,6 @@
-"""Targets and time to target (MLPerf/DAWNBench style). Never imports TensorFlow.
-
-A workload declares the validation accuracy a configuration must reach (``target_accuracy`` in its records). The
-unit is the **training run**, one per seed (repeats that share a seed, ``repeat_seeds=same``, are one run timed
-several times: their median is that seed's). A configuration *reaches* its target when at least half of its seeds
-have an epoch at or above it; **time to target** is the training seconds (``train_s``, the warm-up epoch
-included: tracing, compilation and ``fit``'s set-up are a cost a user pays; validation excluded) summed up to and
-including the first such epoch, median over the seeds that reached it, with their range.
+"""Targets and time to target (MLPerf/DAWNBench style): a configuration reaches its target when at least half its seeds
+do; time to target is the training seconds, warm-up included, to the first such epoch, median over those seeds.
+Method: docs/reports.md, *What counts as learning*.
 """
 
 from __future__ import annotations

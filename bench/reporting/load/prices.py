@@ -1,11 +1,6 @@
-"""Hourly prices of the devices records ran on, for the report's Cost section. Never imports TensorFlow.
-
-The table ships as ``suites/prices/cloud.yaml`` (on-demand prices, each with its source and the date it was
-read). A user's own contract replaces or adds entries (``prices=FILE``, same shape) or single prices
-(``price.KEY=USD``). A record is matched to one entry by its device: kind (tpu, gpu, cpu), the accelerator's
-name (whole words) and count (TPU chips, GPUs, or the machine's vCPUs for a CPU point); a record made on Colab
-or Kaggle (their notebook variable is in the record's environment) is priced by that free tier. No match, or an
-entry without a price, is "no price": bench never guesses.
+"""Hourly prices of the devices records ran on, for the report's Cost section: ``suites/prices/cloud.yaml``, replaced
+or extended by ``prices=FILE`` or ``price.KEY=USD``. No match is "no price": bench never guesses.
+Method: docs/cost.md, *Which price a record gets*.
 """
 
 from __future__ import annotations

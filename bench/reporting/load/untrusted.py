@@ -1,20 +1,8 @@
-"""Records other people wrote, made safe to render: the report side's way in. Never imports TensorFlow.
-
-Records are shared and merged (``python -m bench report results/colab-tpu results/gpu-box``), so every string in
-one is somebody else's text that lands in markdown (text, table cells, headings), figure labels and the console.
-Here, before any frame is built, every string of a record (nested ones, list items and dict keys included; the
-encoded predictions excepted) is made inert and bounded:
-
-* whitespace and control characters become single spaces (no new line starts a heading or breaks a table row), and
-  a lone surrogate (valid JSON, ``"\udc80"``, but no text a UTF-8 report can hold) a ``?``;
-* the characters markdown, HTML or matplotlib read as markup are backslash-escaped: ``\\ ` * [ ] < > | $ ! #``
-  (``<script>`` shows as text, ``![x](http://…)`` is no image, a ``|`` no new cell, ``$…$`` no math);
-* each is capped with an ellipsis: :data:`LIMITS` by field, :data:`DEFAULT_LIMIT` otherwise.
-
-A name made of letters, digits and ``_ - . : / = , ( ) @`` and spaces, as bench writes them, passes unchanged.
-Numbers are the record model's job (:mod:`bench.records.types`): a record that breaks them is skipped with the
-reason. The reasons the loader gives for skipped files quote the file's content, so they are made inert too where
-they are rendered (:func:`skipped_row`).
+"""Records other people wrote, made safe to render: the report side's way in. Before any frame is built, every string of
+a record (nested, list items, dict keys; the encoded predictions excepted) is put on one line, its markup characters
+backslash-escaped and capped (:data:`LIMITS` by field, :data:`DEFAULT_LIMIT` otherwise); names as bench writes them
+pass unchanged, numbers are the record model's job. The loader's skip reasons quote files, so they are made inert too
+(:func:`skipped_row`). Rules: docs/records.md, *Records bench did not write*.
 """
 
 from __future__ import annotations

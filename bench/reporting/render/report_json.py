@@ -1,11 +1,7 @@
-"""The report's verdicts as data: ``report.json`` beside ``report.md`` (issue 33), so a CI job or a notebook reads
-"did the winner change, did parity break" without parsing markdown.
-
-One object per configuration (its settings, throughput over repeats, accuracy over seeds, target, parity and
-speedup) and one per workload (the answer: the fastest configuration that learns and its speedup over the
-baseline's best). Every number is a JSON number or ``null`` (never NaN); units are in the names. The model is
-typed with pydantic, as the record is, and its JSON Schema is published as ``docs/report.schema.json``
+"""The report's verdicts as data: ``report.json`` beside ``report.md``, one object per configuration and per workload,
+typed with pydantic. Its schema is ``docs/report.schema.json``
 (``python -m bench.reporting.render.report_json > docs/report.schema.json``; a test fails when it differs).
+Fields: docs/reports.md, *The verdicts as data: report.json*.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""How every number and cell is written: numbers, seconds, dollars, ratios with their intervals, speedups, dashes,
-markdown cells and the backend column. Used by the markdown report, the console table and ``compare``. Never
-imports TensorFlow.
-
-Configuration names are labels (:mod:`bench.reporting.frames.labels`).
+"""How every number and cell is written (seconds, dollars, ratios with intervals, speedups, dashes, markdown cells,
+the backend column), for the markdown report, the console table and ``compare``. Names come from
+:mod:`bench.reporting.frames.labels`.
 """
 
 from __future__ import annotations

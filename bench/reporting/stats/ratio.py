@@ -1,9 +1,6 @@
-"""Ratios of two configurations from their per-repeat values, with a Welch interval on the log scale. Numbers only
-(the text of a ratio is :func:`bench.reporting.render.text.ratio_text`).
-
-The unit is the **repeat** (one worker process), not the epoch (:func:`repeat_ratio_ci`): with fewer than
-:data:`~bench.reporting.stats.sample.MIN_REPEATS` repeats per side a ratio has no interval and no claim; with
-more, a ratio whose 95 % interval contains 1.0 is *not significant*. Deterministic: no resampling.
+"""Ratios of two configurations from their per-repeat values, with a Welch interval on the log scale: no interval and no
+claim under :data:`~bench.reporting.stats.sample.MIN_REPEATS` repeats a side (:func:`repeat_ratio_ci`). Numbers only.
+Method: docs/statistics.md, *Honest significance*.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """Location and spread of a sample (median, quartiles, IQR, CV, geometric mean), and the report's shared decisions:
-the false-claim rate and the repeats below which nothing is claimed. NumPy only; numbers in, numbers out.
-
-Samples are steady-state epoch times in seconds (``epoch_s``/``train_s``) unless a caller says otherwise.
-
-Quartiles use numpy's default ``"linear"`` interpolation, which is Hyndman & Fan (1996) type 7: the
-default of R's ``quantile()``, of Excel's ``QUARTILE.INC`` and of ``scipy.stats.iqr``. For the Wikipedia
-example 6, 7, 15, 36, 39, 40, 41, 42, 43, 47, 49 (https://en.wikipedia.org/wiki/Quartile#Example_1) it
-gives Q1 = 25.5, median = 40, Q3 = 42.5.
-
-Ratios with their intervals are :mod:`bench.reporting.stats.ratio`. Comparisons are noise-aware, like asv's
-``compare``, and their unit is the **repeat** (one worker process), not the epoch
-(:func:`~bench.reporting.stats.ratio.repeat_ratio_ci`): with fewer than :data:`MIN_REPEATS` repeats per side a
-ratio is shown without an interval and without a claim; with more, a ratio whose 95 % interval contains
-1.0 is *not significant* (printed ``~``). Deterministic: no resampling, so equal inputs give equal output.
+:data:`ALPHA` and :data:`MIN_REPEATS`. NumPy only; numbers in, numbers out, no resampling. Quartiles are Hyndman &
+Fan type 7 (NumPy's ``"linear"``, R's default). Ratios with intervals: :mod:`bench.reporting.stats.ratio`.
+Method: docs/statistics.md, *Honest significance*.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
-"""How one configuration's speed spreads across the processes that measured it, and whether it ran at two speeds.
-
-The unit is the **repeat** (its own worker process, or set of cooperating processes, since one process per repeat;
-a point's figure is its median steady epoch; older records may hold several repeats of one process): inside
-one process epochs vary by a few percent, between processes by far more (docs/statistics.md), and a tf.data
-pipeline on ``tf.data.AUTOTUNE`` ran at one of two speeds per process on a 2-core machine (docs/findings.md).
-The report shows every configuration's range across processes beside its figure
-(:func:`bench.reporting.render.text.spread_text`) — data, no claim — and claims **two speeds** only when
-:func:`two_speeds` says so.
-
-The test (:func:`two_speeds`), on the logs of the per-process figures: split them at their largest gap, leaving
-at least :data:`MIN_SIDE` processes on each side; the statistic is the distance between the two sides' means over
-their pooled standard deviation. Under one population of any spread (a lognormal of any CV) the statistic's
-distribution depends only on the number of processes, so its critical value is simulated once per ``n``
-(:func:`critical`, fixed seed, :data:`SIMULATIONS` draws) at the :data:`FALSE_CLAIM` level; a claim also needs
-the two sides' typical speeds at least :data:`MIN_RATIO` apart (smaller differences are within what processes
-differ by here). tests/test_spread.py measures the false-claim rate of one lognormal population (at a 5.5 % and a
-16 % spread) and how often it finds the measured two-speed mixture.
+"""How one configuration's speed spreads across the processes that measured it (one figure per repeat), and whether it
+ran at two speeds (:func:`two_speeds`: a split at the largest gap, its critical value simulated per number of
+processes by :func:`critical`). Method and measured rates: docs/statistics.md, *Spread across processes, and two
+speeds*; ``tests/test_spread.py``.
 """
 
 from __future__ import annotations

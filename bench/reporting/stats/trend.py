@@ -1,12 +1,6 @@
-"""Whether a process's steady epochs still trend (falling: still warming up; rising: drifting, e.g. a clock or a
-memory pool), so that their median is not read as a steady state. Pure arithmetic, no frames.
-
-The test: the least-squares line through the k steady epochs' times of one process, its change from the first
-epoch to the last as a share of their mean (:func:`drift`), against :func:`drift_threshold`: at least
-:data:`MIN_DRIFT` (a change too small to matter) and at least :data:`Z_TREND` standard deviations of that change
-under no trend, epochs independent with a coefficient of variation :data:`EPOCH_CV`. The false-flag rate this gives
-on trendless epochs is simulated in tests/test_trend.py (A/A: normal epochs at that spread; about 1 % of processes
-at each k from 2 to 10), and written in docs/statistics.md.
+"""Whether a process's steady epochs still trend (falling: still warming up; rising: drifting), so their median is not
+read as a steady state: :func:`drift` against :func:`drift_threshold`. Pure arithmetic, no frames. Method and its
+false-flag rate: docs/reports.md, *The results table*; ``tests/test_trend.py``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""The report's figures as tasks, drawn in worker processes beside the analysis. Never imports TensorFlow.
-
-A report's figures are most of its time (1,000 records: 8 figures, ~60 % of a report drawn in one process; see
-docs/development.md), and each figure depends only on its own frames. So :class:`Drawer` draws them in a pool of
-forked processes while the report's own process goes on with the analysis and the markdown: the per-epoch
-figures start as soon as the records are frames, before the summary exists; the summary's figures follow.
-
-Forking is used only where it is safe and pays: on Linux, from a process with a single thread (a Jupyter kernel
-runs several; there the figures are drawn in-process), with more than one CPU available.
-``BENCH_REPORT_PROCESSES`` sets the number of drawing processes (``1``: draw in the report's own process). The
-figures are byte-identical either way (each figure is drawn from its own frames by the same function).
+"""The report's figures as tasks, drawn in a pool of forked processes beside the analysis (:class:`Drawer`): each
+figure depends only on its own frames. Forks only on Linux, from a single-threaded process (not a Jupyter kernel),
+with more than one CPU; ``BENCH_REPORT_PROCESSES`` sets the pool (``1``: in-process). Figures are byte-identical
+either way.
 """
 
 from __future__ import annotations

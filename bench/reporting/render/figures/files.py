@@ -1,13 +1,5 @@
-"""One figure to one PNG file, for notebooks and tests (the report draws through
-:mod:`bench.reporting.render.figures.drawer`): each ``plot_*`` saves a ``*_figure`` and returns the PNG path (or
-None when there is no data for it, e.g. only failed points). Never imports TensorFlow.
-
-Inputs are the frames of :mod:`bench.reporting.frames` filtered to one workload and dataset. Series are labelled
-with the strategy labels of the analysis (the names the user typed, ``@host`` only when two machines ran the same
-strategy), plus the precision when a workload ran more than one. The figure modules:
-:mod:`~bench.reporting.render.figures.curves` (per-point lines: epoch time, throughput, validation accuracy),
-:mod:`~bench.reporting.render.figures.comparisons` (per-configuration: speedup heatmap, backends),
-:mod:`~bench.reporting.render.figures.layout` (what every figure shares).
+"""One figure to one PNG file, for notebooks and tests (the report draws through :mod:`.drawer`): each ``plot_*`` saves
+a ``*_figure`` from frames filtered to one workload and dataset and returns the PNG path, or None without data.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Figures that follow each training run epoch by epoch, from the per-epoch frame
-(:func:`bench.reporting.frames.epochs.epochs_frame`): the training time of every epoch (warm-up, drift, a compiled
-variant's break-even) and validation accuracy against training time (time to accuracy, MLPerf / DAWNBench style).
-One line per point (a run's process and configuration): points of two runs or two configurations are never joined.
-Never imports TensorFlow."""
+"""Figures that follow each training run epoch by epoch (:func:`bench.reporting.frames.epochs.epochs_frame`): the
+training time of every epoch, and validation accuracy against training time. One line per point: points of two
+runs or configurations are never joined."""
 
 from __future__ import annotations
 

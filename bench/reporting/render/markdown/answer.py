@@ -1,11 +1,7 @@
-"""The report's opening answer, in a screen: per workload, in sentences a newcomer reads without the glossary, on
-which devices and backends it ran, its fastest configuration that learns, that configuration's speedup over the
-baseline's best in throughput and in time to the target side by side, what limits it, what an epoch and the target
-cost, how sure each number is, and a link to the section with the evidence (its *Findings* say every verdict in
-full: :mod:`bench.reporting.render.markdown.findings`). Never imports TensorFlow.
-
-Budget (issue 53): the answer of a report of four workloads within :data:`ANSWER_LINES` lines, none over
-:data:`LINE_CHARS` characters (tests/test_report_screen.py renders the quickstart's and the H200 run's records).
+"""The report's opening answer, in a screen: per workload, the fastest configuration that learns, against the
+baseline's best, what limits it, what it costs and how sure each number is, linking to its *Findings*. Budget:
+:data:`ANSWER_LINES` lines, :data:`LINE_CHARS` characters (``tests/test_report_screen.py``). Docs: docs/reports.md,
+*The answer*.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The report.md document: every section, in order, rendered from one Analysis (tables, sentences, links to the
-PNG figures). Never imports TensorFlow.
-
-The markdown is deterministic: the same records give byte-identical ``report.md`` (everything sorted,
-fixed number formats, no generation time, no absolute paths), so it can be golden-tested and diffed.
+"""The report.md document: every section, in order, rendered from one Analysis (tables, sentences, links to the PNG
+figures); deterministic, so the same records give a byte-identical report.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""The "What this model could reach" section (issue 52): a workload's fastest configuration that learns, its measured
-training epoch against three floors, on the device that ran (measured figures) and on one chip of each accelerator
-of :data:`~bench.reporting.analysis.cost.BOUND_DEVICES` (datasheet figures):
-
-* **compute floor**: the epoch's training FLOPs over the peak (the measured matmul peak where it ran; the dense
-  datasheet peak in the arithmetic the run would use elsewhere);
-* **memory floor**: the epoch's bytes (:mod:`bench.measure.traffic`'s count) over the bandwidth (the measured
-  stream bandwidth where it ran; the datasheet's where bench has a source, else none);
-* **host floor**: the epoch's steps times the measured fixed cost of a step (the part of the step that does not
-  grow with the batch, from two batches; else one compiled call's fixed cost), on the device that ran only;
-
-and, on the device that ran, how many times the largest floor the measured epoch took. With prices, the least a
-million training examples could cost at the largest floor. Numbers from :mod:`bench.reporting.analysis.cost`.
+"""The "What this model could reach" section: a workload's fastest configuration that learns, its measured training
+epoch against its compute, memory and host floors where it ran and on one chip of each of
+:data:`~bench.reporting.analysis.cost.BOUND_DEVICES`. Numbers from :mod:`bench.reporting.analysis.cost`.
+Method: docs/reports.md, *What this model could reach*.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""A workload's results table, built so that it cannot mislead (issue 53): every measured column per configuration
-(:func:`result_rows`, also ``results.csv`` beside report.md: :func:`results_csv`); in the report at most
-:data:`MAX_COLUMNS` columns, the columns equal in every row said once in one line under it, the rest named there as
-in the CSV; an epochs column where the rows trained different numbers of epochs; flags for a steady state that still
-trends and an epoch too short to time. Never imports TensorFlow."""
+"""A workload's results table, built so it cannot mislead: every measured column per configuration (:func:`result_rows`,
+``results.csv``: :func:`results_csv`); in the report at most :data:`MAX_COLUMNS` columns, the equal ones said once
+under it, and the flags. Docs: docs/reports.md, *The results table*."""
 
 from __future__ import annotations
 
