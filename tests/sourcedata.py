@@ -27,7 +27,7 @@ def image(c: int, rng: np.random.Generator, size: tuple[int, int] = (40, 48)) ->
 
 def write_folder(root: Path, classes: tuple[str, ...] = ("cats", "dogs"), per_class: int = 30,
                  split: bool = True, fmt: str = "jpeg", seed: int = 0) -> Path:
-    """Seed 000's layout (``training_set``/``test_set``, a quarter of the images in the latter) or one split
+    """Tutorial 000's layout (``training_set``/``test_set``, a quarter of the images in the latter) or one split
     folder of class sub-folders; returns ``root``."""
     rng = np.random.default_rng(seed)
     for c, name in enumerate(classes):
@@ -41,7 +41,7 @@ def write_folder(root: Path, classes: tuple[str, ...] = ("cats", "dogs"), per_cl
 
 def write_csv(root: Path, classes: tuple[str, ...] = ("healthy", "multiple_diseases", "rust", "scab"),
               counts: tuple[int, ...] = (20, 10, 20, 20), seed: int = 0) -> Path:
-    """Seed 001's layout: ``root/train.csv`` (image_id + one-hot columns) and ``root/images/<id>.jpg``;
+    """Tutorial 001's layout: ``root/train.csv`` (image_id + one-hot columns) and ``root/images/<id>.jpg``;
     returns the CSV's path."""
     rng = np.random.default_rng(seed)
     (root / "images").mkdir(parents=True, exist_ok=True)

@@ -348,7 +348,7 @@ def test_learning_verdict():
         "val accuracy 0.450 is 9.7 pp below chance 0.547")
     assert learning_verdict(_rec([1.0, 0.5], [0.54, 0.54], classes=2, chance=0.547)) == (
         "val accuracy 0.540 within 2 pp of chance 0.547")
-    # a saturated start is said only beside a reason that flags the record (TensorFlow's seed 000 learns from one)
+    # a saturated start is said only beside a reason that flags the record (TensorFlow's tutorial 000 learns from one)
     assert learning_verdict(_rec([3.2, 0.5], [0.6, 0.86], classes=2, chance=0.5)) == ""
     assert learning_verdict(_rec([6.16, 7.56], [0.45, 0.45], classes=2, chance=0.547)).endswith(
         "saturated start: epoch 1's loss 6.16 is 8.9x an untrained model's ln(2) = 0.69")

@@ -1,4 +1,4 @@
-"""Augmentation in the input pipeline (seed 001): the TensorFlow engine's ops compute what NumPy computes
+"""Augmentation in the input pipeline (tutorial 001): the TensorFlow engine's ops compute what NumPy computes
 from the same draws, both engines feed identical augmented batches (arrays and decoded files, decoded
 every epoch or cached), and a cached pipeline still augments differently in every epoch."""
 
@@ -76,7 +76,7 @@ def test_both_engines_feed_the_same_augmented_batches(tmp_path: Path, cached: bo
 
 
 def test_a_cached_pipeline_still_augments_differently_every_epoch(tmp_path: Path) -> None:
-    """Seed 001: cache() before augmentation, or the augmentation is applied once. With one batch per
+    """Tutorial 001: cache() before augmentation, or the augmentation is applied once. With one batch per
     epoch, epoch 2's images are a permutation of epoch 1's without augmentation, and none of them with it."""
     pytest.importorskip("tensorflow")
     from bench.engines.tensorflow.pipelines import make_pipelines

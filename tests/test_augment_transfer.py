@@ -1,4 +1,4 @@
-"""Seed 001's plant workloads that need a real run under both backends, in one shared run: transfer learning
+"""Tutorial 001's plant workloads that need a real run under both backends, in one shared run: transfer learning
 in two stages (MobileNetV2) and augmentation layers inside the model. A module of its own, so that the parallel
 test run starts it among the first (tests/conftest.py LONGEST_FIRST) beside the other long modules.
 
@@ -42,7 +42,7 @@ def plant_run(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str],
 
 @pytest.mark.slow
 def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(plant_run) -> None:
-    """Seed 001's transfer learning: the backbone frozen for half the epochs, then unfrozen and recompiled at
+    """Tutorial 001's transfer learning: the backbone frozen for half the epochs, then unfrozen and recompiled at
     the fine-tuning learning rate, in one point: both stages' epochs recorded (tagged), the trainable
     parameters of each stage, random weights offline; the frozen stage computes the same under both
     backends, and the steady state is the fine-tuning stage's after its first epoch."""
@@ -72,7 +72,7 @@ def test_plant_transfer_trains_in_two_stages_in_one_point_under_both_backends(pl
 @pytest.mark.slow
 @pytest.mark.skipif(len(BACKENDS) < 2, reason="needs jax")
 def test_augmentation_layers_in_the_model_are_reported_as_such_under_jax(plant_run) -> None:
-    """Seed 001's first attempt (augmentation as model layers) runs under TensorFlow on a CPU, but Keras
+    """Tutorial 001's first attempt (augmentation as model layers) runs under TensorFlow on a CPU, but Keras
     3.15's augmentation layers need TensorFlow even under the JAX backend: a JAX worker (no TensorFlow, as
     on a JAX-only TPU image) records the point as failed with that kind and the advice, not a bare error, and
     goes on with its next point (the transfer test's)."""

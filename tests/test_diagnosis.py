@@ -1,4 +1,4 @@
-"""Diagnosis on real runs: input-bound points, stalled training (seed 004), warm-up, accuracy parity."""
+"""Diagnosis on real runs: input-bound points, stalled training (tutorial 004), warm-up, accuracy parity."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path) -
 
 
 @pytest.mark.slow
-def test_seed_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not(default_run) -> None:
+def test_tutorial_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not(default_run) -> None:
     s = summarize(default_run).set_index("workload")
     assert not s.loc["reuters_textcnn", "not_learning"]
     assert not s.loc["fashion_cnn", "not_learning"]

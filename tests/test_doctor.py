@@ -96,7 +96,7 @@ def test_the_augmentation_fix_names_the_workloads_own_augment_kinds() -> None:
     from bench.readiness.framework_checks import augment_fix, no_jit_fix
 
     fix = no_jit_fix(["RandomRotation (random_rotation)", "RandomFlip (random_flip)"])
-    assert 'Workload(..., augment=("flip", "rot90"))' in fix and "seed 001" not in fix
+    assert 'Workload(..., augment=("flip", "rot90"))' in fix and "tutorial 001" not in fix
     assert 'augment=("rot90",)' in augment_fix(["RandomRotation (r)"])
     assert "docs/your-model-and-data.md" in augment_fix([])
 
@@ -156,8 +156,8 @@ def _model(*layers, shape=(16, 16, 3), dtype="float32"):
 SETTINGS = {"optimizer": "adam", "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]}
 
 
-def test_seed_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check() -> None:
-    """Seed 001's first attempt: RandomRotation inside the model lowers to ImageProjectiveTransformV3, which
+def test_tutorial_001_augmentation_layers_in_the_model_fail_xla_and_the_layer_check() -> None:
+    """Tutorial 001's first attempt: RandomRotation inside the model lowers to ImageProjectiveTransformV3, which
     XLA cannot compile (TPUStrategy fails); RandomFlip alone compiles."""
     keras = pytest.importorskip("keras")
     from bench.readiness.framework_checks import layer_findings, xla_tensorflow
@@ -192,17 +192,17 @@ def test_a_tensorflow_that_cannot_compile_xla_on_its_cpu_gets_a_warning_not_a_fa
 
 def test_a_loss_read_from_probabilities_is_a_portability_warning() -> None:
     """Issue 51: a cross-entropy on a sigmoid or softmax output trains under TensorFlow (which computes it from the
-    logits behind the output) and can stop learning under JAX and PyTorch (which clip the probabilities): seed 000's
+    logits behind the output) and can stop learning under JAX and PyTorch (which clip the probabilities): tutorial 000's
     catsdogs_cnn predicted one class under JAX. The doctor warns, naming the layer, the loss and the fix; a linear
-    head with from_logits=True passes. On the seed's own model and on a user's."""
+    head with from_logits=True passes. On the tutorial's own model and on a user's."""
     keras = pytest.importorskip("keras")
     from bench.readiness.framework_checks import loss_findings
     from bench.workloads.models import build_model, compile_kwargs
 
-    seed = build_model("catsdogs_cnn_sigmoid")  # seed 000 as published
-    (f,) = loss_findings(seed, compile_kwargs("catsdogs_cnn_sigmoid"), "catsdogs_cnn_sigmoid", B)
+    published = build_model("catsdogs_cnn_sigmoid")  # tutorial 000 as published
+    (f,) = loss_findings(published, compile_kwargs("catsdogs_cnn_sigmoid"), "catsdogs_cnn_sigmoid", B)
     assert f.status == WARN and f.check == "probability_loss"
-    assert f.evidence.startswith(f"BinaryCrossentropy reads probabilities from {seed.layers[-1].name} (sigmoid)")
+    assert f.evidence.startswith(f"BinaryCrossentropy reads probabilities from {published.layers[-1].name} (sigmoid)")
     assert "BinaryCrossentropy(from_logits=True)" in f.fix and "activation=None" in f.fix
     for name in ("catsdogs_cnn", "fashion_cnn", "reuters_textcnn", "plant_cnn"):  # the built-ins read logits
         (ok,) = loss_findings(build_model(name), compile_kwargs(name), name, B)
@@ -282,7 +282,7 @@ NO_JIT = textwrap.dedent('''
 
 
 @pytest.mark.slow
-def test_the_doctor_fails_seed_001s_model_and_a_python_pipeline_and_passes_a_clean_workload(tmp_path) -> None:
+def test_the_doctor_fails_tutorial_001s_model_and_a_python_pipeline_and_passes_a_clean_workload(tmp_path) -> None:
     """One TensorFlow check process for three workloads and two pipelines: fashion_cnn passes everything
     but the advice; the slow_decode pipeline (bench's own numpy_function) and the augmentation layers fail;
     exit status 1, and 0 for the clean workload alone."""

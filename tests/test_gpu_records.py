@@ -321,9 +321,10 @@ def test_a_model_that_learns_on_one_backend_and_not_another_is_said_first() -> N
 
 
 def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_pooled_with_todays(report) -> None:
-    """The H200 records trained catsdogs_cnn with the seed's sigmoid output (revision 1, before 2026-11-28, issue 51);
-    today's reads logits. The report says so in the workload's section; merged with records of today's definition,
-    the earlier ones get their own label (never one configuration); a user's workload of the same name is its own."""
+    """The H200 records trained catsdogs_cnn with the tutorial's sigmoid output (revision 1, before 2026-11-28,
+    issue 51); today's reads logits. The report says so in the workload's section; merged with records of today's
+    definition, the earlier ones get their own label (never one configuration); a user's workload of the same name is
+    its own."""
     from bench.records import as_records, load_records
     from bench.records.revisions import CURRENT, earlier_definition
     from bench.reporting.frames.labels import workload_labels

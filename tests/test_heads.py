@@ -1,5 +1,5 @@
 """Issue 51 on this box's own records (`tests/data/catsdogs_heads_2026_11_28/`, three runs of bench at c060332 and
-6eef43a, 2026-11-28): seed 000's model with its sigmoid output (`catsdogs_cnn_sigmoid`) and with logits
+6eef43a, 2026-11-28): tutorial 000's model with its sigmoid output (`catsdogs_cnn_sigmoid`) and with logits
 (`catsdogs_cnn`), under TensorFlow, JAX and PyTorch, reduced data, batch 32, 3 epochs, seeds 0-4 (PyTorch's seeds 0-2
 in a run of its own). Every figure asserted here is counted again from the records."""
 

@@ -1,4 +1,4 @@
-"""The input pipelines users write, as axes (issue 34): ``autotune`` (the seeds' ``tf.data.AUTOTUNE`` settings,
+"""The input pipelines users write, as axes (issue 34): ``autotune`` (the tutorials' ``tf.data.AUTOTUNE`` settings,
 autotune on) and ``numpy`` (arrays straight into ``fit``) beside bench's fixed ``default``, under both backends,
 from the same initial weights and examples; a pipeline a point cannot run is a ``skipped`` record with the reason.
 Bring your own pipeline: a ``Workload`` whose ``input_fn`` returns a ``tf.data.Dataset``, a ``keras.utils.PyDataset``

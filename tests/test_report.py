@@ -278,7 +278,7 @@ def test_hydra_style_args():
 
 
 def test_input_pipelines_section_compares_each_configuration_under_each_pipeline() -> None:
-    """Seed 001's lesson: the same configuration decoded every epoch (input-bound) and cached; three repeats
+    """Tutorial 001's lesson: the same configuration decoded every epoch (input-bound) and cached; three repeats
     a side give the ratio an interval; a report without a second pipeline has no such section."""
     import copy
     import json

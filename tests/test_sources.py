@@ -109,7 +109,7 @@ def test_content_hash_follows_the_bytes(tmp_path: Path) -> None:
     assert sources.describe(spec).sha256 != before
 
 
-def test_csv_layout_of_seed_001(tmp_path: Path) -> None:
+def test_csv_layout_of_tutorial_001(tmp_path: Path) -> None:
     path = sourcedata.write_csv(tmp_path / "plants")
     src = sources.describe(f"csv:{path}")
     assert src.class_names == ("healthy", "multiple_diseases", "rust", "scab") and src.classes == 4
@@ -354,7 +354,7 @@ def _records(run_root: Path) -> list[dict]:
 
 @pytest.mark.slow
 def test_csv_source_end_to_end_under_cpu_and_cpu_x2(tmp_path: Path) -> None:
-    """Seed 001's layout through the CLI: every backend and strategy reads, decodes and resizes the same
+    """Tutorial 001's layout through the CLI: every backend and strategy reads, decodes and resizes the same
     JPEGs; records name the source; accuracy rises far above the majority class; the report reads it."""
     import importlib.util
 

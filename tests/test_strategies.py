@@ -103,7 +103,7 @@ def test_default_and_auto(no_logical_devices) -> None:
     if no_logical_devices["tpu_vm"]:
         pytest.skip("a TPU VM: auto resolves to tpu")
     out = no_logical_devices["auto"]
-    # the seeds' fallback with no TPU and no (visible) GPU: the CPU, and the record says so
+    # the tutorials' fallback with no TPU and no (visible) GPU: the CPU, and the record says so
     assert out["requested"] == "auto" and out["name"] == "cpu" and out["class"] == "none (no strategy scope)"
 
 

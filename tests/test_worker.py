@@ -32,7 +32,7 @@ def test_per_replica_batch_larger_than_the_data_fails_its_point_with_the_reason(
 
 
 def test_a_failure_with_augmentation_layers_is_classified_for_the_tpu_and_for_jax() -> None:
-    """Seed 001 on a TPU: a model holding Keras augmentation layers fails to compile there under TensorFlow;
+    """Tutorial 001 on a TPU: a model holding Keras augmentation layers fails to compile there under TensorFlow;
     the record names that (kind and advice) instead of a bare XLA error. No TPU here: the classification
     the worker applies to the error is checked with the device kind a TPU worker reports."""
     from bench.runner.point_record import failure_kind

@@ -1,4 +1,4 @@
-"""Each workload: the seed's exact parameter count and output shape, and a 2-step fit on CPU."""
+"""Each workload: the tutorial's exact parameter count and output shape, and a 2-step fit on CPU."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ keras = pytest.importorskip("keras")
 from bench.workloads import WORKLOADS  # noqa: E402
 from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
 
-# (parameters, output shape). reuters_textcnn: seed 004's printed summary (Total params: 332,856).
+# (parameters, output shape). reuters_textcnn: tutorial 004's printed summary (Total params: 332,856).
 EXPECTED = {
     "fashion_cnn": (108_810, (None, 10)),  # Conv2D 640 + Dense 13*13*64*10+10
-    "fashion_cnn_softmax": (108_810, (None, 10)),  # the seed's softmax output: no weights
+    "fashion_cnn_softmax": (108_810, (None, 10)),  # the tutorial's softmax output: no weights
     "catsdogs_cnn": (2_223_681, (None, 1)),  # 64 x 64: 896 + 18,496 + 73,856 + 8*8*128*256+256 + 32,896 + 129
     "catsdogs_cnn_sigmoid": (8_515_137, (None, 1)),  # the tutorial's 128 x 128: its Dense 256 holds 8,388,864
     "reuters_textcnn": (332_856, (None, 46)),
@@ -68,9 +68,9 @@ def test_two_step_fit_updates_weights(name: str) -> None:
     assert any(not np.array_equal(a, b) for a, b in zip(before, model.get_weights(), strict=True))
 
 
-# What each built-in compiles to: the seeds' optimizers, learning rates, losses and metrics (recorded when
+# What each built-in compiles to: the tutorials' optimizers, learning rates, losses and metrics (recorded when
 # compile_kwargs branched on workload names, before the settings became Workload data), the losses reading logits
-# since revision 2 (2026-11-28, issue 51) except in the seeds' literal variants: (optimizer class, learning rate,
+# since revision 2 (2026-11-28, issue 51) except in the tutorials' literal variants: (optimizer class, learning rate,
 # loss class, its from_logits (None: the loss has none), metrics as (class, name)). "catsdogs_cnn on 3 classes":
 # on_source drops binary_labels there.
 ACCURACY, TOP5 = ("SparseCategoricalAccuracy", "accuracy"), ("SparseTopKCategoricalAccuracy", "top5_accuracy")
@@ -89,7 +89,7 @@ EXPECTED_COMPILE = {
 }
 
 
-def test_compile_settings_are_the_seeds_for_every_builtin() -> None:
+def test_compile_settings_are_the_tutorials_for_every_builtin() -> None:
     """The built-ins' compile settings are data on the Workload (optimizer, learning_rate, loss, top_k,
     binary_labels), and compile exactly as the name branches they replaced did."""
     import dataclasses
@@ -137,7 +137,7 @@ def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
     labels = tf.constant([0])
     bug = compile_kwargs("reuters_textcnn_logits_bug")["loss"]
     good = compile_kwargs("reuters_textcnn")["loss"]
-    # The seed's math: -log softmax(p)[0], not -log p[0] (what the corrected loss computes).
+    # The tutorial's math: -log softmax(p)[0], not -log p[0] (what the corrected loss computes).
     expected_bug = -np.log(np.exp(0.7) / np.exp([0.7, 0.2, 0.1]).sum())
     assert float(bug(labels, probs)) == pytest.approx(expected_bug, rel=1e-5)
     assert float(good(labels, tf.math.log(probs))) == pytest.approx(-np.log(0.7), rel=1e-5)  # it reads logits
@@ -145,9 +145,9 @@ def test_bug_variant_computes_softmax_cross_entropy_on_probabilities() -> None:
 
 @pytest.mark.parametrize(("builtin", "literal"), [("catsdogs_cnn", "catsdogs_cnn_sigmoid"),
                                                   ("fashion_cnn", "fashion_cnn_softmax")])
-def test_a_logits_builtin_is_its_seeds_model_and_loss_from_logits(builtin: str, literal: str) -> None:
-    """Issue 51: a built-in's linear output with from_logits=True is the seed's sigmoid or softmax output and loss,
-    the same math (what Keras' TensorFlow backend computed anyway): from the same weights, the seed's probabilities
+def test_a_logits_builtin_is_its_tutorials_model_and_loss_from_logits(builtin: str, literal: str) -> None:
+    """Issue 51: a built-in's linear output with from_logits=True is the tutorial's sigmoid or softmax output and loss,
+    the same math (what Keras' TensorFlow backend computed anyway): from the same weights, the tutorial's probabilities
     are the activation of the built-in's logits, and the two losses agree on an ordinary batch."""
     from bench.workloads import LOGITS, PROBABILITIES, get_workload
 
@@ -155,10 +155,10 @@ def test_a_logits_builtin_is_its_seeds_model_and_loss_from_logits(builtin: str, 
     keras.utils.set_random_seed(0)
     # at the literal form's input size (catsdogs_cnn trains 64 x 64 inputs, the tutorial's 128 x 128)
     ours = build_model(dataclasses.replace(get_workload(builtin), shape=get_workload(literal).shape))
-    seeds = build_model(literal)
-    seeds.set_weights(ours.get_weights())
+    published = build_model(literal)
+    published.set_weights(ours.get_weights())
     x, y = _batch(literal, 8)
-    logits, probs = np.asarray(ours(x)), np.asarray(seeds(x))
+    logits, probs = np.asarray(ours(x)), np.asarray(published(x))
     activation = keras.ops.sigmoid if logits.shape[-1] == 1 else keras.ops.softmax
     np.testing.assert_allclose(np.asarray(activation(logits)), probs, rtol=1e-5, atol=1e-6)
     assert not np.allclose(logits, probs)  # the built-in's output is not probabilities
@@ -166,7 +166,7 @@ def test_a_logits_builtin_is_its_seeds_model_and_loss_from_logits(builtin: str, 
     assert ours_loss == pytest.approx(float(compile_kwargs(literal)["loss"](y, probs)), rel=1e-4)
 
 
-def test_registry_holds_factories_and_the_worker_attaches_the_seed_models() -> None:
+def test_registry_holds_factories_and_the_worker_attaches_the_tutorial_models() -> None:
     """Built-ins are defined like the user workloads of issue 11: a factory returning a Workload; the
     framework-free factory leaves model and compile settings to the worker's ``runnable``."""
     from bench.workloads import Workload, get_workload

@@ -71,7 +71,7 @@ class SuiteConfig:
     strategies: list[str] = field(default_factory=lambda: ["cpu"], metadata=_help(STRATEGY_HELP))
     batch_sizes: list[int] = field(default_factory=lambda: [128], metadata=_help(
         "a list of positive integers (global batch sizes), e.g. [32,128]"))
-    # per_replica: each batch size x the strategy's replicas (seed 001's TPU sizing)
+    # per_replica: each batch size x the strategy's replicas (tutorial 001's TPU sizing)
     batch_scaling: str = field(default="global", metadata=_help("global | per_replica"))
     steps_per_execution: list[int] = field(default_factory=lambda: [1], metadata=_help(
         "a list of positive integers (steps per host call), e.g. [1,16]"))
@@ -241,7 +241,7 @@ def effective_steps_per_execution(requested: int, steps: int) -> int:
     """The steps_per_execution a point runs with ``steps`` steps per epoch: the largest divisor of ``steps``
     not above ``requested`` (``requested`` itself when it divides ``steps``).
 
-    Given ``steps_per_epoch`` on a repeated dataset (how bench, and seed 001, feed ``fit``), Keras 3.15 runs
+    Given ``steps_per_epoch`` on a repeated dataset (how bench, and tutorial 001, feed ``fit``), Keras 3.15 runs
     whole executions: ``ceil(steps / spe)`` of them per epoch, under both backends. With 36 steps and
     ``steps_per_execution=32`` an "epoch" trains 64 batches, 28 of them the next epoch's, so the epochs, the
     data order and the accuracy per epoch no longer match a point with another ``steps_per_execution``. A

@@ -16,7 +16,7 @@ CONTRAST = (0.8, 1.2)
 
 
 def kinds(augment: bool | tuple[str, ...]) -> tuple[str, ...]:
-    """A workload's ``augment`` as a tuple of kinds: True is ``("flip",)`` (seed 000's random flip)."""
+    """A workload's ``augment`` as a tuple of kinds: True is ``("flip",)`` (tutorial 000's random flip)."""
     if augment is True:
         return ("flip",)
     if not augment:

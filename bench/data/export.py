@@ -106,6 +106,6 @@ def main(argv: list[str]) -> int:
         print(f"{split}: {manifest['n_' + split]} examples in {len(names)} shard(s) of "
               f"{min(sizes):.1f}-{max(sizes):.1f} MB")
         if (len(names) > 1 and min(sizes) < ADVISED_MB[0]) or max(sizes) > ADVISED_MB[1]:
-            print(f"  note: seed 001 advises {ADVISED_MB[0]}-{ADVISED_MB[1]} MB per shard (shard_mb=)")
+            print(f"  note: tutorial 001 advises {ADVISED_MB[0]}-{ADVISED_MB[1]} MB per shard (shard_mb=)")
     print(f"read them with data=tfrecord:{Path(args['out']) / '*.tfrec'}")
     return 0

@@ -37,7 +37,7 @@ class Batches:
 
     ``x`` is an array, or a list of encoded images (file paths or bytes: a file data source) that each batch
     reads, decodes and resizes to the workload's input, as ``tf.data`` does under TensorFlow; with
-    ``keep_decoded`` (seed 001's ``cache()``) every image is decoded once, when the first batch is asked for,
+    ``keep_decoded`` (tutorial 001's ``cache()``) every image is decoded once, when the first batch is asked for,
     and augmentation still runs per batch afterwards. ``cache`` keeps each prepared batch (validation: the
     same batches every epoch, made once). ``part`` = (process index, process count): in a multi-process point
     each process makes only its own contiguous rows of every global batch (process i: rows i*b/n .. (i+1)*b/n),

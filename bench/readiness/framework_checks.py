@@ -79,7 +79,7 @@ def _loss_of(loss: Any) -> tuple[str, bool]:
 def loss_findings(model: Any, settings: dict[str, Any], workload: str, backend: str) -> list[Finding]:
     """``probability_loss``: a cross-entropy that reads probabilities from a sigmoid or softmax output. Keras'
     TensorFlow backend computes it from the logits behind the output; its JAX and PyTorch backends clip the
-    probabilities, so a saturated start loses its gradient: seed 000's model learns under TensorFlow and predicts
+    probabilities, so a saturated start loses its gradient: tutorial 000's model learns under TensorFlow and predicts
     one class under JAX from the same weights and batches (issue 51). A warning under every backend: the same model
     trains differently on another."""
     loss, from_logits = _loss_of(settings.get("loss"))

@@ -133,7 +133,7 @@ def base_record(run_id: str, suite: str, point: Point, strategy: dict[str, Any],
 def failure_kind(error: BaseException, out_of_memory: bool, augmentation_layers: list[str] | None,
                  device_kind: str) -> dict[str, str]:
     """The ``kind`` (and ``hint``) a failed point's error gets, {} for none: ``out_of_memory``;
-    ``augmentation_layers_on_tpu`` (seed 001: a model with Keras augmentation layers on a TPU);
+    ``augmentation_layers_on_tpu`` (tutorial 001: a model with Keras augmentation layers on a TPU);
     ``augmentation_layers_need_tensorflow`` (Keras 3.15's augmentation layers under the JAX backend)."""
     if out_of_memory:
         return {"kind": "out_of_memory"}

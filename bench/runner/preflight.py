@@ -90,7 +90,7 @@ def problems(workload: str, data: str, backend: str) -> str:
 
 def _logits_problem(settings: dict, out: object) -> str:
     """A cross-entropy that takes probabilities on an output that is not one (values outside [0, 1]: a last layer
-    without softmax or sigmoid): seed 004's wrong loss, which trains but never learns ("" otherwise)."""
+    without softmax or sigmoid): tutorial 004's wrong loss, which trains but never learns ("" otherwise)."""
     import numpy as np
 
     from bench.workloads.labels import expects_probabilities

@@ -213,7 +213,7 @@ class Worker:
                              f"use a multiple of {replicas}")
         if self.resolved.device_kind == "tpu" and (gb // replicas) % 8:
             rec.notes.append(f"per-replica batch {gb // replicas} is not a multiple of 8: TPU cores "
-                                "pad it (seeds 000/001: use 8 x replicas multiples)")
+                                "pad it (tutorials 000/001: use 8 x replicas multiples)")
         if point.n_train // gb < 1 or point.n_val // gb < 1:
             # per_replica sizing on hardware whose replica count was unknown when the config was checked
             per = (f"{point.per_replica_batch_size} per replica x {replicas} replicas of {name}"

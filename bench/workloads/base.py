@@ -16,10 +16,10 @@ CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
 # The loss kinds of a built-in's ``loss`` (bench.workloads.models.LOSSES builds them); a workload with
 # ``binary_labels`` is compiled with binary cross-entropy whatever its loss kind.
 SPARSE_CE = "sparse_categorical_crossentropy"
-SOFTMAX_ON_PROBABILITIES = "softmax_on_probabilities"  # seed 004's bug: a softmax output, then from_logits=True
+SOFTMAX_ON_PROBABILITIES = "softmax_on_probabilities"  # tutorial 004's bug: a softmax output, then from_logits=True
 LOSS_KINDS = (SPARSE_CE, SOFTMAX_ON_PROBABILITIES)
 # A built-in's output (``head``): logits, read by a loss with from_logits=True (the same math under every Keras
-# backend), or the seed's probabilities (a sigmoid or softmax output read by the loss as probabilities: Keras'
+# backend), or the tutorials' probabilities (a sigmoid or softmax output read by the loss as probabilities: Keras'
 # TensorFlow backend computes that loss from the logits behind the output, JAX and PyTorch clip the probabilities,
 # and a saturated start can stop learning there: issue 51)
 LOGITS = "logits"
@@ -68,9 +68,9 @@ class Workload:
     description: str = ""
     shape: tuple[int, ...] = ()
     classes: int = 0
-    full: tuple[int, int] = (0, 0)  # (n_train, n_val) of the seed's real dataset
+    full: tuple[int, int] = (0, 0)  # (n_train, n_val) of the tutorial's real dataset
     reduced: tuple[int, int] = (0, 0)  # (n_train, n_val) for short CPU runs (data_scale=reduced)
-    # random augmentation in the input pipeline (never as model layers: seed 001): True = flips, or a
+    # random augmentation in the input pipeline (never as model layers: tutorial 001): True = flips, or a
     # tuple of bench.data.augment.KINDS
     augment: bool | tuple[str, ...] = False
     variant: str | None = None
@@ -96,7 +96,7 @@ class Workload:
     learning_rate: float = 1e-3
     loss: str = SPARSE_CE
     top_k: int = 0
-    head: str = LOGITS  # a built-in's output: HEADS (a sigmoid or softmax one only in the seeds' literal variants)
+    head: str = LOGITS  # a built-in's output: HEADS (a sigmoid or softmax one only in the tutorials' literal variants)
     # a built-in's definition: raised when its model or compile settings change what trains (records carry it as
     # ``workload_revision``; bench.workloads.registry.EARLIER says what an earlier one was)
     revision: int = 1

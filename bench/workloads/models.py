@@ -18,13 +18,13 @@ from typing import Any
 import keras
 from keras import layers
 
-from bench.data.synthetic import REUTERS_VOCAB  # seed 004's summary: Embedding params 216,874 = 30,982 x 7
+from bench.data.synthetic import REUTERS_VOCAB  # tutorial 004's summary: Embedding params 216,874 = 30,982 x 7
 from bench.workloads import HEADS, LOGITS, SOFTMAX_ON_PROBABILITIES, SPARSE_CE, Workload, get_workload
 from bench.workloads.labels import expects_one_hot
 
 
 def output_activation(wl: Workload, probabilities: str) -> str:
-    """The final layer's activation: ``linear`` for a logits head, else the seed's ``probabilities`` one
+    """The final layer's activation: ``linear`` for a logits head, else the tutorial's ``probabilities`` one
     (``sigmoid`` or ``softmax``)."""
     if wl.head not in HEADS:
         raise ValueError(f"workload {wl.name!r}: head={wl.head!r}; allowed: {', '.join(HEADS)}")
@@ -32,7 +32,7 @@ def output_activation(wl: Workload, probabilities: str) -> str:
 
 
 def build_fashion_cnn(wl: Workload) -> keras.Model:
-    """Seed 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax (the seed's, in
+    """Tutorial 002: Conv2D(64, 3x3) -> MaxPool(2, 2) -> ReLU -> Flatten -> Dense(10) -> softmax (the tutorial's, in
     ``fashion_cnn_softmax``) or linear (logits), in float32."""
     return keras.Sequential(
         [
@@ -49,8 +49,8 @@ def build_fashion_cnn(wl: Workload) -> keras.Model:
 
 
 def build_catsdogs_cnn(wl: Workload) -> keras.Model:
-    """Seed 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, Dense 1 with the
-    seed's sigmoid (``catsdogs_cnn_sigmoid``) or linear (logits); Dense(classes) on data with more than 2."""
+    """Tutorial 000: three Conv2D (32/64/128, 3x3, same, relu, he_uniform) + MaxPool, Dense 256/128, Dense 1 with the
+    tutorial's sigmoid (``catsdogs_cnn_sigmoid``) or linear (logits); Dense(classes) on data with more than 2."""
     conv = {"padding": "same", "activation": "relu", "kernel_initializer": "he_uniform"}
     head = (layers.Dense(1, activation=output_activation(wl, "sigmoid"), dtype="float32") if wl.binary_labels
             else layers.Dense(wl.classes, activation=output_activation(wl, "softmax"), dtype="float32"))
@@ -75,8 +75,8 @@ def build_catsdogs_cnn(wl: Workload) -> keras.Model:
 
 
 def build_reuters_textcnn(wl: Workload) -> keras.Model:
-    """Seed 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46, linear (logits)
-    or the seed's softmax (``reuters_textcnn_logits_bug``)."""
+    """Tutorial 004: Embedding(30982, 7) on length-300 ids -> Conv1D 64/5 -> Conv1D 32/3 -> Dense 46, linear (logits)
+    or the tutorial's softmax (``reuters_textcnn_logits_bug``)."""
     return keras.Sequential(
         [
             keras.Input(wl.shape, dtype="int32"),
@@ -93,14 +93,14 @@ def build_reuters_textcnn(wl: Workload) -> keras.Model:
 
 
 def build_plant_cnn(wl: Workload) -> keras.Model:
-    """Seed 001's first stage, a plain CNN (the guide shows no code; this is bench's, with feature sizes that
+    """Tutorial 001's first stage, a plain CNN (the guide shows no code; this is bench's, with feature sizes that
     are multiples of 8 as the guide advises for TPUs): four Conv2D 3x3 (8/16/32/64, same, relu), each but
     the last followed by MaxPool 2x2, global *max* pooling, Dense(classes) softmax.
 
     Small on purpose, and max-pooled: a lesion anywhere on the leaf decides the class, and global average
     pooling dilutes a few small spots (on the generated leaves it stayed near 0.65 validation accuracy where
     max pooling reaches about 0.9 in 10 epochs). A model this light trains several times faster than this
-    CPU decodes the 2048 x 1365 JPEGs, which is the seed's situation on a TPU: the input pipeline is the
+    CPU decodes the 2048 x 1365 JPEGs, which is the tutorial's situation on a TPU: the input pipeline is the
     bottleneck unless the decoded images are cached."""
     conv = {"padding": "same", "activation": "relu"}
     return keras.Sequential(
@@ -143,7 +143,7 @@ class ToSigned(keras.layers.Layer):
 
 
 def build_plant_transfer(wl: Workload) -> keras.Model:
-    """Seed 001's transfer-learning stage: ``keras.applications.MobileNetV2`` (alpha 0.35, no top) as a layer
+    """Tutorial 001's transfer-learning stage: ``keras.applications.MobileNetV2`` (alpha 0.35, no top) as a layer
     named ``backbone``, on inputs rescaled from [0, 1] to its [-1, 1], then global average pooling, Dropout
     0.2 and Dense(classes) softmax. ImageNet weights when the Keras cache has them, random weights otherwise
     (recorded as ``pretrained_weights``). As Keras' transfer-learning guide does, the backbone runs in
@@ -169,7 +169,7 @@ AUGMENTATION_LAYERS = ("RandomFlip", "RandomRotation", "RandomContrast", "Random
 
 
 def build_plant_cnn_layer_aug(wl: Workload) -> keras.Model:
-    """:func:`build_plant_cnn` with its augmentation as Keras layers in front (seed 001's first attempt; under
+    """:func:`build_plant_cnn` with its augmentation as Keras layers in front (tutorial 001's first attempt; under
     TensorFlow a TPU cannot compile ``RandomRotation``'s ``ImageProjectiveTransformV3``)."""
     body = build_plant_cnn(wl)
     return keras.Sequential(
@@ -185,7 +185,7 @@ def build_plant_cnn_layer_aug(wl: Workload) -> keras.Model:
 
 
 def augmentation_layers(model: keras.Model) -> list[str]:
-    """Class names of the Keras augmentation layers inside ``model`` (seed 001: not on a TPU under TF)."""
+    """Class names of the Keras augmentation layers inside ``model`` (tutorial 001: not on a TPU under TF)."""
     found = []
     for layer in model._flatten_layers(include_self=False):
         if type(layer).__name__ in AUGMENTATION_LAYERS:
@@ -194,14 +194,14 @@ def augmentation_layers(model: keras.Model) -> list[str]:
 
 
 class SoftmaxOnProbabilities(keras.losses.Loss):
-    """Seed 004's loss as TF 2.3 computed it: softmax cross-entropy applied to softmax *probabilities*.
+    """Tutorial 004's loss as TF 2.3 computed it: softmax cross-entropy applied to softmax *probabilities*.
 
     ``SparseCategoricalCrossentropy(from_logits=True)`` on a softmax output no longer reproduces the
-    seed in Keras 3: its TensorFlow backend spots the ``Softmax`` op and silently uses the logits before
+    tutorial in Keras 3: its TensorFlow backend spots the ``Softmax`` op and silently uses the logits before
     it (``keras/src/backend/tensorflow/nn.py::_get_logits``, with only a warning), so training works.
     This loss applies softmax cross-entropy to the probabilities directly (``log_softmax`` of the
     probabilities, the same figure as ``tf.nn.sparse_softmax_cross_entropy_with_logits`` on them), which
-    squashes the gradients the way the seed's run did (its loss stayed ~3.25 for 10 epochs). Written
+    squashes the gradients the way the tutorial's run did (its loss stayed ~3.25 for 10 epochs). Written
     with ``keras.ops`` only, so it runs the same under every Keras backend.
     """
 
@@ -243,7 +243,7 @@ def build_model(workload: str | Workload) -> keras.Model:
 # Workload.loss -> the loss for integer class labels, given whether the output is logits
 LOSSES: dict[str, Callable[[bool], keras.losses.Loss]] = {
     SPARSE_CE: lambda logits: keras.losses.SparseCategoricalCrossentropy(from_logits=logits),
-    SOFTMAX_ON_PROBABILITIES: lambda logits: SoftmaxOnProbabilities(),  # seed 004's softmax, from_logits=True
+    SOFTMAX_ON_PROBABILITIES: lambda logits: SoftmaxOnProbabilities(),  # tutorial 004's softmax, from_logits=True
 }
 
 
@@ -274,7 +274,7 @@ def compile_kwargs(workload: str | Workload) -> dict[str, Any]:
 
 
 def runnable(workload: Workload) -> Workload:
-    """``workload`` with its model builder and compile settings (a built-in gets its seed's, fresh objects
+    """``workload`` with its model builder and compile settings (a built-in gets its tutorial's, fresh objects
     per call) and the label format they expect (``one_hot_labels``: :func:`bench.workloads.labels.expects_one_hot`)."""
     if workload.build_model is None or workload.compile_kwargs is None:
         workload = dataclasses.replace(workload, build_model=functools.partial(build_model, workload),

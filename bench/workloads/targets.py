@@ -5,7 +5,7 @@ from __future__ import annotations
 from bench.data import sources
 from bench.workloads.base import Workload
 
-# How the built-ins' targets were set (the seeds state accuracies for the real data sets only, which bench's
+# How the built-ins' targets were set (the tutorials state accuracies for the real data sets only, which bench's
 # embedded data is not): reference runs on this project's 2-core CPU box of the default suites at the reduced sizes
 # (cnn: 3 epochs, text: 4, plant: 10). First one seed per configuration of cpu and
 # cpu_x2: target = the lowest final val accuracy p, minus one 95 % sampling error of the validation set,

@@ -6,7 +6,7 @@ that a slow hour of a shared machine hits every variant alike.
     python tests/benchmarks/autotune_cause.py OUT.jsonl [--rounds 10] [--variants guide,fixed,...]
     python tests/benchmarks/autotune_cause.py OUT.jsonl --summary     # the table, from what OUT.jsonl holds
 
-Independent of bench, like :mod:`plain_fit` (Fashion-MNIST's CNN of seed 002, n_train 4096, batch 128,
+Independent of bench, like :mod:`plain_fit` (Fashion-MNIST's CNN of tutorial 002, n_train 4096, batch 128,
 steps_per_execution 8, 6 epochs; a process's figure is the median of its epochs 2-6). Appends one JSON line
 per process to OUT.jsonl (plain_fit's line plus ``variant`` and ``round``), so an interrupted experiment keeps
 what it measured and ``--summary`` reads it. Never run it beside anything else that uses the CPU.
@@ -35,7 +35,7 @@ VARIANTS: dict[str, tuple[list[str], dict[str, str], list[str]]] = {  # plain_fi
     "budget1": (["--pipeline", "tfdata", "--cpu-budget", "1"], {}, []),  # the optimiser told of one core
     "private2": (["--pipeline", "tfdata", "--private-threads", "2"], {}, []),  # tf.data's own thread pool
     "intra1": (["--pipeline", "tfdata", "--intra-op", "1"], {}, []),  # tf.data's ops one thread each
-    "numpy": (["--pipeline", "numpy"], {}, []),  # arrays straight into fit (seed 002)
+    "numpy": (["--pipeline", "numpy"], {}, []),  # arrays straight into fit (tutorial 002)
     "guide_1core": (["--pipeline", "tfdata"], {}, ["taskset", "-c", "0"]),
     "fixed_1core": (["--pipeline", "tfdata", "--autotune", "off", "--map", "2", "--prefetch", "2"], {},
                     ["taskset", "-c", "0"]),

@@ -1,10 +1,10 @@
-"""What a user writes to train seed 002's Fashion-MNIST CNN in a notebook: plain Keras, no bench.
+"""What a user writes to train tutorial 002's Fashion-MNIST CNN in a notebook: plain Keras, no bench.
 
     python tests/benchmarks/plain_fit.py N_TRAIN N_VAL BATCH SPE EPOCHS [--pipeline numpy|tfdata] [knobs]
 
 Deliberately independent of bench (nothing from it is imported): the reference that bench's ``cpu``
 strategy is checked against (tests/benchmarks/test_plain_baseline.py). The model is written out by hand
-from seed 002's layer stack and compile settings; the data are random uint8 images of Fashion-MNIST's
+from tutorial 002's layer stack and compile settings; the data are random uint8 images of Fashion-MNIST's
 shape (28x28x1) and uint8 labels of its 10 classes, as ``keras.datasets.fashion_mnist.load_data()``
 returns them (the values do not change the speed). The notebook way: scale the whole array to float32
 / 255 once, hand NumPy arrays straight to ``model.fit`` (no strategy scope, no tf.data), GPUs hidden so
@@ -12,8 +12,8 @@ it runs on the CPU (``--device gpu`` leaves them visible: the same notebook on a
 is the user's (``KERAS_BACKEND``: tensorflow, jax or torch; under jax on the CPU the caller sets
 ``JAX_PLATFORMS=cpu``).
 
-``--pipeline tfdata`` is the other way users write it (seed 004, TensorFlow's data-performance guide, which
-seed 001 points to): ``from_tensor_slices`` of the uint8 arrays, ``cache``, ``shuffle`` of the whole set each
+``--pipeline tfdata`` is the other way users write it (tutorial 004, TensorFlow's data-performance guide, which
+tutorial 001 points to): ``from_tensor_slices`` of the uint8 arrays, ``cache``, ``shuffle`` of the whole set each
 epoch, ``batch`` (whole batches), a ``map`` scaling to float32 with ``num_parallel_calls=--map`` and a
 ``prefetch(--prefetch)``; both default to ``tf.data.AUTOTUNE`` with tf.data's autotune on, as the guide writes
 it. ``--autotune off``, fixed ``--map``/``--prefetch``, ``--cpu-budget``, ``--ram-budget-mb``, ``--private-threads``
@@ -72,7 +72,7 @@ def steal_ticks() -> int:
 
 
 def tfdata(x, y, batch: int, seed: int, a: argparse.Namespace):
-    """The pipeline of seed 004 and TensorFlow's data-performance guide (module docstring)."""
+    """The pipeline of tutorial 004 and TensorFlow's data-performance guide (module docstring)."""
     import tensorflow as tf
 
     def knob(v: str):

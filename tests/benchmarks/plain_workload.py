@@ -1,7 +1,7 @@
 """The plain script's own pipeline, brought to bench (``Workload(input_fn=…)``): the check that bench times a user's
 input pipeline as the user's script does (tests/benchmarks/test_plain_baseline.py, pipeline ``user``).
 
-bench's ``fashion_cnn`` model and compile settings (seed 002's, as :mod:`plain_fit` types them out by hand), fed by
+bench's ``fashion_cnn`` model and compile settings (tutorial 002's, as :mod:`plain_fit` types them out by hand), fed by
 :func:`plain_fit.tfdata` itself — the guide's pipeline, called with the plain script's defaults (``AUTOTUNE`` map and
 prefetch, autotune on) on the same random arrays the plain script makes — so the two sides run one pipeline's code,
 and only who times it differs. Factories per size: ``measured`` and ``checked`` (n_train, n_val of the test).

@@ -5,11 +5,11 @@ installed).
     python -m pytest tests/benchmarks/test_plain_baseline.py -q -s --benchmark-enable
 
 ``cpu`` means "plain Keras, no strategy scope, on the CPU", what a notebook runs. The reference is
-:mod:`plain_fit` (next to this file), written independently of bench: seed 002's Fashion-MNIST CNN typed
+:mod:`plain_fit` (next to this file), written independently of bench: tutorial 002's Fashion-MNIST CNN typed
 out by hand, a callback that reads ``time.perf_counter()`` at ``on_epoch_begin`` and ``on_test_begin``, and the
 input the user writes for each of bench's input pipelines (:data:`PLAIN_FLAGS`): for ``default`` a ``tf.data``
 pipeline with bench's settings (autotune off, the map on the process's CPUs, ``prefetch(2)``); for ``autotune``
-the seeds' style (``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE``, autotune on); for ``numpy`` the
+the tutorials' style (``num_parallel_calls`` and ``prefetch`` on ``tf.data.AUTOTUNE``, autotune on); for ``numpy`` the
 arrays straight into ``fit``; for ``user`` (a workload's own ``input_fn``) the same ``--pipeline tfdata``, whose
 function bench is handed as the user's pipeline (:mod:`plain_workload`), so both sides run one pipeline's code.
 Under JAX and PyTorch, bench's ``default`` is NumPy batches prepared by threads: its plain counterpart is the arrays

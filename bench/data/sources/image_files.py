@@ -85,7 +85,7 @@ def _folder_listing(spec: str, path: Path) -> Listing:
     if not path.is_dir():
         raise SourceError(f"{spec}: {path} is not a folder")
     train_dir, test_dir = path / "training_set", path / "test_set"
-    if train_dir.is_dir() and test_dir.is_dir():  # seed 000's layout: the split is given
+    if train_dir.is_dir() and test_dir.is_dir():  # tutorial 000's layout: the split is given
         tr, te = _class_folders(spec, train_dir), _class_folders(spec, test_dir)
         if set(tr) != set(te):
             raise SourceError(f"{spec}: training_set has classes {sorted(tr)}, test_set {sorted(te)}; they "
@@ -109,9 +109,9 @@ def _folder_listing(spec: str, path: Path) -> Listing:
 
 
 def _csv_listing(spec: str, path: Path) -> Listing:
-    """Seed 001's ``train.csv``: an ``image_id`` column and one-hot label columns."""
+    """Tutorial 001's ``train.csv``: an ``image_id`` column and one-hot label columns."""
     if not path.is_file():
-        raise SourceError(f"{spec}: {path} is not a file (seed 001's layout: PATH/train.csv and PATH/images/)")
+        raise SourceError(f"{spec}: {path} is not a file (tutorial 001's layout: PATH/train.csv and PATH/images/)")
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     if not rows or "image_id" not in rows[0]:

@@ -104,7 +104,7 @@ def _batches(workload: Workload, n: int, batch: int, seed: int | None, epochs: i
 def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: int, parallel: int | None,
              cached: bool) -> tf.data.Dataset:
     """Training batches of encoded images in the order of :mod:`bench.data.order`. Uncached: every epoch
-    reads and decodes each image again (``parallel`` calls), then the batch is augmented. Cached (seed
+    reads and decodes each image again (``parallel`` calls), then the batch is augmented. Cached (tutorial
     001's ``cache()``): every image is decoded once, in epoch 1, and kept; the batches are gathered from the
     cache and augmented afterwards, so the augmentation still differs between epochs."""
     load = loader(workload, data.train)
@@ -133,7 +133,7 @@ def _decoded(workload: Workload, data: Encoded, batch: int, seed: int, epochs: i
 
 
 def _guide_train(workload: Workload, data: Arrays | Encoded, batch: int, seed: int) -> tf.data.Dataset:
-    """The ``autotune`` training data as TensorFlow's data-performance guide and seed 004 write it: **one epoch**,
+    """The ``autotune`` training data as TensorFlow's data-performance guide and tutorial 004 write it: **one epoch**,
     a finite dataset ``fit`` iterates afresh every epoch (a new iterator, a new autotune model), its examples
     reshuffled every iteration (``shuffle(n, seed, reshuffle_each_iteration=True)``), batched, prepared on
     ``AUTOTUNE`` calls, prefetched ``AUTOTUNE`` deep; encoded images read and decoded per example before the batch.
@@ -169,7 +169,7 @@ def _guide_train(workload: Workload, data: Arrays | Encoded, batch: int, seed: i
 
 def _encoded_pipelines(workload: Workload, data: Encoded, global_batch_size: int, seed: int, slow_decode: bool,
                        epochs: int, cached: bool, options: tf.data.Options, parallel: int, ahead: int) -> Pipelines:
-    """Pipelines of encoded images: training images decoded in every epoch (the work seed 001 found to
+    """Pipelines of encoded images: training images decoded in every epoch (the work tutorial 001 found to
     starve a TPU) or once (``cached``); the validation images once, then cached (as the arrays' are).
     ``parallel`` map calls and ``ahead`` batches prefetched (:func:`make_pipelines`)."""
     if options.autotune.enabled:
@@ -201,11 +201,11 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     repeat).
 
     ``slow_decode`` inserts a sequential per-example step and drops the prefetch: the input-bound
-    configuration of seed 001 (a fast device starved by a slow pipeline), for diagnosis tests.
+    configuration of tutorial 001 (a fast device starved by a slow pipeline), for diagnosis tests.
 
     ``autotune``: every ``map``'s parallelism and every ``prefetch`` (training and validation) on
     ``tf.data.AUTOTUNE`` with tf.data's autotune on, in these pipelines and in a strategy's per-device ones (the
-    seeds' own settings; module docstring), and the training data one epoch long, reshuffled by tf.data
+    tutorials' own settings; module docstring), and the training data one epoch long, reshuffled by tf.data
     (:func:`_guide_train`; ``finite``).
     """
     DEVICE_AUTOTUNE[0] = autotune

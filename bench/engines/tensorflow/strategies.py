@@ -168,7 +168,7 @@ def make_strategy(requested: str, all_reduce: str = "auto", tpu: str = "",
     StrategyUnavailable when the hardware is absent.
     """
     name = requested
-    if requested == "auto":  # the seeds' fallback: TPU if present, else tf.distribute.get_strategy()
+    if requested == "auto":  # the tutorials' fallback: TPU if present, else tf.distribute.get_strategy()
         if looks_like_tpu_vm() or tpu or os.environ.get("TPU_NAME"):
             try:
                 strategy, extra = _make_tpu(tpu, tpu_connect_timeout_s)

@@ -18,8 +18,8 @@ ADVICE = (  # (the reason codes, what to try), in this order
     (PROBABILITY_CODES, PROBABILITY_LOSS),
     ((LOSS_ROSE,), "a lower learning rate"),
     ((LOSS_FELL_LITTLE,), "more epochs or examples (epochs, n_train, data_scale=full)"),
-    ((AT_CHANCE, BELOW_CHANCE), "check the labels, and that the loss matches the output layer (seed 004's softmax into "
-                                "from_logits=True never learns)"),
+    ((AT_CHANCE, BELOW_CHANCE), "check the labels, and that the loss matches the output layer (tutorial 004's softmax "
+                                "into from_logits=True never learns)"),
 )
 
 

@@ -101,7 +101,7 @@ def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
 
 
 def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list[str]:
-    """Seed 001's lesson as a table: each configuration that ran under several input pipelines, its
+    """Tutorial 001's lesson as a table: each configuration that ran under several input pipelines, its
     examples/s under each, and each pipeline's throughput relative to ``default`` (decode every epoch) with
     the repeats' interval; [] when no configuration ran under more than one pipeline."""
     found = pipeline_pairs(summary)
