@@ -64,16 +64,16 @@ SMOKE_BACKENDS = ["tensorflow", "jax"] if HAS_JAX else ["tensorflow"]
 def smoke_run(tmp_path_factory: pytest.TempPathFactory):
     """One real ``python -m bench suite=smoke`` run shared by the tests that read what a run writes (records,
     console table, report, teardown, parity across backends, no secret leaked): both smoke workloads under cpu
-    and cpu_x2 under every installed backend (an absent GPU's skipped records: tests/test_reliability.py, both
-    backends; no gpu here since 2026-11-23, two worker processes less), with :data:`SECRETS` in its environment. Only
-    tests/test_e2e.py uses it: a module runs in one test process, so the run happens once. Returns (folder, run
-    folder, completed process)."""
+    and cpu_x2 under every installed backend, at the suite's steps_per_execution 4 only (a point a configuration: spe
+    1 is every other test's default, and the worker's steps are counted the same way at any spe), with
+    :data:`SECRETS` in its environment. Only tests/test_e2e.py uses it: a module runs in one test process, so the run
+    happens once. Returns (folder, run folder, completed process)."""
     import time
 
     tmp = tmp_path_factory.mktemp("smoke")
     started = time.time()
     proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
-                     f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2]",
+                     f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2]", "steps_per_execution=[4]",
                      env={**SECRETS, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
     proc.wall_s = time.time() - started  # type: ignore[attr-defined]  # what the user's clock saw
     assert proc.returncode == 0, proc.stderr[-3000:]
