@@ -11,8 +11,9 @@ import re
 import sys
 from dataclasses import fields
 from pathlib import Path
+from typing import cast
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from bench.config import (
     AXIS_KEYS,
@@ -45,7 +46,7 @@ def available_suites() -> dict[str, str]:
     """Suite name -> description, from the YAML files."""
     out = {}
     for f in sorted(suites_dir().glob("*.yaml")):
-        out[f.stem] = str(OmegaConf.load(f).get("description", ""))
+        out[f.stem] = str(cast(DictConfig, OmegaConf.load(f)).get("description", ""))  # a suite is a mapping
     return out
 
 
@@ -167,7 +168,7 @@ def parse_config(argv: list[str], batches_fit_data: bool = True) -> SuiteConfig:
     try:
         with initialize(version_base="1.3", config_path=None):
             composed = compose("bench", overrides=[f"suite={NO_SUITE}", *argv] if by_workloads else argv)
-        cfg = OmegaConf.to_object(composed)
+        cfg = cast(SuiteConfig, OmegaConf.to_object(composed))  # a structured config: its dataclass
     except (HydraException, OmegaConfBaseException, ValueError) as e:
         raise ConfigError(_format_hydra_error(e, list(suites), argv)) from e
     if by_workloads:

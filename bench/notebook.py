@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -83,8 +83,9 @@ def config(workloads: Sequence[Any], suite: str | None = None, batches_fit_data:
         node = OmegaConf.merge(node, OmegaConf.load(suites_dir() / f"{suite}.yaml"))
     try:
         names = [workload_name(w) for w in workloads]
-        node = OmegaConf.merge(node, {"name": suite or run_name(names), "defaults": [], "workloads": names, **keys})
-        cfg = OmegaConf.to_object(node)
+        given: dict[str, Any] = {"name": suite or run_name(names), "defaults": [], "workloads": names, **keys}
+        node = OmegaConf.merge(node, given)
+        cfg = cast(SuiteConfig, OmegaConf.to_object(node))  # a structured config: its dataclass
     except OmegaConfBaseException as e:
         key = getattr(e, "full_key", None) or "config"
         allowed = key_help(key.split("[")[0].split(".")[0])

@@ -29,7 +29,8 @@ class Predictions:
     @property
     def correct(self) -> np.ndarray:
         """Boolean per example: predicted == label."""
-        return self.predicted == self.labels
+        correct: np.ndarray = self.predicted == self.labels  # typed: NumPy's stub gives == on arrays as Any
+        return correct
 
     @property
     def accuracy(self) -> float:

@@ -154,13 +154,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def workers_of(tag: str) -> list[int]:
-    """Live (non-zombie) ``bench.runner.worker`` processes started by the test run tagged ``tag``."""
+    """Live (non-zombie) worker processes (``python -m bench.worker``) started by the test run tagged ``tag``."""
     pids = []
     for p in Path("/proc").iterdir():
         if not p.name.isdigit():
             continue
         try:
-            if b"bench.runner.worker" not in (p / "cmdline").read_bytes():
+            if b"bench.worker" not in (p / "cmdline").read_bytes().split(b"\0"):  # not the preflight's child
                 continue
             if f"BENCH_TEST_TAG={tag}".encode() not in (p / "environ").read_bytes().split(b"\0"):
                 continue

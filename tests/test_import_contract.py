@@ -1,8 +1,12 @@
 """The package's hard lines, read from the source (every ``import`` statement, lazy ones inside functions
 included):
 
-- the report side (``bench.reporting``) never imports the run side (``bench.runner``), the engines, the
-  CLI, TensorFlow, Keras or JAX, not even through another bench module: it must run on any laptop;
+- the report side (``bench.reporting``) never imports the run side (``bench.runner``, ``bench.worker``,
+  ``bench.job``), the engines, the CLI, TensorFlow, Keras or JAX, not even through another bench module: it must
+  run on any laptop;
+- the process boundary: the orchestrator (``bench.runner``, bench's own process) imports no framework and no
+  worker module; the worker (``bench.worker``, inside a worker process) imports nothing of the orchestrator; the job
+  both share (``bench.job``) imports neither side, nor a framework;
 - each layer imports only the layers below it (records and config at the bottom, engines below the run
   side, nothing imports the CLI);
 - there is no import cycle anywhere in ``bench/``.
@@ -24,20 +28,25 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 FRAMEWORKS = ("tensorflow", "keras", "tf_keras", "jax", "jaxlib", "torch")
 
+RUN_SIDE = ("bench.runner", "bench.worker", "bench.job")  # the orchestrator, the worker, the job both share
+
 # package prefix -> what it must not import, directly or through other bench modules (prefix match)
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "bench.reporting": ("bench.runner", "bench.engines", "bench.cli", "bench.config", *FRAMEWORKS),
-    "bench.records": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", "bench.config",
+    "bench.reporting": (*RUN_SIDE, "bench.engines", "bench.cli", "bench.config", *FRAMEWORKS),
+    "bench.records": (*RUN_SIDE, "bench.engines", "bench.reporting", "bench.cli", "bench.config",
                       "bench.workloads", "bench.data", *FRAMEWORKS),
-    "bench.predictions": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", "bench.config",
+    "bench.predictions": (*RUN_SIDE, "bench.engines", "bench.reporting", "bench.cli", "bench.config",
                           "bench.workloads", "bench.data", *FRAMEWORKS),
-    "bench.config": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
-    "bench.workloads": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli"),
-    "bench.data": ("bench.runner", "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
-    "bench.engines": ("bench.runner", "bench.reporting", "bench.cli"),
-    "bench.measure": ("bench.runner", "bench.reporting", "bench.cli"),
-    "bench.readiness": ("bench.runner", "bench.reporting", "bench.cli"),
-    "bench.runner": ("bench.cli",),
+    "bench.config": (*RUN_SIDE, "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
+    "bench.workloads": (*RUN_SIDE, "bench.engines", "bench.reporting", "bench.cli"),
+    "bench.data": (*RUN_SIDE, "bench.engines", "bench.reporting", "bench.cli", *FRAMEWORKS),
+    "bench.engines": (*RUN_SIDE, "bench.reporting", "bench.cli"),
+    "bench.measure": (*RUN_SIDE, "bench.reporting", "bench.cli"),
+    "bench.readiness": (*RUN_SIDE, "bench.reporting", "bench.cli"),
+    # the process boundary: bench's own process starts workers (``python -m bench.worker``), never imports them
+    "bench.job": ("bench.runner", "bench.worker", "bench.reporting", "bench.cli", *FRAMEWORKS),
+    "bench.runner": ("bench.worker", "bench.cli", *FRAMEWORKS),
+    "bench.worker": ("bench.runner", "bench.reporting", "bench.cli"),
 }
 # The report side's stages (bench/reporting/__init__.py): each imports only the stages below it,
 # stats < load < frames < analysis < verdicts < claims < render < build < commands.
@@ -162,8 +171,27 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_layer_imports_only_what_it_may() -> None:
     graph = read_imports(BENCH)
-    assert "bench.reporting.render.markdown.document" in graph and "bench.runner.worker" in graph  # the tree was read
+    assert "bench.reporting.render.markdown.document" in graph and "bench.worker.main" in graph  # the tree was read
     assert violations(graph, FORBIDDEN) == []
+
+
+def test_the_process_boundary_rules_catch_a_crossing(tmp_path: Path) -> None:
+    """FORBIDDEN itself, on a small tree: the orchestrator reaching a worker module (and its Keras), the worker
+    reaching the launcher, the job reaching the plan."""
+    root = tmp_path / "bench"
+    files = {"__init__.py": "", "runner/__init__.py": "", "worker/__init__.py": "", "job/__init__.py": "",
+             "runner/launcher.py": "def f():\n    from bench.worker.fit import PointFit\n",
+             "runner/plan.py": "from bench.job.point import Point\n", "job/point.py": "from bench.runner import plan\n",
+             "worker/fit.py": "import keras\nfrom bench.job.point import Point\n",
+             "worker/main.py": "from bench.runner.launcher import Launcher\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    found = violations(read_imports(root), FORBIDDEN)
+    assert "bench.runner.launcher -> bench.worker.fit" in found
+    assert "bench.runner.launcher -> bench.worker.fit -> keras" in found
+    assert "bench.worker.main -> bench.runner.launcher" in found
+    assert "bench.job.point -> bench.runner.plan" in found
 
 
 def test_every_report_stage_imports_only_the_stages_below_it() -> None:
@@ -260,7 +288,7 @@ def test_the_facade_is_lazy() -> None:
             "import bench.reporting.build; mid = set(sys.modules); "
             "w = bench.Workload; r = bench.run; p = bench.report; "
             f"bad = lambda mods: sorted(m for m in mods if m.split('.')[0] in {FRAMEWORKS!r} "
-            "or m.startswith(('bench.runner', 'bench.workloads', 'bench.notebook'))); "
+            "or m.startswith(('bench.runner', 'bench.worker', 'bench.job', 'bench.workloads', 'bench.notebook'))); "
             "print(bad(before), bad(mid), w.__module__, r.__module__, p.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["[]", "[]", "bench.workloads", "bench.notebook", "bench.notebook"]
@@ -300,7 +328,7 @@ def test_reporting_reads_only_the_typed_record(tmp_path: Path) -> None:
     assert len(record_reads(bad)) == 3  # the checker itself can fail
 
 
-MAX_MODULE_LINES, MAX_FUNCTION_LINES = 300, 60
+MAX_MODULE_LINES, MAX_FUNCTION_LINES, MAX_FOLDER_MODULES = 300, 60, 15
 
 
 def size_problems(root: Path) -> list[str]:
@@ -317,6 +345,14 @@ def size_problems(root: Path) -> list[str]:
                 if n > MAX_FUNCTION_LINES:
                     out.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name}: {n} lines")
     return out
+
+
+def crowded_folders(root: Path) -> list[str]:
+    """Folders holding more than MAX_FOLDER_MODULES modules (a folder is a package with one job)."""
+    counts: dict[Path, int] = {}
+    for path in root.rglob("*.py"):
+        counts[path.parent] = counts.get(path.parent, 0) + 1
+    return sorted(f"{d.relative_to(root.parent)}: {n} modules" for d, n in counts.items() if n > MAX_FOLDER_MODULES)
 
 
 def private_reaches(root: Path) -> list[str]:
@@ -342,12 +378,16 @@ def private_reaches(root: Path) -> list[str]:
 
 def test_small_rooms_and_no_private_reaches(tmp_path: Path) -> None:
     assert size_problems(BENCH) == []
+    assert crowded_folders(BENCH) == []
     assert private_reaches(BENCH) == []
     root = tmp_path / "bench"
     root.mkdir()
     (root / "a.py").write_text("from bench.data import sources\nfrom bench.b import _x\n\n\ndef f():\n"
                                + "    y = 1\n" * 61 + "    return sources._keras_arrays\n")
     assert len(size_problems(root)) == 1 and len(private_reaches(root)) == 2  # the checks can fail
+    for i in range(MAX_FOLDER_MODULES):
+        (root / f"m{i}.py").write_text("")
+    assert crowded_folders(root) == [f"bench: {MAX_FOLDER_MODULES + 1} modules"]
 
 
 def test_every_name_a_package_exports_exists() -> None:

@@ -78,8 +78,8 @@ import io, json, os, sys
 from bench.engines import prepare_process
 prepare_process("jax")
 os.environ.update(KERAS_BACKEND="jax", JAX_PLATFORMS="cpu")
-from bench.runner.plan import Point, WorkerJob
-from bench.runner.worker import Worker
+from bench.job.point import Point, WorkerJob
+from bench.worker.main import Worker
 point = Point(workload="fashion_cnn", strategy="cpu", global_batch_size=64, steps_per_execution=2,
               precision="float32", repeat=0, seed=0, epochs=2, n_train=256, n_val=128, data_scale="reduced",
               backend="jax")

@@ -206,7 +206,7 @@ def test_a_fixed_share_past_0_or_100_percent_is_worded_as_what_it_means() -> Non
 
 
 def _point(**kw):
-    from bench.runner.plan import Point
+    from bench.job.point import Point
 
     base = {"workload": "w", "strategy": "cpu", "steps_per_execution": 1, "precision": "float32", "repeat": 0,
             "seed": 0, "epochs": 3, "n_train": 256, "n_val": 64, "data_scale": "reduced", "global_batch_size": 32}
@@ -214,7 +214,7 @@ def _point(**kw):
 
 
 def test_the_extra_stage_runs_only_where_the_sweep_has_one_batch_and_its_batch_fits() -> None:
-    from bench.runner.second_batch import has_other_batch, second_batch_size
+    from bench.worker.second_batch import has_other_batch, second_batch_size
 
     p = _point()
     assert not has_other_batch(p, [p, _point(steps_per_execution=8), _point(repeat=1, global_batch_size=64)])

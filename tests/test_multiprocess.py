@@ -15,9 +15,10 @@ import pytest
 from bench.cli import parse_config
 from bench.config import ConfigError
 from bench.engines import multi_process_env, process_env
+from bench.job.faults import Faults
+from bench.job.point import Point
 from bench.records import load_records
-from bench.runner.faults import Faults
-from bench.runner.plan import Point, groups, plan
+from bench.runner.plan import groups, plan
 from bench.runner.processes import coordinator_address
 from tests.conftest import HAS_JAX, run_bench
 

@@ -18,7 +18,7 @@ from bench.engines.user_feed import UserFeed
 from bench.predictions import decode
 from bench.reporting.frames.summary import summarize
 from bench.reporting.render.markdown.tables import pipelines_section
-from bench.runner.feeds import numpy_refusal
+from bench.worker.feeds import numpy_refusal
 from bench.workloads import Workload, WorkloadError
 from bench.workloads.user import imported
 from tests.conftest import REPO, SMOKE_BACKENDS, run_records

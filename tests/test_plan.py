@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bench.cli import parse_config
-from bench.runner.plan import Point, groups, plan
+from bench.job.point import Point
+from bench.runner.plan import groups, plan
 
 
 def test_plan_covers_the_product_one_process_per_repeat_interleaved_across_strategies() -> None:

@@ -1,7 +1,7 @@
 """Reliability: isolation, failures as records, resume (time limits and signals: tests/test_reliability_signals.py).
 
 Every test runs the real command line (``python -m bench …``) in a subprocess on a tiny configuration,
-with faults injected into the worker through ``BENCH_FAULT`` (see :mod:`bench.runner.faults`).
+with faults injected into the worker through ``BENCH_FAULT`` (see :mod:`bench.job.faults`).
 """
 
 from __future__ import annotations
@@ -16,15 +16,20 @@ from pathlib import Path
 import pytest
 
 from bench.config import SuiteConfig
+from bench.job.point_record import base_record
 from bench.records import load_records, write_record
 from bench.runner.plan import plan
-from bench.runner.point_record import base_record
 from bench.runner.rundir import points_to_run
 from bench.runner.session import resume_command
-from tests.conftest import REPO
+from tests.conftest import HAS_JAX, REPO
 
 TINY = ["suite=smoke", "workloads=[fashion_cnn]", "strategies=[cpu]", "epochs=2", "n_train=256", "n_val=64",
         "report=false", "measure_peak=false", "measure_input=false", "second_batch=false"]
+# What the launcher does with a failed point, a resume, a time limit or a signal does not depend on the backend (it
+# imports none): those tests run under JAX where it is installed, whose worker starts in about half of TensorFlow's
+# time; the failure kinds themselves are tested under each backend (failures_run, crash_run and the JAX test below).
+ANY = f"backends=[{'jax' if HAS_JAX else 'tensorflow'}]"
+P = "jax-" if HAS_JAX else ""  # that backend's prefix in point ids and log names
 
 
 def bench_env(tag: str, fault: str | None = None) -> dict[str, str]:
@@ -184,9 +189,11 @@ def test_under_jax_every_failure_kind_is_a_record_and_the_rest_runs(tmp_path) ->
 
 @pytest.fixture(scope="module")
 def crash_run(tmp_path_factory):
+    """TensorFlow's crash kinds, under OneDeviceStrategy (cpu_onedevice): what a worker's death costs does not depend
+    on the strategy, and this is the run that trains the wrapper end to end (the repeats test runs under JAX)."""
     results = tmp_path_factory.mktemp("crashes") / "results"
-    proc = bench(results, "batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120",
-                 fault="exit:b32-spe1,segv:b32-spe2,kill:b64-spe1")
+    proc = bench(results, "strategies=[cpu_onedevice]", "batch_sizes=[32,64]", "steps_per_execution=[1,2]",
+                 "point_timeout_s=120", fault="exit:b32-spe1,segv:b32-spe2,kill:b64-spe1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_dir = the_run(results)
     return run_dir, records(run_dir)
@@ -194,17 +201,15 @@ def crash_run(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("point", "detail"), [
-    ("fashion_cnn-cpu-b32-spe1-fp32-r0", {"exit_code": 3, "message": "worker exited with status 3 during the point"}),
-    ("fashion_cnn-cpu-b32-spe2-fp32-r0", {"signal": "SIGSEGV", "message": "worker killed by signal SIGSEGV during "
-                                                                          "the point"}),
-    ("fashion_cnn-cpu-b64-spe1-fp32-r0", {"signal": "SIGKILL", "message": "worker killed by signal SIGKILL during "
-                                                                          "the point"}),
+    ("b32-spe1", {"exit_code": 3, "message": "worker exited with status 3 during the point"}),
+    ("b32-spe2", {"signal": "SIGSEGV", "message": "worker killed by signal SIGSEGV during the point"}),
+    ("b64-spe1", {"signal": "SIGKILL", "message": "worker killed by signal SIGKILL during the point"}),
 ], ids=["os._exit", "segfault", "sigkill"])
 def test_crash_is_failed_with_its_cause(crash_run, point, detail) -> None:
     """The cause, then the fatal line of the worker's log where it wrote one (the message quotes it); the log's path
     is relative to the run folder (records are shared: no machine's folders)."""
     run_dir, recs = crash_run
-    r = recs[point]
+    r = recs[f"fashion_cnn-cpu_onedevice-{point}-fp32-r0"]
     assert r["status"] == "failed" and r["error"]["type"] == "WorkerCrashed"
     for k, v in detail.items():
         assert r["error"][k] == v if k != "message" else r["error"][k].startswith(v)
@@ -218,8 +223,11 @@ def test_crash_is_failed_with_its_cause(crash_run, point, detail) -> None:
 def test_after_a_crash_the_group_continues_in_a_fresh_worker(crash_run) -> None:
     run_dir, recs = crash_run
     assert sorted(recs) == sorted(planned(run_dir))  # exactly one record per planned point
-    assert recs["fashion_cnn-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
-    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [f"cpu-worker{i}.log" for i in range(1, 5)]
+    ok = recs["fashion_cnn-cpu_onedevice-b64-spe2-fp32-r0"]
+    assert ok["status"] == "ok" and ok["strategy"]["class"] == "OneDeviceStrategy"
+    assert ok["strategy"]["device_pipeline_autotune"] == "off"  # the wrapper's per-device pipeline, observed
+    assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [f"cpu_onedevice-worker{i}.log"
+                                                                     for i in range(1, 5)]
     assert_clean_tree(run_dir.parent)
 
 
@@ -260,28 +268,28 @@ def test_resume_command_repeats_the_overrides() -> None:
 @pytest.mark.slow
 def test_failed_points_are_retried_on_resume_and_finished_ones_are_not(tmp_path) -> None:
     results = tmp_path / "results"
-    args = ("batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=120")
+    args = (ANY, "batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=120")
     first = bench(results, *args, fault="raise:spe2")
     assert first.returncode == 0, first.stderr[-3000:]
     run_dir = the_run(results)
     assert {k: r["status"] for k, r in records(run_dir).items()} == {
-        "fashion_cnn-cpu-b64-spe1-fp32-r0": "ok", "fashion_cnn-cpu-b64-spe2-fp32-r0": "failed"}
-    ok_bytes = (run_dir / "fashion_cnn-cpu-b64-spe1-fp32-r0.json").read_bytes()
+        f"fashion_cnn-{P}cpu-b64-spe1-fp32-r0": "ok", f"fashion_cnn-{P}cpu-b64-spe2-fp32-r0": "failed"}
+    ok_bytes = (run_dir / f"fashion_cnn-{P}cpu-b64-spe1-fp32-r0.json").read_bytes()
     again = bench(results, *args, f"resume={run_dir.name}")
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"resuming {run_dir.name}: 1 of 2 points already recorded" in again.stderr
     assert the_run(results) == run_dir  # no new run folder
     recs = records(run_dir)
     assert {k: r["status"] for k, r in recs.items()} == {
-        "fashion_cnn-cpu-b64-spe1-fp32-r0": "ok", "fashion_cnn-cpu-b64-spe2-fp32-r0": "ok"}
-    assert (run_dir / "fashion_cnn-cpu-b64-spe1-fp32-r0.json").read_bytes() == ok_bytes  # not re-run
+        f"fashion_cnn-{P}cpu-b64-spe1-fp32-r0": "ok", f"fashion_cnn-{P}cpu-b64-spe2-fp32-r0": "ok"}
+    assert (run_dir / f"fashion_cnn-{P}cpu-b64-spe1-fp32-r0.json").read_bytes() == ok_bytes  # not re-run
     assert_clean_tree(results)
 
 
 def test_a_run_in_which_no_point_succeeded_exits_1_with_a_line_saying_so(tmp_path) -> None:
     """Issue 39: every point failed (here the only one) -> the records, the table and exit 1, never a silent 0."""
     results = tmp_path / "results"
-    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1]", fault="raise:cpu")
+    proc = bench(results, ANY, "batch_sizes=[64]", "steps_per_execution=[1]", fault="raise:cpu")
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "bench: no point of this run succeeded (1 failed): the table above and the report say why" in proc.stderr
     assert [r["status"] for r in records(the_run(results)).values()] == ["failed"]
@@ -299,7 +307,7 @@ def test_nothing_succeeded_counts_the_statuses() -> None:
 def test_a_worker_that_ends_without_teardown_keeps_what_it_wrote_and_its_status() -> None:
     """``end_now`` (a finished single-process worker's exit, no interpreter teardown) flushes both streams first:
     the launcher reads the last event from a block-buffered pipe, and the log's last lines say how the worker ended."""
-    code = ("import sys; from bench.runner.processes import end_now; sys.stdout.write('last event\\n'); "
+    code = ("import sys; from bench.worker.main import end_now; sys.stdout.write('last event\\n'); "
             "sys.stderr.write('last log line'); end_now(3)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout a block-buffered pipe
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
@@ -335,8 +343,9 @@ def test_a_jax_point_whose_worker_died_in_xla_all_reduce_is_run_again_once_with_
     from types import SimpleNamespace
 
     from bench.cli import parse_config
+    from bench.job.point import WorkerJob
     from bench.runner.launcher import Launcher
-    from bench.runner.plan import WorkerJob, plan
+    from bench.runner.plan import plan
     from bench.runner.processes import stalled
     from bench.runner.progress import Progress
 

@@ -17,7 +17,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import workers_of
-from tests.test_reliability import TINY, assert_clean_tree, bench, bench_env, planned, records, the_run, wait_for
+from tests.test_reliability import (
+    ANY,
+    TINY,
+    P,
+    assert_clean_tree,
+    bench,
+    bench_env,
+    planned,
+    records,
+    the_run,
+    wait_for,
+)
 
 # --- 1. isolation: a hung worker costs exactly its point --------------------------------------------------
 
@@ -27,15 +38,16 @@ def test_hang_past_the_time_limit_is_failed_and_the_rest_continues(tmp_path, tag
     t0 = time.monotonic()
     # the limit covers a fresh worker's start and its first point: 20 s is twice what the spe2 point takes here
     # with the other half of the test run beside it (the hung point waits it out once; 30 s until 2026-11-23)
-    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=20", fault="hang:spe1",
+    proc = bench(results, ANY, "batch_sizes=[64]", "steps_per_execution=[1,2]", "point_timeout_s=20",
+                 fault="hang:spe1",
                  tag=tag)
     elapsed = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr[-3000:]
     recs = records(the_run(results))
-    hung = recs["fashion_cnn-cpu-b64-spe1-fp32-r0"]
+    hung = recs[f"fashion_cnn-{P}cpu-b64-spe1-fp32-r0"]
     assert hung["status"] == "failed" and hung["error"]["type"] == "TimeLimit"
     assert hung["error"]["limit_s"] == 20 and "point_timeout_s=20" in hung["error"]["message"]
-    assert recs["fashion_cnn-cpu-b64-spe2-fp32-r0"]["status"] == "ok"
+    assert recs[f"fashion_cnn-{P}cpu-b64-spe2-fp32-r0"]["status"] == "ok"
     assert elapsed >= 20
     assert workers_of(tag) == []  # the hung worker was killed, not left behind
 
@@ -48,7 +60,7 @@ def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None
     # 20 s: past a fresh worker's start even beside other tests, so epochs are flowing when the limit strikes.
     # 100,000 one-step epochs take minutes; a million took the TensorFlow pipeline 20 s to plan (it draws every
     # epoch's order up front), so the point was killed before its first epoch and the test proved nothing
-    proc = bench(results, "batch_sizes=[64]", "steps_per_execution=[1]", "n_train=64", "n_val=64",
+    proc = bench(results, ANY, "batch_sizes=[64]", "steps_per_execution=[1]", "n_train=64", "n_val=64",
                  "epochs=100000", "point_timeout_s=20", "progress=on")
     elapsed = time.monotonic() - t0
     assert proc.returncode == 1, proc.stderr[-3000:]  # its only point failed: the run says so (issue 39)
@@ -66,7 +78,7 @@ def test_time_limit_holds_while_a_point_keeps_reporting_epochs(tmp_path) -> None
 @pytest.mark.slow
 def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path, tag) -> None:
     results = tmp_path / "results"
-    args = ["batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120"]
+    args = [ANY, "batch_sizes=[32,64]", "steps_per_execution=[1,2]", "point_timeout_s=120"]
     cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", *args]
     with (tmp_path / "out").open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path,
@@ -84,12 +96,12 @@ def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path,
     wait_for(lambda: not workers_of(tag), 10, what="the orphaned worker to exit")
     run_dir = the_run(results)
     before = records(run_dir)
-    assert sorted(before) == ["fashion_cnn-cpu-b32-spe1-fp32-r0", "fashion_cnn-cpu-b32-spe2-fp32-r0"]
+    assert sorted(before) == [f"fashion_cnn-{P}cpu-b32-spe1-fp32-r0", f"fashion_cnn-{P}cpu-b32-spe2-fp32-r0"]
     assert all(r["status"] == "ok" for r in before.values())
     assert_clean_tree(results)
     kept = {p: (run_dir / f"{p}.json").read_bytes() for p in before}
     # what a SIGKILL in the middle of an atomic write leaves: resume must clear it away
-    (run_dir / ".fashion_cnn-cpu-b64-spe1-fp32-r0.json.k1ll3d.tmp").write_text('{"schema_version": 1, "ru')
+    (run_dir / f".fashion_cnn-{P}cpu-b64-spe1-fp32-r0.json.k1ll3d.tmp").write_text('{"schema_version": 1, "ru')
 
     again = bench(results, *args, "resume=latest", tag=tag)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -106,10 +118,10 @@ def test_sigkill_of_the_main_process_loses_at_most_the_point_in_flight(tmp_path,
 # --- 4. Ctrl-C -------------------------------------------------------------------------------------------------
 
 def signal_hanging_run(tmp_path: Path, tag: str, sig: int, overrides: list[str],
-                       in_flight: str = "fashion_cnn-cpu-b32-spe2-fp32-r0") -> tuple[int, str]:
+                       in_flight: str = f"fashion_cnn-{P}cpu-b32-spe2-fp32-r0") -> tuple[int, str]:
     """Start a run whose spe2 point hangs, send ``sig`` once the launcher shows that point running, and
     return (exit status, stderr)."""
-    cmd = [sys.executable, "-m", "bench", *TINY, *overrides, "batch_sizes=[32]", "point_timeout_s=120",
+    cmd = [sys.executable, "-m", "bench", *TINY, ANY, *overrides, "batch_sizes=[32]", "point_timeout_s=120",
            "progress=on"]
     err_file = tmp_path / "stderr"
     with err_file.open("w") as err, (tmp_path / "stdout").open("w") as out:
@@ -129,18 +141,18 @@ def signal_hanging_run(tmp_path: Path, tag: str, sig: int, overrides: list[str],
 @pytest.mark.slow
 def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag) -> None:
     results, reports = tmp_path / "results", tmp_path / "reports"
-    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+    in_flight = f"fashion_cnn-{P}cpu-b32-spe2-fp32-r0"
     status, stderr = signal_hanging_run(tmp_path, tag, signal.SIGINT, [
         f"results_dir={results}", f"reports_dir={reports}", "report=true", "steps_per_execution=[1,2,4]"])
     assert status == 130, stderr[-3000:]
     run_dir = the_run(results)
     recs = records(run_dir)
-    assert sorted(recs) == ["fashion_cnn-cpu-b32-spe1-fp32-r0", in_flight]  # nothing new started (no spe4)
-    assert recs["fashion_cnn-cpu-b32-spe1-fp32-r0"]["status"] == "ok"
+    assert sorted(recs) == [f"fashion_cnn-{P}cpu-b32-spe1-fp32-r0", in_flight]  # nothing new started (no spe4)
+    assert recs[f"fashion_cnn-{P}cpu-b32-spe1-fp32-r0"]["status"] == "ok"
     assert recs[in_flight]["status"] == "failed" and recs[in_flight]["error"]["type"] == "Interrupted"
     assert (reports / run_dir.name / "report.md").is_file()  # the report of what exists
     # the table's points, and the one never started named under it (issue 39)
-    assert ("not started: 1 of the 3 planned points (fashion_cnn-cpu-b32-spe4-fp32-r0); resuming the run runs them"
+    assert (f"not started: 1 of the 3 planned points (fashion_cnn-{P}cpu-b32-spe4-fp32-r0); resuming the run runs them"
             in (tmp_path / "stdout").read_text())
     assert workers_of(tag) == []
     assert_clean_tree(results)
@@ -149,7 +161,7 @@ def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag)
     assert resume[:3] == ["python", "-m", "bench"] and resume[-1] == f"resume={run_dir.name}"
 
     # the printed command resumes the run: the interrupted point and the one never started run now
-    ok_bytes = (run_dir / "fashion_cnn-cpu-b32-spe1-fp32-r0.json").read_bytes()
+    ok_bytes = (run_dir / f"fashion_cnn-{P}cpu-b32-spe1-fp32-r0.json").read_bytes()
     again = subprocess.run([sys.executable, *resume[1:]], capture_output=True, text=True, cwd=tmp_path,
                            env=bench_env(tag), timeout=120)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -157,7 +169,7 @@ def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag)
     recs = records(run_dir)
     assert sorted(recs) == sorted(planned(run_dir)) and len(recs) == 3
     assert all(r["status"] == "ok" for r in recs.values())
-    assert (run_dir / "fashion_cnn-cpu-b32-spe1-fp32-r0.json").read_bytes() == ok_bytes
+    assert (run_dir / f"fashion_cnn-{P}cpu-b32-spe1-fp32-r0.json").read_bytes() == ok_bytes
 
 
 # --- 6. concurrent runs ----------------------------------------------------------------------------------------
@@ -165,7 +177,7 @@ def test_ctrl_c_records_the_point_in_flight_reports_and_exits_130(tmp_path, tag)
 @pytest.mark.slow
 def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_path, tag) -> None:
     results = tmp_path / "results"
-    cmd = [sys.executable, "-m", "bench", *TINY, f"results_dir={results}", "batch_sizes=[64]",
+    cmd = [sys.executable, "-m", "bench", *TINY, ANY, f"results_dir={results}", "batch_sizes=[64]",
            "steps_per_execution=[1,2]", "point_timeout_s=120"]
     env = bench_env(tag)
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
@@ -188,7 +200,7 @@ def test_two_runs_into_the_same_results_folder_do_not_clobber_each_other(tmp_pat
 def test_sigterm_is_handled_like_ctrl_c_and_exits_143(tmp_path, tag) -> None:
     # `timeout`, a cancelled CI job or a batch scheduler sends SIGTERM, not SIGINT
     results = tmp_path / "results"
-    in_flight = "fashion_cnn-cpu-b32-spe2-fp32-r0"
+    in_flight = f"fashion_cnn-{P}cpu-b32-spe2-fp32-r0"
     status, stderr = signal_hanging_run(tmp_path, tag, signal.SIGTERM, [
         f"results_dir={results}", "report=false", "steps_per_execution=[1,2]"])
     assert status == 143, stderr[-3000:]

@@ -57,9 +57,9 @@ def test_one_data_set_at_two_paths_is_one_data_set(tmp_path: Path) -> None:
     paths. The spec as given (the path) stays in the record's ``source``, outside the identity."""
     import shutil
 
+    from bench.job.point import Point
+    from bench.job.point_record import dataset_record
     from bench.reporting.frames.points import points_frame
-    from bench.runner.plan import Point
-    from bench.runner.point_record import dataset_record
     from bench.workloads import get_workload
     from tests.conftest import make_record
 

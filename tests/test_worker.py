@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("tensorflow")
 
 from bench.engines import StrategyInfo
-from bench.runner.plan import Point, WorkerJob
-from bench.runner.worker import Worker
+from bench.job.point import Point, WorkerJob
+from bench.worker.main import Worker
 
 
 def test_per_replica_batch_larger_than_the_data_fails_its_point_with_the_reason(tmp_path) -> None:
@@ -35,7 +35,7 @@ def test_a_failure_with_augmentation_layers_is_classified_for_the_tpu_and_for_ja
     """Tutorial 001 on a TPU: a model holding Keras augmentation layers fails to compile there under TensorFlow;
     the record names that (kind and advice) instead of a bare XLA error. No TPU here: the classification
     the worker applies to the error is checked with the device kind a TPU worker reports."""
-    from bench.runner.point_record import failure_kind
+    from bench.job.point_record import failure_kind
 
     xla = RuntimeError("Detected unsupported operations when trying to compile graph ... ImageProjectiveTransformV3")
     layers = ["RandomFlip", "RandomRotation", "RandomContrast"]

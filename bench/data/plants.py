@@ -112,7 +112,7 @@ def photo(drawn: np.ndarray) -> bytes:
     # the resized image is encoded as it is: the same bytes as bench.data.images.encode of its pixels, without the
     # two copies of 2.8 Mpx in between (a quarter of the time it takes to write the set)
     buf = io.BytesIO()
-    Image.fromarray(drawn).resize(FILE[::-1], Image.BILINEAR).save(buf, format="JPEG", quality=QUALITY)
+    Image.fromarray(drawn).resize(FILE[::-1], Image.Resampling.BILINEAR).save(buf, format="JPEG", quality=QUALITY)
     return buf.getvalue()
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from bench.engines import Engine
 from bench.engines import jax as jax_engine
 from bench.engines import tensorflow as tensorflow_engine
+from bench.engines import torch as torch_engine
 
 TENSORFLOW: Engine = tensorflow_engine
 JAX: Engine = jax_engine
+TORCH: Engine = torch_engine

@@ -206,6 +206,8 @@ def make_pipelines(workload: Workload, arrays: Arrays | Encoded, global_batch_si
     and one process (:class:`~bench.engines.PipelineUnavailable` otherwise)."""
     if autotune:
         return _tf_data(workload, arrays, global_batch_size, seed, epochs, cached, part[1])
+    x_train: np.ndarray | list[str | bytes]  # encoded images (decoded per batch), else the arrays
+    x_val: np.ndarray | list[str | bytes]
     if isinstance(arrays, Encoded):
         x_train, x_val = list(arrays.train), list(arrays.val)
     else:

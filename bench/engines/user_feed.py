@@ -1,6 +1,6 @@
 """The ``user`` input pipeline: a workload's own ``input_fn``, fed to ``fit`` as Keras takes it (a finite dataset or
 ``PyDataset`` is an epoch; an endless one or an iterator is cut into epochs of ``full[0] // global_batch_size``
-batches); one step of the worker beside :mod:`bench.runner.feeds`. One process per point: a multi-process point is
+batches); one step of the worker beside :mod:`bench.worker.feeds`. One process per point: a multi-process point is
 skipped. Method: docs/your-model-and-data.md, *Your own input pipeline*.
 """
 

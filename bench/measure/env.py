@@ -42,7 +42,7 @@ RECORDED_ENV_VARS: tuple[str, ...] = (
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
     # hosted notebooks (the report prices their records by the free tier: bench.reporting.load.prices)
     "COLAB_RELEASE_TAG", "KAGGLE_KERNEL_RUN_TYPE",
-    # test-only fault injection (bench.runner.faults): makes a fault-injected record recognisable
+    # test-only fault injection (bench.job.faults): makes a fault-injected record recognisable
     "BENCH_FAULT",
 )
 

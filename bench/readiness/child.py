@@ -1,6 +1,6 @@
 """The doctor's child process: ``python -m bench.readiness.child`` (the job as one JSON line on stdin, one JSON
 line of findings on stdout). It imports the backend, so it runs apart from the command's process, on the CPU,
-like the preflight (:mod:`bench.runner.preflight`)."""
+like the preflight's (:mod:`bench.worker.preflight`)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
         if backend == "tensorflow" and pipeline != "numpy":
             out.extend(fc.pipeline_findings(pipes.train, pipeline, workload, backend))
         if batch is None:
-            batch = tuple(np.asarray(v) for v in next(iter(pipes.train)))  # NumPy under every backend
+            x_first, y_first = next(iter(pipes.train))
+            batch = (np.asarray(x_first), np.asarray(y_first))  # NumPy under every backend
     assert batch is not None
     x, y = batch
     model = wl.new_model()

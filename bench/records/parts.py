@@ -84,7 +84,7 @@ class Memory(Part):
 
 class Placement(Part):
     """How a point's model and batches were laid out on the devices, read back from the framework before the fit
-    was timed (``bench.runner.devices``): the mesh or strategy (``mesh``), the variables (``variables``, e.g.
+    was timed (``bench.worker.devices``): the mesh or strategy (``mesh``), the variables (``variables``, e.g.
     ``8 replicated on 2 devices``) and one of the point's batches as ``fit`` places it (``batch``, e.g.
     ``128 rows sharded over 2 devices, 64 each``)."""
 

@@ -33,8 +33,8 @@ def _learners(summary: pd.DataFrame) -> pd.DataFrame:
     *not learning*, with a throughput."""
     if "learns" in summary:
         return summary[summary["learns"]]
-    return summary[(summary["status"] == "ok") & ~summary["not_learning"].map(bool)
-                   & np.isfinite(summary["examples_per_s"])]
+    finite: pd.Series[bool] = np.isfinite(summary["examples_per_s"])  # typed: NumPy's stub says Any
+    return summary[(summary["status"] == "ok") & ~summary["not_learning"].map(bool) & finite]
 
 
 def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:

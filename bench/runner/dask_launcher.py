@@ -19,11 +19,12 @@ from typing import Any
 
 from bench.config import SuiteConfig, race_settings
 from bench.engines import unresolved_strategy
+from bench.job.point import Point
+from bench.job.point_record import base_record, utc_now
 from bench.measure.env import host_env
 from bench.records import DOCTOR_FILE, ErrorInfo, parse, write_record
 from bench.runner.launcher import Interrupted, Launcher
-from bench.runner.plan import Point, groups
-from bench.runner.point_record import base_record, utc_now
+from bench.runner.plan import groups
 from bench.runner.progress import Progress
 from bench.runner.rundir import is_recorded
 
@@ -36,7 +37,7 @@ def run_group_task(cfg: SuiteConfig, points: list[dict[str, Any]], run_id: str, 
     """Run worker group ``k`` (``points`` as the plan wrote them) inside a Dask worker, through the local
     launcher; writes the group's records into the run folder when this machine sees it, and returns them (their
     ``process.log`` relative to the run folder) for the driver to write where it does not."""
-    from bench.runner.faults import Faults
+    from bench.job.faults import Faults
 
     pts = [Point.from_record(p) for p in points]
     if Faults.parse(os.environ.get("BENCH_FAULT", "")).kind_for(TASK_FAULT + pts[0].point_id) == "exit":

@@ -19,11 +19,12 @@ from typing import Any
 
 from bench.config import SuiteConfig, race_settings
 from bench.engines import multi_process_env, process_env, unresolved_strategy
+from bench.job.point import Point, WorkerJob
+from bench.job.point_record import base_record, process_record, utc_now
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
 from bench.runner import processes
-from bench.runner.plan import Point, WorkerJob, groups
-from bench.runner.point_record import base_record, process_record, utc_now
+from bench.runner.plan import groups
 from bench.runner.processes import EOF, crash_error, ended_badly, exit_cause, group_coordinator, kill, read_events, reap
 from bench.runner.progress import Progress
 from bench.runner.rundir import is_recorded, sweep_tmp
@@ -172,7 +173,7 @@ class Launcher:
                    **multi_process_env(coordinator, n, i)}
             with log.open("w") as err:
                 # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
-                proc = subprocess.Popen([sys.executable, "-m", "bench.runner.worker"], stdin=subprocess.PIPE,
+                proc = subprocess.Popen([sys.executable, "-m", "bench.worker.main"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=err, text=True, env=env,
                                         start_new_session=True)
             self.procs.append(proc)

@@ -12,7 +12,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +38,6 @@ def read_events(proc: subprocess.Popen, events: queue.Queue, index: int = 0) -> 
         pass
     finally:
         events.put((index, EOF))
-
-
-def end_now(status: int) -> None:
-    """End a worker process whose every record is written, without the interpreter's teardown, which the launcher
-    waits for before it starts the next worker: TensorFlow's, JAX's and PyTorch's objects took 1.0, 0.7 and 1.9 s
-    of it after a small fit on the 2-core box (docs/findings.md). Output is flushed first."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
 
 
 def reap(proc: subprocess.Popen) -> None:

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.config import SuiteConfig
+from bench.job.point import Point
 from bench.records import load_records
-from bench.runner.plan import Point, configuration_id, plan
+from bench.runner.plan import configuration_id, plan
 from bench.runner.rundir import points_to_run, write_manifest
 
 

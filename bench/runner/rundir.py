@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.config import SuiteConfig
+from bench.job.point import Point
 from bench.measure.env import git_info, host_env
 from bench.records import RUN_MANIFEST, SCHEMA_VERSION, RecordError, atomic_write_json, load_records, read_record
-from bench.runner.plan import Point
 
 RESUMABLE = ("ok", "skipped", "diverged")  # failed points are retried on resume
 

@@ -13,12 +13,13 @@ from collections import Counter
 from pathlib import Path
 
 from bench.config import SuiteConfig, is_raced, shard_of
+from bench.job.point import Point
 from bench.measure.env import process_started_at
 from bench.records import load_records
 from bench.reporting.render.console import summary_table
 from bench.runner.inputs import clamp_warnings
 from bench.runner.launcher import Interrupted, Launcher
-from bench.runner.plan import Point, plan
+from bench.runner.plan import plan
 from bench.runner.progress import Progress
 from bench.runner.rundir import find_run, new_run_id, points_to_run, record_parent, suite_of, write_manifest
 from bench.runner.unsupported import announce, record_skipped, why_skipped

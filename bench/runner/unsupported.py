@@ -12,10 +12,10 @@ from bench.config import SuiteConfig, race_settings
 from bench.engines import unresolved_strategy
 from bench.engines.limits import unsupported
 from bench.engines.presence import absent
+from bench.job.point import Point
+from bench.job.point_record import base_record, utc_now
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
-from bench.runner.plan import Point
-from bench.runner.point_record import base_record, utc_now
 
 ERROR_TYPE = "BackendUnsupported"
 ABSENT_TYPE = "StrategyUnavailable"  # what a worker records for absent hardware: the same type, found earlier

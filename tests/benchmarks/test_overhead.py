@@ -31,10 +31,10 @@ keras = pytest.importorskip("keras")
 
 from bench.data import synthetic  # noqa: E402
 from bench.engines.tensorflow import make_pipelines, make_strategy  # noqa: E402
+from bench.job.point import Point, WorkerJob  # noqa: E402
+from bench.job.point_record import base_record  # noqa: E402
 from bench.records import Record  # noqa: E402
-from bench.runner.plan import Point, WorkerJob  # noqa: E402
-from bench.runner.point_record import base_record  # noqa: E402
-from bench.runner.worker import Worker  # noqa: E402
+from bench.worker.main import Worker  # noqa: E402
 from bench.workloads import get_workload  # noqa: E402
 from bench.workloads.models import build_model, compile_kwargs  # noqa: E402
 

@@ -77,8 +77,8 @@ def nearest_reference(row: pd.Series, cands: pd.DataFrame) -> pd.Series | None:
     """The baseline strategy's configuration of the same workload, dataset and precision closest to ``row`` in global
     batch (ratio; the smaller on a tie), then in spe: one reference per configuration, picked by its settings alone
     (never by accuracy), so a paired test against it stays valid where no baseline ran at ``row``'s own batch."""
-    same = cands[(cands["workload"] == row["workload"]) & (cands["dataset"] == row["dataset"])
-                 & (cands["precision"] == row["precision"])]
+    same: pd.DataFrame = cands[(cands["workload"] == row["workload"]) & (cands["dataset"] == row["dataset"])
+                               & (cands["precision"] == row["precision"])]  # a mask of Series == Any reads as Any
     if same.empty:
         return None
     order = same.assign(
@@ -132,7 +132,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     conf = summary[summary["status"] == "ok"] if not summary.empty else summary
     if conf.empty:
         return pd.DataFrame(columns=PARITY_COLUMNS)
-    pairs = []
+    pairs: list[tuple[str, Mapping[str, Any], Mapping[str, Any] | pd.Series]] = []  # (kind, row, its reference)
     # _spe: PyTorch's spe1 (asked 8) beside the others' spe8; the index: row positions
     conf = conf.assign(_spe=compared_spe(conf)).reset_index(drop=True)
     exact, resolved = baseline_masks(conf, baseline)  # once: per group they cost 0.2 s over 1,000 records
@@ -148,9 +148,9 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
             if base is not None and base["strategy"] != s:  # the same strategy name on another backend: a backend gap
                 same_name = base["strategy_label"] == row["strategy_label"]
                 pairs.append(("backend" if same_name else "strategy", row, base))
-            ref = _other_backend(row, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
-            if ref is not None and ref != (base["strategy"] if base is not None else None):
-                pairs.append(("backend", row, by_name[ref]))
+            other = _other_backend(row, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
+            if other is not None and other != (base["strategy"] if base is not None else None):
+                pairs.append(("backend", row, by_name[other]))
     counts = pd.Series([(r["workload"], r["dataset"]) for _, r, _ in pairs]).value_counts()
     index = index or SeedIndex(points, CONFIG_KEY)
     rows = []

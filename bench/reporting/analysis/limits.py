@@ -163,7 +163,7 @@ def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
     return math.sqrt(sd**2 / max(n1, 1) + sd**2 / max(n2, 1))
 
 
-def step_bytes(row: Mapping[str, Any], batch: float, replicas: float) -> float:
+def step_bytes(row: Mapping[str, Any] | pd.Series, batch: float, replicas: float) -> float:
     """Bytes one step moves: ``batch`` examples' activation bytes plus ``replicas`` times the weight bytes (each
     replica holds and updates all weights); NaN without a byte count."""
     per_example, weights = row.get("bytes_per_example", math.nan), row.get("weight_bytes_per_step", math.nan)

@@ -7,6 +7,7 @@ configuration would have taken, and whether each workload's answer is settled. I
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,8 @@ def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: fl
     final = standings_of(raced, most, baseline, budget, margin_pp)  # look by look, as the run decided
     rows = []
     settled: dict[tuple[str, str], bool] = {}
-    for key, n in counts.items():
+    for label, n in counts.items():
+        key = cast(tuple[Any, ...], label)  # a label of the MultiIndex over CONFIG_KEY: pandas types it Hashable
         st = final.get(tuple(key))
         state, reason = (st.state, st.reason) if st is not None else ("lost", (LOST,))
         if st is not None and st.running:

@@ -5,8 +5,8 @@ strategies to be compared (:data:`MATCH_KEY`), one configuration across input pi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Hashable, Mapping
+from typing import Any, cast
 
 import pandas as pd
 
@@ -26,6 +26,12 @@ def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
     if frame.empty:
         return frame
     return frame[(frame["workload"] == workload) & (frame["dataset"] == dataset)]
+
+
+def workload_dataset(key: Hashable) -> tuple[str, str]:
+    """A group key of ``groupby(["workload", "dataset"])`` as the two names it is: pandas types a group key as
+    Hashable, whatever the columns hold."""
+    return cast(tuple[str, str], key)
 
 
 # What must be equal for two strategies to be compared (speedup, accuracy parity).

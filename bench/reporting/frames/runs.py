@@ -76,7 +76,7 @@ def time_budget(points: pd.DataFrame, parents: Mapping[str, Mapping[str, float]]
     cols = ["run_id", "host", "processes", "startup_s", "probe_s", "fit_s", "train_s", "teardown_s", "outside_fit_s",
             "workers_s", "before_s", "between_s", "report_s", "wall_s"]
     rows = []
-    hosts = points.groupby("run_id")["host"].nunique()
+    hosts = points.groupby("run_id")["host"].nunique().to_dict()  # by run: a group key reads as Hashable
     for (run, host), g in points.groupby(["run_id", "host"], sort=True):
         if not np.isfinite(g["point_wall_s"]).any():
             continue

@@ -5,7 +5,7 @@ imports TensorFlow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,8 @@ def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -
     if not unmatched.empty:
         # one line per strategy and reason: a missing GPU should not fill a screen with identical lines
         groups = unmatched.groupby(["strategy_key", "note"], sort=True)
-        rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})), note_text(note)]
+        rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})),
+                 note_text(cast(tuple[Any, ...], note))]  # the note column holds tuples (compare's unmatched)
                 for (strategy, note), g in groups]
         out += ["", "Not compared:", tabulate(rows, headers=["strategy", "points", "workloads", "why"],
                                               disable_numparse=True)]

@@ -187,7 +187,7 @@ def _claimed(row: Mapping[str, Any], key: str) -> float | None:
     return None if row["verdict"] == NO_CLAIM else _num(row[key])
 
 
-def _per_repeat(r: pd.Series, column: str, value_column: str | None = None) -> Spread:
+def _per_repeat(r: Mapping[str, Any] | pd.Series, column: str, value_column: str | None = None) -> Spread:
     """A summary row's per-repeat ``column`` (one figure per ok repeat, from
     :func:`~bench.reporting.frames.summary.summarize`) as a Spread; its value is the row's ``value_column``, else the
     median of the repeats."""

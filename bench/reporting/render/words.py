@@ -201,7 +201,7 @@ def earlier_text(earlier: tuple[str, ...]) -> str:
             f"learning there); today's `{workload}` outputs logits, read with from_logits=True{today}")
 
 
-def accuracy_flag_text(r: Mapping[str, Any]) -> str:
+def accuracy_flag_text(r: Mapping[str, Any] | pd.Series) -> str:
     """A summary row's ``accuracy_flag`` in words, with its numbers ('' when it has none)."""
     code = r.get("accuracy_flag") or ""
     if code == TARGET_MISSED:

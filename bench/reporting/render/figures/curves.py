@@ -23,7 +23,8 @@ def _samples(epochs: pd.DataFrame, column: str) -> pd.DataFrame:
         return ok
     ok["series"] = layout.series_labels(ok)
     ok["value"] = pd.to_numeric(ok[column], errors="coerce")
-    return ok[np.isfinite(ok["value"])]
+    finite: pd.Series[bool] = np.isfinite(ok["value"])  # typed: NumPy's stub gives a ufunc of a Series as Any
+    return ok[finite]
 
 
 DODGE = 0.05  # each series' x is moved by this many x units (log2 units on a log2 axis) times its offset

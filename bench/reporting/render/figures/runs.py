@@ -25,7 +25,8 @@ def runs_data(epochs: pd.DataFrame, column: str) -> pd.DataFrame | None:
     workload, unreadable, and a second each to draw)."""
     data = epochs[epochs["status"] == "ok"].copy()
     data["value"] = pd.to_numeric(data[column], errors="coerce")
-    data = data[np.isfinite(data["value"])]
+    finite: pd.Series[bool] = np.isfinite(data["value"])  # typed: NumPy's stub gives a ufunc of a Series as Any
+    data = data[finite]
     counts = data.groupby(POINT)["epoch"].count()
     if data.empty or counts.max() < 2 or len(counts) > MAX_RUNS:
         return None
@@ -39,7 +40,8 @@ def _lines(ax: Any, data: pd.DataFrame, x: str, pal: dict[str, Any], mk: dict[st
     and one marker-only line per configuration, and an empty line carrying the label for the legend (a plot call per
     point cost ~1 s a figure over 1,000 records)."""
     ordered = data.sort_values([*POINT, "epoch"])
-    for name, d in ordered.groupby("series", sort=True):
+    for series, d in ordered.groupby("series", sort=True):
+        name = str(series)  # a str column's group key, which pandas types as any scalar
         xy = np.column_stack([d[x].to_numpy(dtype=float), d["value"].to_numpy(dtype=float)])
         run = (d["run_id"].astype(str) + "/" + d["point_id"].astype(str)).to_numpy()
         starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])  # where each point's epochs begin (sorted)
@@ -82,7 +84,8 @@ def time_to_accuracy_data(epochs: pd.DataFrame) -> pd.DataFrame | None:
         return None
     data = data.sort_values([*POINT, "epoch"])
     data["elapsed_s"] = data.groupby(POINT)["train_s"].cumsum()
-    return data[np.isfinite(data["elapsed_s"])]
+    finite: pd.Series[bool] = np.isfinite(data["elapsed_s"])  # typed, as in runs_data
+    return data[finite]
 
 
 def time_to_accuracy_figure(epochs: pd.DataFrame, points: pd.DataFrame, title: str) -> Figure | None:

@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from bench.reporting.analysis.seeds import NO_CLAIM
+from bench.reporting.frames.keys import workload_dataset
 from bench.reporting.render.text import DASH, markdown_table, names_of, number, with_backend, workload_title
 from bench.reporting.stats.sample import as_float
 
@@ -74,7 +75,8 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
              "compute the same model from the same start, not whether one trains better.", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
-    for (workload, dataset), g in parity.groupby(["workload", "dataset"], sort=True):
+    for key, g in parity.groupby(["workload", "dataset"], sort=True):
+        workload, dataset = workload_dataset(key)
         rows = []
         for _, r in g.iterrows():
             claim = r["verdict"] != "no claim"

@@ -39,7 +39,7 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
     g = g[g["status"] == "ok"]  # what did not run has no time to price (listed under the failed points)
     pts, t, _ = frontier(g)
     front = set(pts.index[pts["on_front"]])
-    even = break_even_usd_per_hour(g)
+    even = break_even_usd_per_hour(g).to_dict()  # by row label: an iterrows label reads as Hashable
     rows = []
     for i, r in g.sort_values(["strategy", "global_batch_size", "steps_per_execution", "precision"]).iterrows():
         priced = math.isfinite(r["usd_per_hour"])

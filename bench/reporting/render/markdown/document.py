@@ -12,7 +12,7 @@ import pandas as pd
 from bench.records import LoadResult, Record
 from bench.reporting.analysis.cost import BOUND_DEVICES
 from bench.reporting.claims import Claims, all_claims
-from bench.reporting.frames.keys import rows_of
+from bench.reporting.frames.keys import rows_of, workload_dataset
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.prices import Price
@@ -107,7 +107,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     s = a.summary
     found = claims if claims is not None else all_claims(a)
     hosts = sorted(set(a.points["host"]))
-    workloads = list(s.groupby(["workload", "dataset"], sort=True).groups)
+    workloads = [workload_dataset(key) for key in s.groupby(["workload", "dataset"], sort=True).groups]
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
@@ -123,7 +123,8 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     lines += time_section(a.points, parents)
     seen: dict[str, str] = {}
-    for (workload, dataset), g in s.groupby(["workload", "dataset"], sort=True):
+    for key, g in s.groupby(["workload", "dataset"], sort=True):
+        workload, dataset = workload_dataset(key)
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
         title = workload_title(workload, dataset)
         found_here = found.get((workload, dataset))

@@ -6,6 +6,7 @@ screen and links here. Never imports TensorFlow."""
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
@@ -217,7 +218,7 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
     failing = ok["not_learning"].map(bool)
     if not failing.any() or failing.all():  # a contrast needs a configuration that learns and one that does not
         return []
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    groups: dict[tuple[Any, ...], list[dict[Hashable, Any]]] = {}  # to_dict's rows: column label -> value
     for row, spe in zip(ok.to_dict("records"), compared_spe(ok), strict=True):
         backend, name = row["backend"], row["strategy_label"]
         row |= {"_backend": backend}

@@ -170,7 +170,8 @@ def device_memory_cell(r: pd.Series) -> str:
     peak = r.get("device_peak_mib", math.nan)
     if not (isinstance(peak, float) and math.isfinite(peak)):
         return DASH
-    return number(peak, ",.0f") + SCOPE_MARKS.get(r.get("device_scope"), "")
+    scope = r.get("device_scope")  # a str, or None/NaN where the record has none
+    return number(peak, ",.0f") + (SCOPE_MARKS.get(scope, "") if isinstance(scope, str) else "")
 
 
 CSV_COLUMNS = ("workload", "dataset", "strategy", "backend", "compiler_mark", "device_kind", "num_replicas",

@@ -97,7 +97,7 @@ def time_section(points: pd.DataFrame, parents: Mapping[str, Mapping[str, float]
     budget = time_budget(points, parents)
     if budget.empty:
         return []
-    several = budget["run_id"].duplicated(keep=False)
+    several = budget["run_id"].duplicated(keep=False).to_dict()  # by row label, as iterrows gives it
     columns = {f"{b['run_id']} on {b['host']}" if several[i] else str(b["run_id"]): b for i, b in budget.iterrows()}
     rows = [{"where": "worker processes (host)",
              **{name: f"{b['processes']} ({b['host']})" for name, b in columns.items()}}]

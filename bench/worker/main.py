@@ -1,4 +1,4 @@
-"""Runs one worker group inside one process: ``python -m bench.runner.worker`` (a :class:`WorkerJob` as one JSON line on
+"""Runs one worker group inside one process: ``python -m bench.worker`` (a :class:`WorkerJob` as one JSON line on
 stdin). It makes the strategy first, then runs its points one by one, writing each record atomically when done and
 reporting progress as JSON lines on its original stdout (other output goes to stderr, the launcher's log).
 Framework work goes through the engine; failures are records (DESIGN.md, *Measurement rules*).
@@ -25,16 +25,15 @@ from bench.engines import (
     prepare_process,
     unresolved_strategy,
 )
+from bench.job.faults import Faults
+from bench.job.point import Point, WorkerJob, with_tensorflow
+from bench.job.point_record import base_record, error_info, failure_kind, process_record, utc_now
 from bench.measure.env import host_env
 from bench.measure.gpu_env import gpu_env
 from bench.measure.peak_cache import device_kind_of
 from bench.measure.probes import Peaks, memory_record, reset_peak_rss, scaled_peaks
 from bench.readiness.findings import tpu_checks
 from bench.records import ErrorInfo, Record, write_record
-from bench.runner.faults import Faults
-from bench.runner.plan import Point, WorkerJob, with_tensorflow
-from bench.runner.point_record import base_record, error_info, failure_kind, process_record, utc_now
-from bench.runner.processes import end_now
 from bench.workloads.base import is_import_path
 
 
@@ -48,7 +47,7 @@ def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
 
 class Worker:
     """State of one worker process: its job, engine, strategy, environment, cached datasets, event stream;
-    ``faults``: the test-only injected faults (:mod:`bench.runner.faults`), none by default."""
+    ``faults``: the test-only injected faults (:mod:`bench.job.faults`), none by default."""
 
     def __init__(self, job: WorkerJob, events: TextIO, faults: Faults | None = None) -> None:
         self.job = job
@@ -224,8 +223,8 @@ class Worker:
 
     def fit(self, point: Point, rec: Record, arrays: Any, gb: int) -> None:
         """Build, compile and fit the point's model under the strategy, filling ``rec`` with what it measured
-        (:class:`bench.runner.fit.PointFit`)."""
-        from bench.runner.fit import PointFit
+        (:class:`bench.worker.fit.PointFit`)."""
+        from bench.worker.fit import PointFit
 
         PointFit(self, point, rec, arrays, gb).run()
 
@@ -239,6 +238,15 @@ class Worker:
             return
         for p in points:
             self.run_point(p)
+
+
+def end_now(status: int) -> None:
+    """End a worker process whose every record is written, without the interpreter's teardown, which the launcher
+    waits for before it starts the next worker: TensorFlow's, JAX's and PyTorch's objects took 1.0, 0.7 and 1.9 s
+    of it after a small fit on the 2-core box (docs/findings.md). Output is flushed first."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def main() -> int:
@@ -273,7 +281,7 @@ def main() -> int:
 
     threading.Thread(target=exit_when_orphaned, name="orphan-watch", daemon=True).start()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    faults = Faults.parse(os.environ.get("BENCH_FAULT", ""), job.process_id)  # test-only: bench.runner.faults
+    faults = Faults.parse(os.environ.get("BENCH_FAULT", ""), job.process_id)  # test-only: bench.job.faults
     Worker(job, events, faults).run()
     events.flush()
     if job.processes == 1:  # no interpreter teardown: the launcher would wait for it (JAX's joins a group's processes)

@@ -15,23 +15,23 @@ from typing import Any, Protocol
 
 from bench.config import effective_steps_per_execution
 from bench.engines import Engine, StrategyInfo, input_threads
+from bench.job.faults import Faults
+from bench.job.point import Point, WorkerJob
+from bench.job.point_record import TPU_AUGMENTATION_NOTE
 from bench.measure.env import cpu_busy, others_busy
 from bench.measure.probes import Peaks
 from bench.records import Epoch, ErrorInfo, Record, Stage, finite_or_none
-from bench.runner.devices import guard, jit_compile, one_step, record_peaks, record_placement, record_step_memory
-from bench.runner.faults import Faults
-from bench.runner.feeds import describe_feed, make_feed
-from bench.runner.init_weights import weights_digest
-from bench.runner.plan import Point, WorkerJob
-from bench.runner.point_record import TPU_AUGMENTATION_NOTE
-from bench.runner.second_batch import measure_second_batch
+from bench.worker.devices import guard, jit_compile, one_step, record_peaks, record_placement, record_step_memory
+from bench.worker.feeds import describe_feed, make_feed
+from bench.worker.init_weights import weights_digest
+from bench.worker.second_batch import measure_second_batch
 from bench.workloads import get_workload, stage_epochs
 
 TIMES = ("epoch_s", "train_s", "val_s")  # an epoch's seconds each process of a multi-process point reports
 
 
 class FitContext(Protocol):
-    """What a point's fit needs of its worker process (:class:`bench.runner.worker.Worker` is one)."""
+    """What a point's fit needs of its worker process (:class:`bench.worker.main.Worker` is one)."""
 
     job: WorkerJob
     strategy: Any
@@ -124,7 +124,7 @@ class PointFit:
     def build(self, first_stage: str) -> None:
         """Model from the run's shared initial weights, frozen layers, compiled; what ran goes in the record."""
         from bench.measure.flops import FLOP_COUNT, forward_flops_per_example, train_flops_per_example, uncounted_layers
-        from bench.runner.init_weights import apply_shared_weights
+        from bench.worker.init_weights import apply_shared_weights
         from bench.workloads.models import augmentation_layers
 
         rec, worker = self.rec, self.worker

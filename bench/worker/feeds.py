@@ -1,5 +1,5 @@
 """What a point's ``fit`` is fed, by its input pipeline (config key ``input_pipelines``): one step of the worker between
-the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.runner.fit`). ``default``, ``cached``,
+the data (:mod:`bench.workloads.examples`) and the fit (:mod:`bench.worker.fit`). ``default``, ``cached``,
 ``slow_decode``: the engine's own pipelines; ``autotune``: tf.data's ``AUTOTUNE`` settings; ``numpy``: the arrays
 into ``fit``; ``user``: the workload's ``input_fn`` (:mod:`bench.engines.user_feed`). A pipeline a point cannot run
 raises :class:`~bench.engines.PipelineUnavailable` (``skipped``). Method: docs/workloads.md.
@@ -15,7 +15,7 @@ import numpy as np
 from bench.config import USER_PIPELINE
 from bench.engines import BENCH_ORDER, KERAS_ORDER, TF_SHUFFLE, Engine, Pipelines, PipelineUnavailable
 from bench.engines.user_feed import UserFeed, keras_batches
-from bench.runner.plan import tuned
+from bench.job.point import tuned
 from bench.workloads import Workload
 from bench.workloads.labels import as_fed
 

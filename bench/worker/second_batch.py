@@ -9,9 +9,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from bench.job.point import Point
 from bench.records.parts import SecondBatch
-from bench.runner.feeds import make_feed
-from bench.runner.plan import Point
+from bench.worker.feeds import make_feed
 
 MAX_STEPS = 16  # the timed epoch's steps at most (rounded down to whole executions)
 
@@ -38,7 +38,7 @@ def second_batch_size(gb: int, n_train: int, replicas: int, spe: int) -> int:
 
 
 def measure_second_batch(fit: Any) -> None:
-    """Run the stage for ``fit`` (a :class:`bench.runner.fit.FitRun` after its fit) when the job asks for it and the
+    """Run the stage for ``fit`` (a :class:`bench.worker.fit.FitRun` after its fit) when the job asks for it and the
     sweep has no other batch of the point's configuration; the result or the reason in the record."""
     worker, point, rec = fit.worker, fit.point, fit.rec
     if (not worker.job.second_batch or rec.status != "ok" or point.processes > 1

@@ -26,7 +26,7 @@ def jit_compile(backend: str, requested: bool | str) -> bool | str:
 
 
 def record_placement(fit: Any) -> None:
-    """Check and record the placement and the compiler of ``fit`` (a :class:`bench.runner.fit.PointFit` whose
+    """Check and record the placement and the compiler of ``fit`` (a :class:`bench.worker.fit.PointFit` whose
     model is built and compiled); PlacementError when the strategy's promise does not hold."""
     worker = fit.worker
     batch = fit.sample_batch = next(iter(fit.pipes.val_pass()), None)  # the step's memory analysis reads it too
@@ -112,7 +112,7 @@ def guard(engine: Any, strategy: Any) -> Any:
 
 def one_step(job: Any, point: Any, rec: Any) -> list[Any]:
     """The callbacks that keep one training step in flight where the worker's job says why for ``point`` (its first
-    worker's fatal line and log, :attr:`bench.runner.plan.WorkerJob.one_step`); none otherwise. A batch-end hook
+    worker's fatal line and log, :attr:`bench.job.point.WorkerJob.one_step`); none otherwise. A batch-end hook
     of its own makes Keras call the batch-end hooks in step, each waiting for its step's loss, where under JAX it
     would hand them to a thread pool and dispatch the next steps meanwhile. The record says so (``steps_in_flight``,
     a note)."""

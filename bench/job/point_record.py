@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.data.sources import describe
+from bench.job.point import Point
 from bench.records import SCHEMA_VERSION, ErrorInfo, Process, Record
-from bench.runner.plan import Point
 from bench.workloads import Workload, get_workload, source_of, target_for, uses_source
 from bench.workloads.user import INPUT_FN
 
