@@ -133,8 +133,20 @@ def test_speedup_heatmap(cnn):
     assert colorbar and "speedup vs cpu" in colorbar[0].get_ylabel()
 
 
-def test_plot_workload_writes_pngs(cnn, tmp_path):
-    paths = plots.plot_workload(cnn[0], cnn[2], cnn[1], TITLE, "cpu", tmp_path, "cnn")
+def workload_pngs(points, epochs, summary, out_dir, stem) -> dict:
+    """Every figure of one workload saved as ``out_dir/<stem>-<figure>.png``, as the report's drawer saves them; the
+    figures that had data."""
+    figures = {"epoch_time": plots.epoch_time_figure(epochs, TITLE),
+               "throughput": plots.throughput_figure(epochs, TITLE),
+               "val_accuracy": plots.val_accuracy_figure(epochs, points, TITLE),
+               "speedup": plots.speedup_heatmap_figure(summary, TITLE, "cpu"),
+               "backends": plots.backend_figure(summary, TITLE)}
+    paths = {k: plots.save(f, out_dir / f"{stem}-{k}.png") for k, f in figures.items()}
+    return {k: p for k, p in paths.items() if p is not None}
+
+
+def test_every_figure_of_a_workload_writes_a_png(cnn, tmp_path):
+    paths = workload_pngs(cnn[0], cnn[2], cnn[1], tmp_path, "cnn")
     assert sorted(paths) == ["epoch_time", "speedup", "throughput", "val_accuracy"]
     for p in paths.values():
         assert p.parent == tmp_path and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -148,7 +160,7 @@ def test_no_data_skips_cleanly(cnn, tmp_path):
     assert plots.epoch_time_figure(failed_epochs, TITLE) is None
     assert plots.val_accuracy_figure(failed_epochs, failed_points, TITLE) is None
     assert plots.speedup_heatmap_figure(failed_summary, TITLE, "cpu") is None
-    assert plots.plot_workload(failed_points, failed_epochs, failed_summary, TITLE, "cpu", tmp_path, "x") == {}
+    assert workload_pngs(failed_points, failed_epochs, failed_summary, tmp_path, "x") == {}
     assert list(tmp_path.iterdir()) == []
 
 

@@ -18,11 +18,6 @@ from bench.workloads import get_workload, is_import_path, shown
 PREFLIGHT_TIMEOUT_S = 300.0
 
 
-def model_problems(cfg: SuiteConfig) -> dict[str, str]:
-    """{user workload: why its model does not fit its data, "" when it does} (:func:`preflight`)."""
-    return preflight(cfg)[0]
-
-
 def preflight(cfg: SuiteConfig) -> tuple[dict[str, str], dict[str, str]]:
     """({user workload: why its model does not fit its data, "" when it does}, {user workload: a portability
     warning, "" without one}), every user workload of ``cfg`` checked in one child process ({}, {} without user
