@@ -260,7 +260,7 @@ def test_every_repeat_is_its_own_process_a_seeded_training_run_and_parity_is_jud
     from bench.reporting.verdicts import analyze
 
     (row,) = [r for _, r in analyze(records, baseline="cpu").parity.iterrows()]
-    assert (row["strategy"], row["baseline"], row["seeds"]) == ("cpu_x2", "cpu", 3)
+    assert (row["strategy"], row["baseline"], row["seeds"]) == ("jax/cpu_x2", "jax/cpu", 3)
     assert [s for s, _ in row["per_seed"]] == [0, 1, 2]
     assert row["verdict"] in ("differs", "equivalent", "inconclusive")
     assert (row["verdict"] == "differs") == (row["low_pp"] > 0 or row["high_pp"] < 0)

@@ -173,7 +173,7 @@ class Launcher:
                    **multi_process_env(coordinator, n, i)}
             with log.open("w") as err:
                 # A new session: a Ctrl-C on the terminal reaches the launcher only, which then stops the worker.
-                proc = subprocess.Popen([sys.executable, "-m", "bench.worker.main"], stdin=subprocess.PIPE,
+                proc = subprocess.Popen([sys.executable, "-m", "bench.worker"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=err, text=True, env=env,
                                         start_new_session=True)
             self.procs.append(proc)

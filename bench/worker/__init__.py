@@ -2,5 +2,5 @@
 (``python -m bench.worker.preflight``), and imports Keras and, through :mod:`bench.engines`, a framework. :mod:`.main`
 runs a :class:`bench.job.point.WorkerJob`'s points, :mod:`.fit` one point's fit (with :mod:`.feeds`, :mod:`.devices`,
 :mod:`.init_weights`, :mod:`.second_batch`). It never imports the orchestrator (:mod:`bench.runner`): what both
-sides share is :mod:`bench.job` (rule: tests/test_import_contract.py).
+sides share is :mod:`bench.job` (rule: pyproject.toml, import-linter).
 """

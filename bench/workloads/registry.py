@@ -1,5 +1,5 @@
 """The built-in workloads: :data:`WORKLOADS`, a dict of zero-argument factories returning :class:`Workload`, each the
-tutorial's layer stack described by data only (no Keras, even lazily: ``tests/test_import_contract.py``). A new
+tutorial's layer stack described by data only (no Keras, even lazily: ``pyproject.toml``, import-linter). A new
 built-in is an entry here and a builder in ``bench.workloads.models.BUILDERS``. The built-ins: docs/workloads.md.
 """
 
