@@ -1,5 +1,5 @@
 """The report over the first real GPU records: one NVIDIA H200 under JAX and PyTorch, 2026-11-27 (bench at
-079c469; tests/data/gpu_h200_2026_11_27 is ../shared/fixtures/gpu-h200-2026-11-27 without its worker logs, the run
+079c469; tests/data/gpu_h200_2026_11_27 holds that run's records and run.json without its worker logs, the run
 described in docs/findings.md). What those records got wrong must stay fixed for records written before the fix:
 the device that ran is priced and in its own lower-bound table at the arithmetic that ran (issue 50)."""
 
