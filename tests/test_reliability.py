@@ -343,15 +343,14 @@ def test_a_jax_point_whose_worker_died_in_xla_all_reduce_is_run_again_once_with_
     from types import SimpleNamespace
 
     from bench.cli import parse_config
+    from bench.job.faults import STALL_LINE
     from bench.job.point import WorkerJob
     from bench.runner.launcher import Launcher
     from bench.runner.plan import plan
     from bench.runner.processes import stalled
     from bench.runner.progress import Progress
 
-    line = ("F1202 05:01:02.345678 1234 rendezvous.cc:127] Termination timeout for `all reduce` of 40 seconds "
-            "exceeded. Exiting to ensure a consistent program state. Expected 2 threads to join the rendezvous, but "
-            "only 1 of them arrived on time.")
+    line = STALL_LINE  # XLA's line, as the stall fault writes it
     (tmp_path / "logs").mkdir()
     log, other = tmp_path / "logs" / "jax-cpu_x2-worker1.log", tmp_path / "logs" / "jax-cpu_x2-worker2.log"
     log.write_text(f"I1202 starting\n{line}\n*** Check failure stack trace: ***\n")

@@ -259,10 +259,9 @@ class Launcher:
         self.progress.done += 1
 
     def rerun_stalled(self, point: Point, attempt: Attempt) -> bool:
-        """True when a JAX worker died in XLA's CPU all-reduce while
-        running ``point`` for the first time (:func:`bench.runner.processes.stalled`): the point is then noted in
-        :attr:`one_step` (the line and the log), to run again with one step in flight. Once only: a second death is
-        the point's record."""
+        """True when a JAX worker died in XLA's CPU all-reduce (:func:`bench.runner.processes.stalled`) while running
+        ``point`` for the first time: the point is then noted in :attr:`one_step` (the line and the log), to run again
+        with one step in flight. Once only: a second death is the point's record."""
         if point.backend != "jax" or point.point_id in self.one_step or attempt.cause is not None:
             return False
         if attempt.in_flight is None or is_recorded(self.run_dir, point):
