@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -224,44 +223,24 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         drawer.collect()
 
 
-def _drawn_by(path):
-    time.sleep(0.3)
-    path.write_text(str(os.getpid()))
+def _noted(folder, name):
+    (folder / name).write_text(str(os.getpid()))
 
 
-def test_the_pool_holds_no_backlog_and_this_process_draws_what_waits(tmp_path):
-    """Tasks go to the drawing processes only while one is free, so what is still waiting when the report's own
-    work is done is drawn in the report's process; every task is drawn once."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_figure_with_data_is_drawn_once_and_one_without_data_not_at_all(tmp_path, workers):
+    """In the pool's processes or in this one: each task drawn once, where :func:`processes` says; a figure whose
+    data function found no data is never drawn (it would only find that out)."""
     from bench.reporting.render.figures import drawer as figures
 
-    drawer = figures.Drawer(2)
-    tasks = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _drawn_by, (tmp_path / f"f{i}.pid",))
-             for i in range(6)]
-    drawer.submit(*tasks)
-    assert (len(drawer.futures), len(drawer.waiting)) == (2, 4)
-    assert drawer.collect() == {}  # no figure had data
-    pids = [int((tmp_path / f"f{i}.pid").read_text()) for i in range(6)]
-    assert pids.count(os.getpid()) >= 1 and len(set(pids)) >= 2, pids
-
-
-def _noted(order, name):
-    order.append(name)
-
-
-def test_the_costliest_figure_waiting_is_drawn_first_and_one_without_data_not_at_all(tmp_path):
-    """Largest first: the cheap figures fill the end of the report rather than a long one drawn alone; among figures
-    of one kind the first submitted goes first; a figure whose data function found no data is never drawn."""
-    from bench.reporting.render.figures import drawer as figures
-
-    order: list[str] = []
-    names = ["cost", "epoch_time", "speedup", "unknown_kind", "val_accuracy", "throughput"]
-    tasks = [figures.Task(("w", "d"), n, tmp_path / f"{n}.png", _noted, (order, f"{n}{i}"))
-             for i, n in enumerate(names)]
-    empty = figures.Task(("w", "d"), "speedup", tmp_path / "e.png", _noted, (order, "empty"), has_data=False)
-    drawer = figures.Drawer(1)
-    drawer.submit(*tasks[:3], empty, *tasks[3:])
+    tasks = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _noted, (tmp_path, f"f{i}")) for i in range(4)]
+    empty = figures.Task(("w", "d"), "speedup", tmp_path / "e.png", _noted, (tmp_path, "empty"), has_data=False)
+    drawer = figures.Drawer(workers)
+    drawer.submit(*tasks[:2], empty, *tasks[2:])
     assert drawer.collect() == {}  # _noted returns no figure
-    assert order == ["speedup2", "val_accuracy4", "epoch_time1", "unknown_kind3", "throughput5", "cost0"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.suffix) == ["f0", "f1", "f2", "f3"]
+    pids = {int((tmp_path / f"f{i}").read_text()) for i in range(4)}
+    assert (pids == {os.getpid()}) == (workers == 1), pids
 
 
 def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):

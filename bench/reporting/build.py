@@ -69,8 +69,8 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
     missing = [str(d) for d in dirs if not d.exists()]
     if missing:
         raise ReportError(f"results folder not found: {', '.join(missing)}")
-    drawer = Drawer(start=True)  # figures are drawn in other processes while this one analyses and writes; they
-    try:  # start now, while this process is small: forking it later cost more, its pages copied on every write
+    drawer = Drawer()  # figures are drawn in other processes while this one analyses and writes
+    try:
         loaded = untrusted.load(dirs)  # every string of every record made inert and capped
         if not loaded.records:
             raise ReportError(f"no point records found under {', '.join(map(str, dirs))}"

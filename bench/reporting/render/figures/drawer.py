@@ -1,7 +1,6 @@
-"""The report's figures as tasks, drawn in a pool of forked processes beside the analysis (:class:`Drawer`): each
-figure depends only on its own frames. Forks only on Linux, from a single-threaded process (not a Jupyter kernel),
-with more than one CPU; ``BENCH_REPORT_PROCESSES`` sets the pool (``1``: in-process). Figures are byte-identical
-either way.
+"""The report's figures as tasks (:class:`Task`), drawn by :class:`Drawer` in a pool of forked processes while the
+report's process analyses and writes, or in that process. Each figure depends only on its own frames, and is
+byte-identical either way.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures.comparisons import backend_data, speedup_data
 from bench.reporting.render.figures.costs import cost_figure
 from bench.reporting.render.figures.curves import line_data, val_accuracy_data
-from bench.reporting.render.figures.layout import warm_up
 from bench.reporting.render.figures.runs import (
     epoch_times_figure,
     runs_data,
@@ -36,12 +34,6 @@ from bench.reporting.render.text import workload_title
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
-# About what one figure of each kind costs to draw (s of CPU: the 1,000 synthetic records' report, the H200's and
-# tests/data/records_backends', on a 2-core box). A free process takes the costliest figure waiting, so the
-# cheap ones fill the end rather than one process drawing a long figure alone while the others wait (largest
-# first; submission order among equals).
-FIGURE_CPU_S = {"speedup": 0.4, "val_accuracy": 0.4, "epoch_times": 0.3, "throughput": 0.3, "epoch_time": 0.3,
-                "time_to_accuracy": 0.25, "backends": 0.25, "cost": 0.13}
 
 
 @dataclass(frozen=True)
@@ -62,13 +54,9 @@ def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
     return task.key, task.name, plots.save(task.draw(*task.args), task.path)
 
 
-def drawing_cpu_s(task: Task) -> float:
-    """About what drawing ``task`` costs (s of CPU, :data:`FIGURE_CPU_S`; a kind not in it: the median kind's)."""
-    return FIGURE_CPU_S.get(task.name, 0.3)
-
-
 def processes() -> int:
-    """How many drawing processes a report uses here (1: none, the report's own process draws)."""
+    """How many drawing processes a report uses here (1: none, the report's own process draws). Forks only on
+    Linux, from a single-threaded process (not a Jupyter kernel); ``BENCH_REPORT_PROCESSES`` sets it."""
     chosen = os.environ.get(PROCESSES_ENV, "").strip()
     if chosen:
         try:
@@ -81,52 +69,21 @@ def processes() -> int:
 
 
 class Drawer:
-    """Draws submitted tasks in a pool of forked processes (:func:`processes`), or in this process when
-    :meth:`collect` is called if the pool has one process. The pool is handed a task only when one of its
-    processes is free, so no backlog waits in its queue: :meth:`collect` draws here every task still waiting (this
-    process has finished its own work by then). A figure's error is raised by :meth:`collect`."""
+    """Draws each submitted task in a pool of forked processes (:func:`processes`) as it is submitted, or, with a
+    pool of one, in this process when :meth:`collect` is called. A figure's error is raised by :meth:`collect`."""
 
-    def __init__(self, workers: int | None = None, start: bool = False) -> None:
+    def __init__(self, workers: int | None = None) -> None:
         self.workers = processes() if workers is None else workers
         self.pool = (ProcessPoolExecutor(self.workers, mp_context=get_context("fork"), initializer=_worker_start)
                      if self.workers > 1 else None)
-        if self.pool is not None and start:  # fork the processes now (the pool forks them all at its first task)
-            self.pool.submit(int)
         self.tasks: list[Task] = []  # every task submitted, in order
-        self.futures: dict[int, Future[tuple[tuple[str, str], str, Path | None]]] = {}  # task index -> its drawing
-        self.waiting: list[int] = []  # tasks not handed to the pool yet
-        self.busy = 0  # tasks in the pool's processes
-        self.lock = threading.RLock()  # the pool's done callbacks run on its own thread
-        self.collecting = False  # collect() draws what is left: nothing more goes to the pool
+        self.futures: list[Future[tuple[tuple[str, str], str, Path | None]] | None] = []  # their drawings
 
     def submit(self, *tasks: Task) -> None:
         """Draw ``tasks`` (a task whose data function found no data is not drawn: it would only find that out)."""
-        with self.lock:
-            self.waiting += [len(self.tasks) + j for j, t in enumerate(tasks) if t.has_data]
-            self.tasks += tasks
-        if self.pool is not None:
-            self._dispatch()
-
-    def _dispatch(self, _finished: Future[Any] | None = None) -> None:
-        """Hand waiting tasks to the pool while it has a free process (also each drawing's done callback)."""
-        assert self.pool is not None
-        with self.lock:
-            self.busy -= _finished is not None
-            while self.waiting and self.busy < self.workers and not self.collecting:
-                i = self._costliest()
-                try:
-                    self.futures[i] = self.pool.submit(run, self.tasks[i])
-                except RuntimeError:  # a broken or shut down pool: this process draws what is left
-                    self.waiting.append(i)
-                    return
-                self.busy += 1
-                self.futures[i].add_done_callback(self._dispatch)
-
-    def _costliest(self) -> int:
-        """Take the waiting task that costs most to draw (:data:`FIGURE_CPU_S`), the first submitted among equals."""
-        i = max(self.waiting, key=lambda j: (drawing_cpu_s(self.tasks[j]), -j))
-        self.waiting.remove(i)
-        return i
+        for t in tasks:
+            self.tasks.append(t)
+            self.futures.append(self.pool.submit(run, t) if self.pool is not None and t.has_data else None)
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
         """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
@@ -134,27 +91,15 @@ class Drawer:
         return _by_key((t.key, t.name, t.path if t.has_data else None) for t in self.tasks)
 
     def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
-        """Wait for every figure, drawing here those no process has taken; (workload, dataset) -> figure name ->
-        PNG path, for the figures with data, in the order they were submitted."""
-        mine = {}
+        """Wait for every figure (drawing them here without a pool); (workload, dataset) -> figure name -> PNG
+        path, for the figures with data, in the order they were submitted."""
         try:
             with collected_apart():
-                while (i := self._next_waiting()) is not None:
-                    mine[i] = run(self.tasks[i])
-                done = [mine[i] if i in mine else self.futures[i].result() if i in self.futures else
-                        (t.key, t.name, None) for i, t in enumerate(self.tasks)]
+                done = [f.result() if f is not None else run(t) if t.has_data and self.pool is None else
+                        (t.key, t.name, None) for t, f in zip(self.tasks, self.futures, strict=True)]
         finally:
             self.close()
         return _by_key(done)
-
-    def _next_waiting(self) -> int | None:
-        """A task no process has taken, for this one to draw; None when there is none left, and from then on the
-        pool is handed nothing more (every task is then drawn here or has its future)."""
-        with self.lock:
-            if self.waiting:
-                return self._costliest()
-            self.collecting = True
-            return None
 
     def close(self) -> None:
         """Stop the drawing processes (what they have not started is dropped); again does nothing."""
@@ -182,14 +127,9 @@ def collected_apart() -> Iterator[None]:
 
 def _worker_start() -> None:
     """A drawing process's start: what it inherited from the report's process (records, frames) is frozen out of the
-    cyclic garbage collector, which then sees only the process's own figures (a full collection over the inherited
-    objects took ~0.1 s each and copied their memory pages), and the collector runs (the report's process may
-    have paused it: :func:`bench.reporting.build.build_report`); then it loads what its first figure would
-    (:func:`~bench.reporting.render.figures.layout.warm_up`), on a core the report's process leaves idle while it
-    reads the records."""
+    cyclic garbage collector, which then runs (the report's process may have paused it) over its own figures."""
     gc.freeze()
     gc.enable()
-    warm_up()
 
 
 def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:

@@ -206,9 +206,6 @@ def save(fig: Figure | None, path: Path) -> Path | None:
     return path
 
 
-_saved_one = False  # this process (or the one it was forked from) has written a figure: what warm_up loads is loaded
-
-
 def save_to(fig: Figure, target: Any) -> None:
     """``fig`` laid out once (its constrained layout run, then taken off: with a layout engine on it, savefig first
     draws the whole figure without output only to run the layout; the PNG is byte-identical either way) and written
@@ -219,21 +216,3 @@ def save_to(fig: Figure, target: Any) -> None:
         engine.execute(fig)
         fig.set_layout_engine(None)  # None, not "none": a placeholder engine still costs that extra draw
     fig.savefig(target, dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
-    global _saved_one
-    _saved_one = True
-
-
-def warm_up() -> None:
-    """Draw and encode one small figure, the way :func:`save` does, into memory: what a fresh process's first figure
-    loads (the font, the PNG writer, the renderer's first paths; ~0.1 s of CPU) is loaded then. A drawing process
-    does it at its start, while the report's process still reads the records; nothing where this process, or the
-    one it was forked from, has saved a figure already (a second report in a notebook or a benchmark)."""
-    import io
-
-    if _saved_one:
-        return
-    fig, axes = grid(1, "warm-up")
-    axes[0].plot([1, 2], [1, 2], marker="o", label="a")
-    axes[0].set(title="a", xlabel="x", ylabel="y")
-    legend(fig, axes)
-    save_to(fig, io.BytesIO())
