@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -228,3 +229,18 @@ def test_targets_apply_to_the_data_and_sizes_they_were_set_on() -> None:
     assert target_for(get_workload("plant_transfer"), "synthetic", "reduced", 512, 128) is None
     mine = dataclasses.replace(fashion, target_accuracy=0.6)
     assert target_for(mine, "synthetic", "full", 10, 10) == (0.6, "workload")
+
+
+def test_the_tutorial_is_its_own_field_and_seed_its_deprecated_name() -> None:
+    """``Workload.tutorial`` holds the tutorial a workload reproduces ("seed" means a random seed only); the
+    field's earlier name still works, with a DeprecationWarning, and reads as ``tutorial``."""
+    from bench.workloads import Workload, get_workload
+
+    assert {n: get_workload(n).tutorial for n in ("catsdogs_cnn", "plant_cnn", "fashion_cnn", "reuters_textcnn")} == {
+        "catsdogs_cnn": "000", "plant_cnn": "001", "fashion_cnn": "002", "reuters_textcnn": "004"}
+    with pytest.warns(DeprecationWarning, match=r"Workload\(tutorial=\.\.\.\)"):
+        old = Workload(name="mine", seed="002")
+    assert old.tutorial == old.seed == "002" and old == Workload(name="mine", tutorial="002")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # replace() passes .seed back: no second warning
+        assert dataclasses.replace(old, name="yours").tutorial == "002"

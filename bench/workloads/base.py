@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any
 
 CompileSettings = dict[str, Any] | Callable[[], dict[str, Any]]
@@ -64,7 +65,7 @@ class Workload:
     compile_kwargs: CompileSettings | None = None
     data: str | Callable[[], tuple[Any, Any, Any, Any]] = "synthetic"  # or (x_train, y_train, x_val, y_val)
     dataset: str = ""  # the synthetic dataset it trains on (bench.data.synthetic)
-    seed: str = ""  # the tutorial it reproduces: 000 Colab cats-vs-dogs, 002 Fashion-MNIST TPU, 004 Reuters Conv1D
+    tutorial: str = ""  # the tutorial it reproduces: 000 Colab cats-vs-dogs, 002 Fashion-MNIST TPU, 004 Reuters Conv1D
     description: str = ""
     shape: tuple[int, ...] = ()
     classes: int = 0
@@ -101,6 +102,14 @@ class Workload:
     # ``workload_revision``; bench.workloads.registry.EARLIER says what an earlier one was)
     revision: int = 1
     input_fn: Callable[[str, int, int], Any] | None = None  # the user's own pipeline (class docstring), or data
+    seed: InitVar[str] = ""  # deprecated: ``tutorial``'s earlier name (reading ``.seed`` gives ``tutorial``)
+
+    def __post_init__(self, seed: str) -> None:
+        if seed and seed != self.tutorial:  # dataclasses.replace passes .seed back: the tutorial, no warning
+            warnings.warn("Workload(seed=...) is deprecated: the tutorial a workload reproduces is "
+                          "Workload(tutorial=...); 'seed' means a random seed only", DeprecationWarning, stacklevel=3)
+            if not self.tutorial:
+                object.__setattr__(self, "tutorial", seed)
 
     @property
     def modality(self) -> str:
@@ -184,3 +193,8 @@ def stage_epochs(workload: Workload, epochs: int) -> list[tuple[str, int]]:
     if not workload.frozen:
         return [("train", epochs)]
     return [(STAGES[0], epochs // 2), (STAGES[1], epochs - epochs // 2)]
+
+
+# ``seed``, deprecated, reads as ``tutorial``: set after the class is made (the dataclass keeps it as an init
+# argument), by setattr (to mypy the attribute is the init argument's str)
+setattr(Workload, "seed", property(lambda self: self.tutorial, doc="Deprecated: use ``tutorial``."))  # noqa: B010

@@ -24,15 +24,15 @@ def builtin(name: str, **fields: Any) -> Callable[[], Workload]:
     return functools.partial(Workload, name=name, revision=CURRENT.get(name, 1), **fields)
 
 
-FASHION = {"dataset": "fashion", "seed": "002", "shape": (28, 28, 1), "classes": 10, "full": (60000, 10000),
+FASHION = {"dataset": "fashion", "tutorial": "002", "shape": (28, 28, 1), "classes": 10, "full": (60000, 10000),
            "reduced": (4096, 1024), "target_accuracy": {"reduced": 0.85}}
-CATSDOGS = {"dataset": "catsdogs", "seed": "000", "shape": (128, 128, 3), "classes": 2, "full": (8000, 2000),
+CATSDOGS = {"dataset": "catsdogs", "tutorial": "000", "shape": (128, 128, 3), "classes": 2, "full": (8000, 2000),
             "reduced": (256, 256), "augment": True, "binary_labels": True, "target_accuracy": {"reduced": 0.70}}
 CATSDOGS_QUICK = {**CATSDOGS, "shape": (64, 64, 3), "reduced": (512, 256), "target_accuracy": {"reduced": 0.85}}
-REUTERS = {"dataset": "reuters", "seed": "004", "shape": (300,), "classes": 46, "full": (8982, 2246),
+REUTERS = {"dataset": "reuters", "tutorial": "004", "shape": (300,), "classes": 46, "full": (8982, 2246),
            "reduced": (4096, 1024), "vocab": REUTERS_VOCAB, "optimizer": "Nadam", "top_k": 5,
            "target_accuracy": {"reduced": 0.40}}
-PLANTS = {"dataset": PLANT_IMAGES, "seed": "001", "classes": 4, "full": plants.sizes("full"),
+PLANTS = {"dataset": PLANT_IMAGES, "tutorial": "001", "classes": 4, "full": plants.sizes("full"),
           "reduced": plants.sizes("reduced")}
 PIPELINE_AUGMENTATION = ("crop", "flip", "rot90", "brightness", "contrast")
 

@@ -43,7 +43,7 @@ def sized(n_train: int, n_val: int) -> Workload:
 
     model = runnable(get_workload("fashion_cnn"))
     return dataclasses.replace(model, name="fashion_cnn_plain_pipeline", input_fn=input_fn, full=(n_train, n_val),
-                               reduced=(n_train, n_val), dataset="", seed="002")
+                               reduced=(n_train, n_val), dataset="", tutorial="002")
 
 
 def measured() -> Workload:
