@@ -9,7 +9,7 @@ stages below it. This file reads the same statements and checks what import-lint
   without an import statement naming it: the contracts' rules, checked with that step added;
 - a report stage's ``__init__`` imports nothing;
 - there is no import cycle anywhere in ``bench/`` (module by module);
-- no module over 300 lines, function over 60, folder over 15 modules, reach into another module's private names,
+- no module over 400 lines, function over 60, folder over 15 modules, reach into another module's private names,
   report-side record read as a dict, statistic or claim that returns text; every ``__all__`` name exists.
 
 One exception, by design: the package root's module ``__getattr__`` (PEP 562) is the public facade
@@ -311,7 +311,7 @@ def test_reporting_reads_only_the_typed_record(tmp_path: Path) -> None:
     assert len(record_reads(bad)) == 3  # the checker itself can fail
 
 
-MAX_MODULE_LINES, MAX_FUNCTION_LINES, MAX_FOLDER_MODULES = 300, 60, 15
+MAX_MODULE_LINES, MAX_FUNCTION_LINES, MAX_FOLDER_MODULES = 400, 60, 15
 
 
 def size_problems(root: Path) -> list[str]:
