@@ -120,7 +120,7 @@ def make_dynamic():  # a partial last batch: shapes a TPU cannot compile once
 # model's step does not overlap the pause (JAX iterates a generator inside its training loop) an epoch's ratio is
 # pause / (pause + step), ~0.997 here; TensorFlow prefetches across the epoch boundary (~1.25). A pause of 0.6 s and
 # then of 1.5 s with one steady epoch each failed a fresh-clone CI run (2026-11-26/27) that no run here reproduced,
-# loaded or not (docs/findings.md): a stall of a whole second in the one timed epoch is enough. With three steady
+# loaded or not: a stall of a whole second in the one timed epoch is enough. With three steady
 # epochs the median ignores one stalled epoch of any length and tolerates up to SLOW_PAUSE s of delay in the others.
 EPOCHS = 4
 SLOW_PAUSE = 1.0
@@ -283,7 +283,7 @@ def test_the_input_bound_flag_works_on_an_own_pipeline(pipelines_run, tmp_path: 
 
     A backend whose flags come out wrong is measured once more, in a run of its own: a machine that stalls training
     for seconds at a time makes the flag rightly say "not input-bound" for that run (three fresh-clone CI runs,
-    2026-11-26..28; never here, under any load: docs/findings.md); a wrong flag fails both times."""
+    2026-11-26..28; never here, under any load); a wrong flag fails both times."""
     recs = own(pipelines_run)
     bound, said = flags(recs)
     for backend in SMOKE_BACKENDS:

@@ -243,7 +243,7 @@ class Worker:
 def end_now(status: int) -> None:
     """End a worker process whose every record is written, without the interpreter's teardown, which the launcher
     waits for before it starts the next worker: TensorFlow's, JAX's and PyTorch's objects took 1.0, 0.7 and 1.9 s
-    of it after a small fit on the 2-core box (docs/findings.md). Output is flushed first."""
+    of it after a small fit on the 2-core box (docs/development.md). Output is flushed first."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
