@@ -52,9 +52,9 @@ def _batch(name: str, n: int):
     return x, (y[:, None].astype("float32") if workload.classes == 2 else y)
 
 
-# plant_transfer is left out here: its fit is tested end to end, both stages under both backends, with its
-# losses changing from epoch to epoch (tests/test_augment_transfer.py); a whole-model fit of MobileNetV2 here
-# cost 35 s of the suite's time (its backward graph compiled once more) for no behaviour of its own
+# plant_transfer is left out here: a whole-model fit of MobileNetV2 costs 35 s of the suite's time (TensorFlow
+# tracing its backward graph) for no behaviour of bench's. Its stages are checked below; the two-stage fit itself,
+# under both backends, on a small model of its form (tests/test_augment_transfer.py)
 @pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"plant_transfer"}))
 def test_two_step_fit_updates_weights(name: str) -> None:
     keras.utils.set_random_seed(0)
@@ -88,6 +88,25 @@ EXPECTED_COMPILE = {
     "plant_cnn_layer_aug": ADAM_SPARSE,
     "plant_transfer": ADAM_SPARSE,
 }
+
+
+def test_plant_transfer_freezes_its_backbone_for_the_first_stage() -> None:
+    """The layer the built-in names in ``frozen`` is its MobileNetV2, as the worker freezes it: the head alone
+    trains first (GlobalAveragePooling, Dense 1280*4+4), then everything but BatchNorm's statistics."""
+    from bench.workloads import get_workload, stage_epochs
+
+    wl, model = get_workload("plant_transfer"), build_model("plant_transfer")
+    assert stage_epochs(wl, 5) == [("frozen", 2), ("fine_tune", 3)]
+
+    def trainable() -> int:
+        return sum(int(np.prod(w.shape)) for w in model.trainable_weights)
+
+    for name in wl.frozen:
+        model.get_layer(name).trainable = False
+    assert trainable() == 5_124
+    for name in wl.frozen:
+        model.get_layer(name).trainable = True
+    assert trainable() == 401_252
 
 
 def test_compile_settings_are_the_tutorials_for_every_builtin() -> None:
