@@ -116,7 +116,7 @@ LONGEST_FIRST = [
     "test_pipelines.py",  # 100 (2026-11-26): three input pipelines and four own ones under both backends, one run
     "test_clusters.py",  # 75: a real SLURM cluster and a command-line Dask cluster, each losing a machine mid-sweep
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
-    "test_augment_transfer.py",  # 116: MobileNetV2 in two stages under both backends
+    "test_augment_transfer.py",  # 72 alone: a small model in two stages, the augmentation layers, two backends
     "test_reliability.py",  # 110
     "test_augment.py",  # 85: the plant photos are generated here or in the transfer test
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line

@@ -282,7 +282,7 @@ NO_JIT = textwrap.dedent('''
 
 
 @pytest.mark.slow
-def test_the_doctor_fails_tutorial_001s_model_and_a_python_pipeline_and_passes_a_clean_workload(tmp_path) -> None:
+def test_the_doctor_fails_tutorial_001s_model_and_a_python_pipeline(tmp_path) -> None:
     """One TensorFlow check process for two workloads and two pipelines: fashion_cnn passes everything
     but the advice; the slow_decode pipeline (bench's own numpy_function) and the augmentation layers fail;
     exit status 1 (0 with warnings alone: test_exit_status_fails_on_a_failure_only, and float32's TPU advice is a
