@@ -116,13 +116,13 @@ LONGEST_FIRST = [
     "test_pipelines.py",  # 100 (2026-11-26): three input pipelines and four own ones under both backends, one run
     "test_clusters.py",  # 75: a real SLURM cluster and a command-line Dask cluster, each losing a machine mid-sweep
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
-    "test_augment_transfer.py",  # 72 alone: a small model in two stages, the augmentation layers, two backends
+    "test_augment_transfer.py",  # 148 (2026-12-02): a small model in two stages, augmentation layers, two backends
     "test_reliability.py",  # 110
     "test_augment.py",  # 85: the plant photos are generated here or in the transfer test
     "test_example_notebook.py",  # 81: a Jupyter kernel, two runs and the command line
     "test_user_workloads.py",  # 80
     "test_torch_backend.py",  # 57 (2026-11-26): TensorFlow and PyTorch side by side, torch.compile of a tiny model
-    "test_doctor.py",  # 80: three doctor runs and a run with a TPU point
+    "test_doctor.py",  # 80: two doctor runs and a run with a TPU point
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54

@@ -1,14 +1,14 @@
-"""Tutorial 001's plant workloads that need a real run under both backends, in one shared run: transfer learning
-in two stages and augmentation layers inside the model. A module of its own, so that the parallel test run starts
-it among the first (tests/conftest.py LONGEST_FIRST) beside the other long modules.
+"""Tutorial 001's two lessons that need a real run under both backends, in one shared run: transfer learning in two
+stages, and augmentation layers inside the model (plant_cnn_layer_aug). A module of its own, so that the parallel test
+run starts it among the first (tests/conftest.py LONGEST_FIRST) beside the other long modules.
 
 The two stages run on a small transfer model of the built-in's form (:data:`TRANSFER`: a nested ``backbone`` with a
 BatchNormalization in inference mode, a pooled Dense head), through the same ``Workload.frozen`` path the built-in
-takes. The built-in's own MobileNetV2 costs 55 s a backend here, nearly all of it TensorFlow tracing and XLA
-compiling the fine-tuning step (2026-12-02), for no behaviour of bench's; its stages (the layer it freezes, the
-trainable parameters of each) are checked in-process by tests/test_workloads.py. JAX compiles with XLA's backend
-optimisation off (``XLA_FLAGS``, recorded in each record's environment): these tests check what trains and what
-fails, never a time."""
+takes. The built-in's own MobileNetV2 costs 55 s a backend here, nearly all of it TensorFlow tracing and XLA compiling
+the fine-tuning step (2026-12-02), for no behaviour of bench's; its stages (the layer it freezes, the trainable
+parameters of each, a two-step fit of the frozen one) are checked in-process by tests/test_workloads.py. JAX compiles
+with XLA's backend optimisation off (``XLA_FLAGS``, recorded in each record's environment): these tests check what
+trains and what fails, never a time."""
 
 from __future__ import annotations
 
@@ -90,7 +90,6 @@ def test_transfer_learning_trains_in_two_stages_in_one_point_under_both_backends
         assert [e.epoch for e in parse(r).steady_epochs()] == [4, 5]
         losses = [e["loss"] for e in r["epochs"]]
         assert all(math.isfinite(x) for x in losses) and len(set(losses)) == len(losses)  # both stages train
-        assert r["pretrained_weights"] is None  # bench's attribute of the built-in's model only
         assert "setup_s" in r["epochs"][0] and "setup_s" in r["epochs"][2]  # each fit's set-up, in its first epoch
     if len(recs) == 2:
         assert recs["jax"]["env"]["env_vars"]["XLA_FLAGS"] == "--xla_backend_optimization_level=0"  # what ran

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -223,24 +224,49 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         drawer.collect()
 
 
-def _noted(folder, name):
-    (folder / name).write_text(str(os.getpid()))
+def _noted(folder, name, parent=None):
+    """A drawing that notes the process it ran in (a line a call); with ``parent``, it kills any other process."""
+    if parent is not None and os.getpid() != parent:
+        os._exit(1)  # a drawing process dying mid-figure: the pool is broken
+    with (folder / name).open("a") as f:
+        f.write(f"{os.getpid()}\n")
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_every_figure_with_data_is_drawn_once_and_one_without_data_not_at_all(tmp_path, workers):
-    """In the pool's processes or in this one: each task drawn once, where :func:`processes` says; a figure whose
-    data function found no data is never drawn (it would only find that out)."""
+    """In the pool's processes from the moment they are submitted, or in this one at collect: each task drawn once;
+    a figure whose data function found no data is never drawn (it would only find that out)."""
     from bench.reporting.render.figures import drawer as figures
 
     tasks = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _noted, (tmp_path, f"f{i}")) for i in range(4)]
     empty = figures.Task(("w", "d"), "speedup", tmp_path / "e.png", _noted, (tmp_path, "empty"), has_data=False)
     drawer = figures.Drawer(workers)
     drawer.submit(*tasks[:2], empty, *tasks[2:])
+    if workers > 1:  # drawn before collect() is called
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("f?"))) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(list(tmp_path.glob("f?"))) == 4
     assert drawer.collect() == {}  # _noted returns no figure
     assert sorted(p.name for p in tmp_path.iterdir() if not p.suffix) == ["f0", "f1", "f2", "f3"]
-    pids = {int((tmp_path / f"f{i}").read_text()) for i in range(4)}
-    assert (pids == {os.getpid()}) == (workers == 1), pids
+    lines = [(tmp_path / f"f{i}").read_text().split() for i in range(4)]
+    assert all(len(x) == 1 for x in lines), lines  # once each
+    pids = {int(x[0]) for x in lines}
+    assert (pids == {os.getpid()}) if workers == 1 else (os.getpid() not in pids), pids
+
+
+def test_a_figure_a_broken_pool_did_not_draw_is_drawn_here(tmp_path):
+    """A drawing process that dies (killed for its memory, say) breaks the pool: the figures it and the others did
+    not finish are drawn in the report's process, and the report goes on."""
+    from bench.reporting.render.figures import drawer as figures
+
+    killer = figures.Task(("w", "d"), "k", tmp_path / "k.png", _noted, (tmp_path, "k", os.getpid()))
+    rest = [figures.Task(("w", "d"), f"f{i}", tmp_path / f"f{i}.png", _noted, (tmp_path, f"f{i}")) for i in range(3)]
+    drawer = figures.Drawer(2)
+    drawer.submit(killer, *rest)
+    assert drawer.collect() == {}
+    assert (tmp_path / "k").read_text().split() == [str(os.getpid())]  # drawn here, once
+    assert all(len((tmp_path / f"f{i}").read_text().split()) >= 1 for i in range(3))
 
 
 def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(monkeypatch):
@@ -250,6 +276,11 @@ def test_drawing_processes_follow_the_environment_and_stay_home_with_threads(mon
 
     monkeypatch.setenv(figures.PROCESSES_ENV, "1")
     assert figures.processes() == 1
+    monkeypatch.setenv(figures.PROCESSES_ENV, "3")
+    assert figures.processes() == 3
+    monkeypatch.setattr(figures.sys, "platform", "win32")
+    assert figures.processes() == 1  # no fork off Linux, whatever is asked
+    monkeypatch.undo()
     monkeypatch.setenv(figures.PROCESSES_ENV, "two")
     with pytest.raises(ValueError, match="BENCH_REPORT_PROCESSES='two'; allowed: a whole number"):
         figures.processes()

@@ -1,15 +1,15 @@
-"""repeats=auto end to end (issue 36): a real race runs fewer points than the fixed number of repeats it is capped
-at and names the winner those repeats name (the fixed run completed by resuming the same folder with repeats=3:
-the same points, seeds and configurations a repeats=3 run plans), the report says how the repeats went, and a race
-resumed after its last round was lost runs that round again and goes on.
+"""repeats=auto end to end (issue 36): a real race runs fewer points than the fixed number of repeats it is capped at
+and names the winner those repeats name (the fixed run completed by resuming the same folder with repeats=3: the same
+points, seeds and configurations a repeats=3 run plans), the report says how the repeats went, and a race resumed after
+its last round was lost runs that round again and goes on.
 
-The pair must be far apart in *training* throughput (validation excluded), or the race rightly runs to its cap, and
-must train the same math, or the slower one stays in the race for being more accurate. It is one overhead-bound model
-(a 16-8-2 MLP at batch 8, as examples/regimes.py's) at ``steps_per_execution`` 1 and 32: the same steps on the same
-batches from the same weights, one dispatch a step against one per 32. Under TensorFlow here the two trained 3,600 and
-16,800 examples/s (4.7x, 2026-12-02); at ``max_repeats=3`` the race stops the slower at its one look unless the gap
-falls under 2x or the spread rises above a third (t at 0.025 on 2 df: 4.3). Its epochs are long enough that one stall
-does not make the spread (16,384 examples: ~1 s an epoch at spe 32)."""
+The pair must be far apart in *training* throughput (validation excluded), or the race rightly runs to its cap, and must
+train the same math, or the slower one stays in the race for being more accurate. It is one overhead-bound model (a
+16-8-2 MLP at batch 8, as examples/regimes.py's) at ``steps_per_execution`` 1 and 32: the same steps on the same batches
+from the same weights, one dispatch a step against one per 32. Under TensorFlow here the two trained 3,600-4,200 and
+15,600-19,800 examples/s (4.5-4.7x, 2026-12-02); at ``max_repeats=3`` the race stops the slower at its one look unless
+the gap falls under 2x or the spread rises above a third (t at 0.025 on 2 df: 4.3). Its epochs are long enough that one
+stall does not make the spread (16,384 examples: ~1 s an epoch at spe 32)."""
 
 from __future__ import annotations
 

@@ -105,7 +105,9 @@ class Workload:
     seed: InitVar[str] = ""  # deprecated: ``tutorial``'s earlier name (reading ``.seed`` gives ``tutorial``)
 
     def __post_init__(self, seed: str) -> None:
-        if seed and seed != self.tutorial:  # dataclasses.replace passes .seed back: the tutorial, no warning
+        if isinstance(seed, _TutorialAlias):  # dataclasses.replace passing .seed back: nothing the caller set
+            return
+        if seed:
             warnings.warn("Workload(seed=...) is deprecated: the tutorial a workload reproduces is "
                           "Workload(tutorial=...); 'seed' means a random seed only", DeprecationWarning, stacklevel=3)
             if not self.tutorial:
@@ -195,6 +197,12 @@ def stage_epochs(workload: Workload, epochs: int) -> list[tuple[str, int]]:
     return [(STAGES[0], epochs // 2), (STAGES[1], epochs - epochs // 2)]
 
 
+class _TutorialAlias(str):
+    """What ``Workload.seed`` reads: the tutorial, marked, so that ``dataclasses.replace`` (which passes every init
+    argument back as the attribute of that name) neither warns nor overrides a ``tutorial`` it was given."""
+
+
 # ``seed``, deprecated, reads as ``tutorial``: set after the class is made (the dataclass keeps it as an init
 # argument), by setattr (to mypy the attribute is the init argument's str)
-setattr(Workload, "seed", property(lambda self: self.tutorial, doc="Deprecated: use ``tutorial``."))  # noqa: B010
+setattr(Workload, "seed", property(lambda self: _TutorialAlias(self.tutorial),  # noqa: B010
+                                   doc="Deprecated: use ``tutorial``."))

@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -56,13 +57,15 @@ def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
 
 def processes() -> int:
     """How many drawing processes a report uses here (1: none, the report's own process draws). Forks only on
-    Linux, from a single-threaded process (not a Jupyter kernel); ``BENCH_REPORT_PROCESSES`` sets it."""
+    Linux; by default only from a single-threaded process (not a Jupyter kernel); ``BENCH_REPORT_PROCESSES`` sets
+    it there."""
     chosen = os.environ.get(PROCESSES_ENV, "").strip()
     if chosen:
         try:
-            return max(1, int(chosen))
+            wanted = max(1, int(chosen))
         except ValueError:
             raise ValueError(f"{PROCESSES_ENV}={chosen!r}; allowed: a whole number of processes, 1 or more") from None
+        return wanted if sys.platform.startswith("linux") else 1
     if not sys.platform.startswith("linux") or threading.active_count() > 1:
         return 1  # fork is safe only in a single-threaded process (and the default only on Linux)
     return min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
@@ -70,7 +73,8 @@ def processes() -> int:
 
 class Drawer:
     """Draws each submitted task in a pool of forked processes (:func:`processes`) as it is submitted, or, with a
-    pool of one, in this process when :meth:`collect` is called. A figure's error is raised by :meth:`collect`."""
+    pool of one, in this process when :meth:`collect` is called. A figure's error is raised by :meth:`collect`; a
+    figure a broken pool (a drawing process that died) did not draw is drawn in this process."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = processes() if workers is None else workers
@@ -83,7 +87,16 @@ class Drawer:
         """Draw ``tasks`` (a task whose data function found no data is not drawn: it would only find that out)."""
         for t in tasks:
             self.tasks.append(t)
-            self.futures.append(self.pool.submit(run, t) if self.pool is not None and t.has_data else None)
+            self.futures.append(self._send(t) if t.has_data else None)
+
+    def _send(self, task: Task) -> Future[tuple[tuple[str, str], str, Path | None]] | None:
+        """``task`` handed to the pool; None without a pool or with a broken one (this process draws it)."""
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(run, task)
+        except RuntimeError:  # BrokenProcessPool: a drawing process died
+            return None
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
         """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
@@ -95,8 +108,7 @@ class Drawer:
         path, for the figures with data, in the order they were submitted."""
         try:
             with collected_apart():
-                done = [f.result() if f is not None else run(t) if t.has_data and self.pool is None else
-                        (t.key, t.name, None) for t, f in zip(self.tasks, self.futures, strict=True)]
+                done = [_drawn(t, f) for t, f in zip(self.tasks, self.futures, strict=True)]
         finally:
             self.close()
         return _by_key(done)
@@ -123,6 +135,18 @@ def collected_apart() -> Iterator[None]:
     finally:
         gc.disable()
         gc.unfreeze()
+
+
+def _drawn(task: Task, future: Future[tuple[tuple[str, str], str, Path | None]] | None) -> Any:
+    """``task``'s (key, name, path): its drawing's result, or drawn here (no pool, or the pool broke first)."""
+    if not task.has_data:
+        return task.key, task.name, None
+    if future is not None:
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            pass
+    return run(task)
 
 
 def _worker_start() -> None:
