@@ -9,7 +9,7 @@ import gc
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -35,6 +35,7 @@ from bench.reporting.render.text import workload_title
 
 PROCESSES_ENV = "BENCH_REPORT_PROCESSES"
 MAX_PROCESSES = 4
+Drawn = tuple[tuple[str, str], str, Path | None]  # a drawn task: (workload, dataset), figure name, PNG path or None
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Task:
     has_data: bool = True  # what the figure's own data function said: the report links it before it is drawn
 
 
-def run(task: Task) -> tuple[tuple[str, str], str, Path | None]:
+def run(task: Task) -> Drawn:
     """Draw and save ``task``; returns (key, name, path or None when the figure had no data)."""
     return task.key, task.name, plots.save(task.draw(*task.args), task.path)
 
@@ -59,15 +60,16 @@ def processes() -> int:
     """How many drawing processes a report uses here (1: none, the report's own process draws). Forks only on
     Linux; by default only from a single-threaded process (not a Jupyter kernel); ``BENCH_REPORT_PROCESSES`` sets
     it there."""
+    if not sys.platform.startswith("linux"):
+        return 1  # fork is Linux's default start method only
     chosen = os.environ.get(PROCESSES_ENV, "").strip()
     if chosen:
         try:
-            wanted = max(1, int(chosen))
+            return max(1, int(chosen))
         except ValueError:
             raise ValueError(f"{PROCESSES_ENV}={chosen!r}; allowed: a whole number of processes, 1 or more") from None
-        return wanted if sys.platform.startswith("linux") else 1
-    if not sys.platform.startswith("linux") or threading.active_count() > 1:
-        return 1  # fork is safe only in a single-threaded process (and the default only on Linux)
+    if threading.active_count() > 1:
+        return 1  # fork is safe only in a single-threaded process
     return min(len(os.sched_getaffinity(0)), MAX_PROCESSES)
 
 
@@ -81,7 +83,7 @@ class Drawer:
         self.pool = (ProcessPoolExecutor(self.workers, mp_context=get_context("fork"), initializer=_worker_start)
                      if self.workers > 1 else None)
         self.tasks: list[Task] = []  # every task submitted, in order
-        self.futures: list[Future[tuple[tuple[str, str], str, Path | None]] | None] = []  # their drawings
+        self.futures: list[Future[Drawn] | None] = []  # their drawings
 
     def submit(self, *tasks: Task) -> None:
         """Draw ``tasks`` (a task whose data function found no data is not drawn: it would only find that out)."""
@@ -89,13 +91,13 @@ class Drawer:
             self.tasks.append(t)
             self.futures.append(self._send(t) if t.has_data else None)
 
-    def _send(self, task: Task) -> Future[tuple[tuple[str, str], str, Path | None]] | None:
+    def _send(self, task: Task) -> Future[Drawn] | None:
         """``task`` handed to the pool; None without a pool or with a broken one (this process draws it)."""
         if self.pool is None:
             return None
         try:
             return self.pool.submit(run, task)
-        except RuntimeError:  # BrokenProcessPool: a drawing process died
+        except BrokenProcessPool:  # a drawing process died
             return None
 
     def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
@@ -137,7 +139,7 @@ def collected_apart() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _drawn(task: Task, future: Future[tuple[tuple[str, str], str, Path | None]] | None) -> Any:
+def _drawn(task: Task, future: Future[Drawn] | None) -> Drawn:
     """``task``'s (key, name, path): its drawing's result, or drawn here (no pool, or the pool broke first)."""
     if not task.has_data:
         return task.key, task.name, None
@@ -156,7 +158,7 @@ def _worker_start() -> None:
     gc.enable()
 
 
-def _by_key(done: Any) -> dict[tuple[str, str], dict[str, Path]]:
+def _by_key(done: Iterable[Drawn]) -> dict[tuple[str, str], dict[str, Path]]:
     found: dict[tuple[str, str], dict[str, Path]] = {}
     for key, name, path in done:
         if path is not None:
