@@ -226,14 +226,12 @@ def cpu_child_env(backend: str, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def prepare_process(backend: str, tensorflow: bool = False, builtin_only: bool = False) -> None:
+def prepare_process(backend: str, tensorflow: bool = False) -> None:
     """First thing in a worker process, before Keras is imported: under jax and torch, make TensorFlow unimportable
     (unless ``tensorflow``: a worker whose points are fed by a ``tf.data`` pipeline, which needs it), and under torch
-    JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same). Under tensorflow, a worker
-    that runs only bench's built-in workloads (``builtin_only``) makes JAX unimportable as well: TensorFlow's TFLite
-    module imports it when it is installed, for nothing a bench point runs (0.5 s of every such worker's start on the
-    2-core box, 11 % of importing TensorFlow and Keras); a user's workload module may import JAX, so its
-    worker keeps it.
+    JAX too (Keras' PyTorch backend needs neither: a PyTorch-only machine runs the same). Under tensorflow, JAX is
+    unimportable only while TensorFlow and Keras import (:class:`NoJaxInsideTensorFlow`): both import it when it is
+    installed, for nothing a point runs; a user's workload module may still import JAX afterwards.
 
     Keras imports TensorFlow whenever it is installed (``keras.utils.set_random_seed`` seeds it, some data
     adapters probe it), and many JAX images (Kaggle's TPU image ships ``tensorflow-cpu``) have it. A JAX
@@ -241,10 +239,30 @@ def prepare_process(backend: str, tensorflow: bool = False, builtin_only: bool =
     would on a machine without TensorFlow.
     """
     blocked = ["tensorflow"] if backend in ("jax", "torch") and not tensorflow else []
-    blocked += ["jax", "jaxlib"] if backend == "torch" or (backend == "tensorflow" and builtin_only) else []
+    blocked += ["jax", "jaxlib"] if backend == "torch" else []
     for module in blocked:
         if module not in sys.modules:
             sys.modules[module] = None  # type: ignore[assignment]  # import tensorflow -> ImportError
+    if backend == "tensorflow" and not any(isinstance(f, NoJaxInsideTensorFlow) for f in sys.meta_path):
+        sys.meta_path.insert(0, NoJaxInsideTensorFlow())
+
+
+class NoJaxInsideTensorFlow:
+    """An import finder that refuses JAX while TensorFlow's or Keras' package is being imported, and defers to the
+    other finders at every other time. When JAX is installed, ``tensorflow.lite.python.util`` imports ``jax.jit`` (None
+    without it) and Keras' Orbax callback patches ``jax.monitoring``: 0.5 s of every TensorFlow process's start on the
+    2-core box (docs/development.md), for a converter and a checkpointer bench never calls."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] in ("jax", "jaxlib") and (_initializing("tensorflow") or _initializing("keras")):
+            raise ModuleNotFoundError(f"No module named {name!r} (not while TensorFlow imports)", name=name)
+        return None
+
+
+def _initializing(name: str) -> bool:
+    """Whether module ``name`` is being executed by an import now (importlib marks its spec while it runs)."""
+    spec = getattr(sys.modules.get(name), "__spec__", None)
+    return bool(getattr(spec, "_initializing", False))
 
 
 # Keras' PyTorch backend trains on one device, the one KERAS_TORCH_DEVICE names (read when Keras starts)

@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
     args = json.loads(argv[1])
     from bench.engines import load, prepare_process
 
-    prepare_process(args["backend"], builtin_only=True)
+    prepare_process(args["backend"])
     with contextlib.redirect_stdout(sys.stderr):  # frameworks print; stdout carries the one JSON line
         from bench.measure.peak_cache import BANDWIDTH
         from bench.measure.probes import PEAK_DTYPES, matmul_peak, stream_bandwidth

@@ -34,7 +34,6 @@ from bench.measure.peak_cache import device_kind_of
 from bench.measure.probes import Peaks, memory_record, reset_peak_rss, scaled_peaks
 from bench.readiness.findings import tpu_checks
 from bench.records import ErrorInfo, Record, write_record
-from bench.workloads.base import is_import_path
 
 
 def point_data(point: Point, cache: dict[tuple, Any]) -> Any:
@@ -267,9 +266,8 @@ def main() -> int:
         return exit_orphaned  # the launcher died before sending the job
     job = WorkerJob.from_json(line)
     # before anything imports Keras (under jax and torch: no TensorFlow in this process, unless a tf.data pipeline
-    # feeds it; under torch no JAX, nor under tensorflow when only built-in workloads run here)
-    prepare_process(job.backend, tensorflow=any(with_tensorflow(p) for p in job.points),
-                    builtin_only=not any(is_import_path(p.workload) for p in job.points))
+    # feeds it; under torch no JAX, and under tensorflow none while TensorFlow imports)
+    prepare_process(job.backend, tensorflow=any(with_tensorflow(p) for p in job.points))
 
     def exit_when_orphaned() -> None:
         with contextlib.suppress(Exception):
