@@ -74,7 +74,8 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory):
     started = time.time()
     proc = run_bench("suite=smoke", f"results_dir={tmp / 'results'}", f"reports_dir={tmp / 'reports'}",
                      f"backends=[{','.join(SMOKE_BACKENDS)}]", "strategies=[cpu,cpu_x2]", "steps_per_execution=[4]",
-                     env={**SECRETS, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
+                     env={**SECRETS, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
+                          "BENCH_REPORT_PROCESSES": ""})  # the forked drawing pool users' runs get (tox sets 1)
     proc.wall_s = time.time() - started  # type: ignore[attr-defined]  # what the user's clock saw
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp / "results").iterdir()
@@ -123,11 +124,11 @@ LONGEST_FIRST = [
     "test_user_workloads.py",  # 80
     "test_torch_backend.py",  # 57 (2026-11-26): TensorFlow and PyTorch side by side, torch.compile of a tiny model
     "test_doctor.py",  # 80: two doctor runs and a run with a TPU point
+    "test_diagnosis.py",  # 70 (2026-12-02): the input-bound verdict joined it from the serial part
     "test_docs_examples.py",  # 55: the docs' Python examples, a doctor and two runs
     "test_race.py",  # 45: simulated races and a replay of a recorded sweep (no subprocess)
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
-    "test_diagnosis.py",  # 41
     "test_multiprocess.py",  # 40: two processes, a dead one, one bench per host (JAX)
     "test_untrusted.py",  # 15: hypothesis over hostile records, reports without figures
     "test_dask_launcher.py",  # 5: a two-worker LocalCluster losing one group twice
