@@ -190,3 +190,17 @@ def test_the_readmes_answer_is_what_todays_bench_renders_from_its_records(tmp_pa
     report = build_report([REPO / folder], tmp_path / "out").read_text()
     answer = report[report.index("## The answer") + len("## The answer"):report.index("## Environment")].strip()
     assert re.sub(r" \(\[evidence\]\(#[^)]*\)\)", "", answer) == quoted
+
+
+def test_tox_runs_alone_every_test_marked_serial_and_only_those_modules() -> None:
+    """tox's second pytest call collects only the modules that hold a ``serial`` test (collecting all of tests/ cost
+    it ~5 s on the 2-core box); a serial test anywhere else would run in neither call."""
+    import configparser
+
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(REPO / "tox.ini")
+    (alone,) = [line for line in tox["testenv"]["commands"].splitlines() if "-m serial" in line]
+    named = set(re.search(r"\{posargs:([^}]*)\}", alone).group(1).split())
+    marked = {f"tests/{p.name}" for p in (REPO / "tests").rglob("test_*.py")
+              if re.search(r"^@pytest\.mark\.serial\b", p.read_text(), flags=re.M)}
+    assert marked and named == marked, (named, marked)
