@@ -159,3 +159,26 @@ def test_the_peak_probe_grows_the_matrix_then_chains_products_far_above_a_calls_
     assert sized["dispatch_s"] == pytest.approx(20e-6) and sized["region_s"] / sized["dispatch_s"] > 5000
     assert flops == pytest.approx(1e12, rel=1e-3)  # the device's rate, not the fixed cost's
     assert calls[:4] == [(1024, 1), (1024, 1), (2048, 1), (2048, 1)]  # each size run untimed first
+
+
+def test_the_input_probe_reads_through_one_stall_and_reads_a_slow_pipeline_once(monkeypatch) -> None:
+    """The input-only probe (bench.measure.probes.input_only_rate) on a simulated clock. Epochs of 4 batches of 64:
+    at 1 ms a batch, with one 50 ms stall of the process, it reads 64,000 examples/s over its 7 passes (a single
+    timed pass read 4,741); at 25 ms a batch, 3 passes; at 100 ms a batch (a pass of 0.4 s), one pass after the
+    3 warm-up batches, as before."""
+    from bench.measure import probes
+
+    clock = [0.0]
+    drawn = [0]
+
+    def batches(batch_s: float, stall_at: int = 0):
+        while True:
+            drawn[0] += 1
+            clock[0] += batch_s + (0.05 if drawn[0] == stall_at else 0.0)
+            yield drawn[0]
+
+    monkeypatch.setattr(probes.time, "perf_counter", lambda: clock[0])
+    for batch_s, stall_at, rate, passes in [(0.001, 5, 64_000, 7), (0.025, 5, 2_560, 3), (0.1, 0, 640, 1)]:
+        drawn[0] = 0
+        assert probes.input_only_rate(batches(batch_s, stall_at), 4, 64) == pytest.approx(rate)
+        assert drawn[0] == 3 + 4 * passes

@@ -108,21 +108,37 @@ def stream_bandwidth(engine: Engine, device: str, n: int = STREAM_N) -> tuple[fl
     return (8 * chained + 4) * n / region, {"n": n, "chained": chained, "region_s": region}
 
 
-def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:
-    """Examples/s of the input pipeline alone: ``steps`` batches of the same pipeline, no model.
+# The input-only probe reads epochs of batches (passes) from one endless pipeline: one pass when it lasts INPUT_MIN_S,
+# else passes until there are INPUT_PASSES and they last INPUT_MIN_S in all, at most INPUT_MAX_PASSES; the median
+# pass counts. A pass of a small epoch lasts microseconds, and one stall of the process (a neighbour, the scheduler)
+# made a single timed pass read a fast pipeline as slow (docs/reports.md).
+INPUT_MIN_S = 0.25
+INPUT_PASSES = 3
+INPUT_MAX_PASSES = 7
 
-    A few batches are drawn first (pipeline start-up, function tracing), as the warm-up epoch does.
-    """
+
+def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:
+    """Examples/s of the input pipeline alone, no model: the median of timed passes of ``steps`` batches each
+    (:data:`INPUT_MIN_S`) from ``ds``, which must be endless. A few batches are drawn first (pipeline start-up,
+    function tracing), as the warm-up epoch does."""
     it = iter(ds)
     for _ in range(min(3, steps)):
         next(it)
-    t = time.perf_counter()
-    for _ in range(steps):
-        next(it)
-    rate = steps * global_batch_size / (time.perf_counter() - t)
+    passes: list[float] = []
+    started = time.perf_counter()
+    while True:
+        t = time.perf_counter()
+        for _ in range(steps):
+            next(it)
+        passes.append(time.perf_counter() - t)
+        elapsed = time.perf_counter() - started
+        if elapsed >= INPUT_MIN_S and (len(passes) == 1 or len(passes) >= INPUT_PASSES):
+            break
+        if len(passes) >= INPUT_MAX_PASSES:
+            break
     if hasattr(it, "close"):  # a generator (JAX engine): stop its threads now
         it.close()
-    return rate
+    return steps * global_batch_size / sorted(passes)[len(passes) // 2]
 
 
 def reset_peak_rss() -> bool:
