@@ -113,7 +113,7 @@ def _has_tpu() -> bool:
 # their usual order.
 LONGEST_FIRST = [
     "test_e2e.py",  # 200: the shared smoke run under both backends, repeats and seed pairing
-    "test_pipelines.py",  # 100 (2026-11-26): three input pipelines and four own ones under both backends, one run
+    "test_pipelines.py",  # 230 (2026-12-02): three input pipelines and four own ones under both backends, one run
     "test_clusters.py",  # 75: a real SLURM cluster and a command-line Dask cluster, each losing a machine mid-sweep
     "test_reliability_signals.py",  # 160: signals and time limits on live workers
     "test_augment_transfer.py",  # 148 (2026-12-02): a small model in two stages, augmentation layers, two backends
