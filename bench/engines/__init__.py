@@ -250,7 +250,7 @@ def prepare_process(backend: str, tensorflow: bool = False) -> None:
 class NoJaxInsideTensorFlow:
     """An import finder that refuses JAX while TensorFlow's or Keras' package is being imported, and defers to the
     other finders at every other time. When JAX is installed, ``tensorflow.lite.python.util`` imports ``jax.jit`` (None
-    without it) and Keras' Orbax callback patches ``jax.monitoring``: 0.5 s of every TensorFlow process's start on the
+    without it) and Keras' Orbax callback patches ``jax.monitoring``: 0.4 s of every TensorFlow process's start on the
     2-core box (docs/development.md), for a converter and a checkpointer bench never calls."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
