@@ -126,15 +126,12 @@ def input_only_rate(ds: Iterable, steps: int, global_batch_size: int) -> float:
         next(it)
     passes: list[float] = []
     started = time.perf_counter()
-    while True:
+    while len(passes) < INPUT_MAX_PASSES:
         t = time.perf_counter()
         for _ in range(steps):
             next(it)
         passes.append(time.perf_counter() - t)
-        elapsed = time.perf_counter() - started
-        if elapsed >= INPUT_MIN_S and (len(passes) == 1 or len(passes) >= INPUT_PASSES):
-            break
-        if len(passes) >= INPUT_MAX_PASSES:
+        if time.perf_counter() - started >= INPUT_MIN_S and (len(passes) == 1 or len(passes) >= INPUT_PASSES):
             break
     if hasattr(it, "close"):  # a generator (JAX engine): stop its threads now
         it.close()
