@@ -66,7 +66,13 @@ def close(a: float, b: float, tol: float) -> bool:
 def test_the_answer_prints_the_claims_of_report_json(built) -> None:
     """Each workload's headline: its throughput and both ratios are report.json's claims, and the two ratios of one
     line belong to one pair: the time ratio is the two times printed beside it."""
-    _, text, data, _ = built
+    name, text, data, rows = built
+    assert answer_checked(text, data, rows) or name == "quickstart"  # the H200's and the goldens' answers compare
+
+
+def answer_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_the_answer_prints_the_claims_of_report_json`'s checks; returns how many answers it compared with
+    a baseline."""
     answer = text[text.index("## The answer"):text.index("\n## ", text.index("## The answer") + 5)]
     checked = 0
     for w in data["workloads"]:
@@ -104,13 +110,17 @@ def test_the_answer_prints_the_claims_of_report_json(built) -> None:
             assert close(told, theirs / mine if said.group(3) == "sooner" else mine / theirs, 3 * ROUNDED), line
             assert close(told, vs["sooner"] if said.group(3) == "sooner" else 1 / vs["sooner"], ROUNDED)
         checked += 1
-    assert checked or built[0] == "quickstart"  # the H200's and the goldens' answers compare with a baseline
+    return checked
 
 
 def test_next_is_the_runner_up_strategys_best(built) -> None:
     """"Next" is the best configuration that learns of the fastest strategy other than the winner's and the
     baseline's, and its ratio is the two throughputs'."""
-    _, _, data, _ = built
+    assert runner_up_checked(*built[1:])
+
+
+def runner_up_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_next_is_the_runner_up_strategys_best`'s checks; returns how many it checked."""
     seen = 0
     for w in data["workloads"]:
         up = (w["claims"] or {}).get("runner_up")
@@ -126,12 +136,16 @@ def test_next_is_the_runner_up_strategys_best(built) -> None:
         assert up["vs"]["configuration"] == w["fastest_that_learns"]
         assert up["ratio"]["ratio"] == pytest.approx(up["of"]["examples_per_s"] / up["vs"]["examples_per_s"])
         seen += 1
-    assert seen
+    return seen
 
 
 def test_best_per_strategy_ratios_are_the_throughputs_beside_them(built) -> None:
     """The best-per-strategy table's ratio is that row's examples/s over the baseline row's, both printed in it."""
-    _, text, data, _ = built
+    assert best_checked(*built[1:]) or built[0] == "quickstart"
+
+
+def best_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_best_per_strategy_ratios_are_the_throughputs_beside_them`'s checks; how many ratios it checked."""
     baseline = data["baseline"]
     seen = 0
     for section in workload_sections(text).values():
@@ -144,13 +158,18 @@ def test_best_per_strategy_ratios_are_the_throughputs_beside_them(built) -> None
                     want = number(r["examples/s"]) / number(vs["examples/s"])
                     assert close(number(cell.lstrip("~")), want, ROUNDED), (r, vs)
                     seen += 1
-    assert seen or built[0] == "quickstart"
+    return seen
 
 
 def test_results_md_csv_and_json_print_one_value_per_figure(built) -> None:
     """Per configuration: examples/s, the same-settings speedup, s/epoch and the time to the target are one value in
     report.md's results table, results.csv and report.json; examples/s is what its s/epoch implies for one process."""
-    _, text, data, rows = built
+    figures_checked(*built[1:])
+
+
+def figures_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_results_md_csv_and_json_print_one_value_per_figure`'s checks; how many rows it checked."""
+    seen = 0
     configs = {(c["workload"], c["dataset"], c["strategy"], c["global_batch_size"], c["steps_per_execution"],
                 c["precision"]): c for c in data["configurations"]}
     for r in rows:
@@ -171,6 +190,7 @@ def test_results_md_csv_and_json_print_one_value_per_figure(built) -> None:
             epoch_examples = float(r["examples_per_s"]) * float(r["train_s_median"])
             steps = epoch_examples / int(r["global_batch_size"])
             assert steps == pytest.approx(round(steps), rel=1e-4), r
+        seen += 1
     printed = {f"{sig(float(r['speedup']))}x" for r in rows if r["speedup"]}  # the csv's, in 3 significant figures
     for section in workload_sections(text).values():
         for table in tables(section, "Results"):
@@ -178,12 +198,17 @@ def test_results_md_csv_and_json_print_one_value_per_figure(built) -> None:
                 cell = next((v for k, v in row.items() if k.startswith("same-settings speedup vs")), "")
                 if re.match(r"~?[\d.]+x", cell):
                     assert cell.lstrip("~").split(" ")[0] in printed, cell
+    return seen
 
 
 def test_cost_per_million_examples_is_cost_per_epoch_times_epochs(built) -> None:
     """USD per 1M examples = USD/epoch x epochs per million training examples (the epoch's examples: its steps x
     batch, n_train from the section's title, less the remainder a batch drops)."""
-    _, text, _, _ = built
+    assert cost_checked(*built[1:]) or built[0] == "goldens"
+
+
+def cost_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_cost_per_million_examples_is_cost_per_epoch_times_epochs`'s checks; how many rows it checked."""
     seen = 0
     for title, section in workload_sections(text).items():
         n_train = re.search(r"n_train=(\d+)", title)
@@ -196,14 +221,23 @@ def test_cost_per_million_examples_is_cost_per_epoch_times_epochs(built) -> None
                 per_million = number(r["USD/epoch"]) * 1e6 / per_epoch
                 assert close(number(r["USD per 1M examples"]), per_million, 3 * ROUNDED), r
                 seen += 1
-    assert seen or built[0] == "goldens"
+    return seen
 
 
 def test_no_figure_with_more_than_three_significant_figures_in_prose_and_no_history(built) -> None:
     """Ratios in 3 significant figures everywhere; the answer's throughputs too; no date of bench's history."""
-    _, text, _, _ = built
+    assert precision_checked(*built[1:])
+
+
+def precision_checked(text: str, data: dict, rows: list[dict[str, str]]) -> int:
+    """:func:`test_no_figure_with_more_than_three_significant_figures_in_prose_and_no_history`'s checks; how many
+    ratios it read."""
     ratios = re.findall(r"(?<![\w.])(\d+\.\d+)x", text)
-    assert ratios and all(len(m.replace(".", "").lstrip("0")) <= 3 for m in ratios), ratios
+    assert all(len(m.replace(".", "").lstrip("0")) <= 3 for m in ratios), ratios
     answer = text[text.index("## The answer"):text.index("## Environment")]
     assert all(len(m.replace(",", "").rstrip("0")) <= 3 for m in re.findall(r"([\d,]{4,}) examples/s", answer))
     assert re.search(r"(since|before|until) 20\d\d-\d\d-\d\d", text) is None
+    return len(ratios)
+
+
+CHECKS = (answer_checked, runner_up_checked, best_checked, figures_checked, cost_checked, precision_checked)

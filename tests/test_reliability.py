@@ -295,6 +295,23 @@ def test_a_run_in_which_no_point_succeeded_exits_1_with_a_line_saying_so(tmp_pat
     assert [r["status"] for r in records(the_run(results)).values()] == ["failed"]
 
 
+def test_a_run_whose_every_point_was_skipped_still_writes_its_report(tmp_path) -> None:
+    """Issue 76: strategies=[gpu,tpu] on a box without either: every point is recorded skipped (no worker starts),
+    the report is written and its path printed, each workload's section says why nothing finished, exit 1."""
+    if Path("/dev/nvidia0").exists() or os.environ.get("TPU_NAME"):
+        pytest.skip("this machine has a GPU or a TPU: its points would run")
+    results = tmp_path / "results"
+    proc = bench(results, ANY, "strategies=[gpu,tpu]", "batch_sizes=[64]", "steps_per_execution=[1]", "report=true",
+                 f"reports_dir={tmp_path / 'reports'}")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "report failed" not in proc.stderr and "no point of this run succeeded (2 skipped)" in proc.stderr
+    report = tmp_path / "reports" / the_run(results).name / "report.md"
+    assert f"report:  {report.relative_to(tmp_path)}" in proc.stdout or f"report:  {report}" in proc.stdout
+    text = report.read_text(encoding="utf-8")
+    assert "nothing finished (2 skipped)" in text and "### Nothing finished" in text
+    assert text.count("StrategyUnavailable") >= 2  # each strategy's reason, in the section and the problems table
+
+
 def test_nothing_succeeded_counts_the_statuses() -> None:
     from bench.runner.session import nothing_succeeded
 

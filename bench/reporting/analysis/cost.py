@@ -75,19 +75,25 @@ def pareto_front(time_s: list[float], cost: list[float]) -> list[bool]:
     return out
 
 
+def finite(s: pd.Series) -> pd.Series:
+    """Which of ``s``'s values are finite numbers, as a boolean mask (also for an empty ``s``, whose mapped values
+    would be floats and index columns instead of rows)."""
+    return s.map(lambda v: isinstance(v, (int, float)) and math.isfinite(v)).astype(bool)
+
+
 def frontier(g: pd.DataFrame) -> tuple[pd.DataFrame, str, str]:
     """The configurations to plot and which axes: time and cost to target when any configuration reached it
     with a price, else steady s/epoch and USD/epoch. Adds ``on_front``. Only configurations that learn: a cost of
     training that learns nothing is on no front."""
     if "not_learning" in g:
-        g = g[~g["not_learning"].map(bool)]
-    to_target = g[g["usd_to_target"].map(math.isfinite) & g["time_to_target_s"].map(math.isfinite)]
+        g = g[~g["not_learning"].map(bool).astype(bool)]
+    to_target = g[finite(g["usd_to_target"]) & finite(g["time_to_target_s"])]
     if not to_target.empty:
         t, c = "time_to_target_s", "usd_to_target"
         pts = to_target
     else:
         t, c = "epoch_s_median", "usd_per_epoch"
-        pts = g[g["usd_per_epoch"].map(math.isfinite) & g["epoch_s_median"].map(math.isfinite)]
+        pts = g[finite(g["usd_per_epoch"]) & finite(g["epoch_s_median"])]
     pts = pts.copy()
     pts["on_front"] = pareto_front(list(pts[t]), list(pts[c]))
     return pts, t, c

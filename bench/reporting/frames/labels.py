@@ -143,9 +143,13 @@ def one_name_per_content(frame: pd.DataFrame, rename: dict[tuple[str, str], str]
 
 
 def shows_backends(points: pd.DataFrame) -> bool:
-    """True when the records are not all TensorFlow's: tables then get a ``backend`` column next to strategy
-    (reports of TensorFlow-only records look as they did before the JAX backend)."""
-    return bool(not points.empty and "backend" in points and (points["backend"] != "tensorflow").any())
+    """True when the finished points are not all TensorFlow's: tables then get a ``backend`` column next to strategy
+    (reports of TensorFlow-only records look as they did before the JAX backend; a backend none of whose points
+    finished changes no table of the workloads that did)."""
+    if points.empty or "backend" not in points:
+        return False
+    ran = points["backend"][points["status"] == "ok"] if "status" in points else points["backend"]
+    return bool((ran != "tensorflow").any())
 
 
 def config_label(row: Mapping[str, Any] | pd.Series) -> str:

@@ -103,6 +103,14 @@ def sig(v: float | None, digits: int = 3, dash: str = DASH, trim: bool = False) 
     return text.rstrip("0").rstrip(".") if trim else text
 
 
+def rate(v: float | None, dash: str = DASH) -> str:
+    """``5,698`` / ``86.2`` / ``0.512``: a rate (examples/s) in whole units from 100 up, else in 3 significant figures,
+    so that a ratio of two printed rates is the printed ratio to its 3 figures."""
+    if not isinstance(v, int | float) or not math.isfinite(v):
+        return dash
+    return f"{v:,.0f}" if abs(v) >= 100 else sig(v)
+
+
 def number(v: float | None, fmt: str, dash: str = DASH) -> str:
     """``v`` in the format ``fmt`` (e.g. ``",.0f"``), or ``dash`` when it is not a finite number (the
     console table passes ``"-"``)."""

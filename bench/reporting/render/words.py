@@ -67,10 +67,15 @@ def none_learns(c: Claims) -> str:
     """The line of a workload none of whose configurations learns (or finished)."""
     if c.outcome == NONE_FINISHED:
         return "- **No configuration finished.**"
-    said = FLAG_WORDS[EARLIER_DEFINITION]
-    earlier = f" {said[0].upper()}{said[1:]}." if c.earlier_definition else ""
     return (f"- **No configuration learns** ({c.n_finished} finished): its speeds say nothing about training; why and "
-            f"what to try: its section, *Does not learn*.{earlier}")
+            f"what to try: its section, *Does not learn*.{earlier_note(c)}")
+
+
+def earlier_note(c: Claims) -> str:
+    """`` Records of an earlier definition of this workload (...).``: a sentence that qualifies a headline whose
+    records include an earlier definition ('' otherwise)."""
+    said = FLAG_WORDS[EARLIER_DEFINITION]
+    return f" {said[0].upper()}{said[1:]}." if c.earlier_definition else ""
 
 
 def backend_name(row: pd.Series) -> str:

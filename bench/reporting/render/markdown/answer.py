@@ -21,6 +21,7 @@ from bench.reporting.render.words import (
     backend_name,
     caveats,
     device_words,
+    earlier_note,
     none_learns,
     plain_config,
     runs,
@@ -145,17 +146,23 @@ def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFram
     title = workload_title(workload, dataset)
     absent = absent_strategies(summary)
     missing = f"; absent: {', '.join(f'`{s}`' for s in absent['strategy'])}" if not absent.empty else ""
+    c = claims if claims is not None else workload_claims(a, workload, dataset)
+    if c.outcome == NONE_FINISHED:  # what was asked and why: its section, not a speed
+        n = summary.groupby("status")["n_points"].sum()
+        said = ", ".join(f"{int(k)} {status}" for status, k in sorted(n.items()))
+        return [f"**{title}** ([evidence](#{anchor(title)})): nothing finished ({said}){missing}.",
+                f"{none_learns(c)}{earlier_note(c)} Each point's reason: its section, *Nothing finished*.", ""]
     lines = [f"**{title}** ([evidence](#{anchor(title)})): ran {ran_on(summary)}{missing}."]
     lines += backend_contrast(summary)
-    c = claims if claims is not None else workload_claims(a, workload, dataset)
     t = a.tradeoffs.get((workload, dataset))
-    if c.outcome in (NONE_LEARNS, NONE_FINISHED):
+    if c.outcome == NONE_LEARNS:
         lines.append(none_learns(c))
     elif t is not None and c.outcome == TRADEOFF:
         fast, best = t.fastest, t.most_accurate
         lines.append(f"- **No single answer**: the fastest that learns ({plain_config(fast)}) ends at "
                      f"{fast['final_val_accuracy']:.3f}, the most accurate ({plain_config(best)}) "
-                     f"at {best['final_val_accuracy']:.3f}; a target accuracy would decide (*Findings*).")
+                     f"at {best['final_val_accuracy']:.3f}; a target accuracy would decide (*Findings*)."
+                     + earlier_note(c))
     else:
         lines += _workload_lines(a, priced, c)
     return [*lines, ""]

@@ -27,6 +27,7 @@ from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe
 from bench.reporting.render.markdown.tables import (
     break_even_section,
     environment_table,
+    nothing_finished_section,
     peaks_table,
     pipelines_section,
     problems_section,
@@ -128,6 +129,9 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
         par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
         title = workload_title(workload, dataset)
         found_here = found.get((workload, dataset))
+        if not (g["status"] == "ok").any():  # what was asked and why nothing finished, with nothing measured on it
+            lines += [f"## {title}", "", *nothing_finished_section(rows_of(a.points, workload, dataset))]
+            continue
         part = [f"## {title}", "", *findings_section(a, workload, dataset, found_here), "### Results", "",
                 *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
         for sentence in _sentences(g, par):

@@ -36,6 +36,7 @@ from bench.reporting.render.text import (
     flag,
     markdown_table,
     number,
+    rate,
     ratio_text,
     seconds,
     sig,
@@ -60,7 +61,7 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
         return ["No configuration of this workload learns: nothing is ranked.", ""]
     named = sum(p is not None and same_config(p.a, p.b) for _, p in bests) > 1
     rows = [{"strategy": r["strategy"], "best configuration": config_name(r),
-             "examples/s": f"{r['examples_per_s']:,.0f}", f"vs the best {a.baseline}": _vs_best_cell(p, named),
+             "examples/s": rate(r['examples_per_s']), f"vs the best {a.baseline}": _vs_best_cell(p, named),
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for r, p in bests]
     names = [(r["backend"], r["strategy_label"]) for r, _ in bests]
@@ -194,7 +195,7 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
     fast, best = t.fastest, t.most_accurate
     front, fast_vs_base, best_vs_base = tradeoff_pairs(a, t)
     ratio = next(p.ratio.ratio for p in front if same_config(p.a, best))
-    rows = [{"configuration": config_label(p.a), "examples/s": f"{p.a['examples_per_s']:,.0f}",
+    rows = [{"configuration": config_label(p.a), "examples/s": rate(p.a['examples_per_s']),
              "throughput vs fastest": f"{sig(p.ratio.ratio)}x",
              "final val acc [seeds' range]": accuracy_range(p.a)} for p in front]
     example = math.floor(20 * best["final_val_accuracy"]) / 20

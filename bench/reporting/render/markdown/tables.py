@@ -20,6 +20,7 @@ from bench.reporting.render.text import (
     markdown_table,
     names_of,
     number,
+    rate,
     ratio_text,
     seconds,
     shorten,
@@ -121,7 +122,7 @@ def pipelines_section(summary: pd.DataFrame, show_backend: bool = False) -> list
             bound = " (input-bound)" if r is not None and r["input_bound"] else ""
             process_spread = spread_text(r["process_train_s"], r["two_speeds"]) if r is not None else ""
             spread = f" ({process_spread})" if process_spread else ""
-            row[f"{p} examples/s"] = DASH if r is None else f"{r['examples_per_s']:,.0f}{bound}{spread}"
+            row[f"{p} examples/s"] = DASH if r is None else f"{rate(r['examples_per_s'])}{bound}{spread}"
         for p in names[1:] if "default" in by else []:
             row[f"{p} vs default"] = ratio_text(vs_default[p].ratio) if p in vs_default else DASH
         rows.append(row)
@@ -151,21 +152,51 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
 
 def problems_section(points: pd.DataFrame) -> list[str]:
     """Every point that is not ok; the points of a strategy that was skipped as a whole are one row."""
-    by = ["host", "run_id", "strategy"]  # the columns it shows, taken first: the points frame is ~150 wide
-    bad = points.loc[points["status"] != "ok", [*by, "point_id", "status", "error"]] if not points.empty else points
     lines = ["## Failed, skipped and diverged points", ""]
-    if bad.empty:
+    rows = _problem_rows(points, ["host", "run_id", "strategy"])
+    if not rows:
         return [*lines, "None: every point finished.", ""]
+    return [*lines, markdown_table(rows), ""]
+
+
+def _problem_rows(points: pd.DataFrame, by: list[str]) -> list[dict[str, Any]]:
+    """A row per point that is not ok (host, run, point, status, reason); the points of one ``by`` group (a
+    strategy's run) skipped as a whole are one row."""
+    bad = points.loc[points["status"] != "ok", [*by, "point_id", "status", "error"]] if not points.empty else points
+    if bad.empty:
+        return []
     statuses = {k: set(g) for k, g in points.groupby(by, sort=False)["status"]}  # every point of the strategy's run
     rows = []
-    for (host, run, strategy), g in bad.groupby(by, sort=True):
-        if statuses[(host, run, strategy)] == {"skipped"} and len(g) > 1:
-            rows.append({"host": host, "run": run, "point": f"all {len(g)} points of {strategy}",
+    for key, g in bad.groupby(by, sort=True):
+        if statuses[key] == {"skipped"} and len(g) > 1:
+            rows.append({"host": g.iloc[0]["host"], "run": g.iloc[0]["run_id"],
+                         "point": f"all {len(g)} points of {g.iloc[0]['strategy']}",
                          "status": "skipped", "reason": shorten(g.iloc[0]["error"] or "(no reason recorded)", 200)})
             continue
         rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
                   "reason": shorten(r["error"] or "(no reason recorded)", 200)} for r in plain_rows(g)]
-    return [*lines, markdown_table(rows), ""]
+    return rows
+
+
+def _numbers_first(v: Any) -> tuple[int, float, str]:
+    """A sort key: numbers in numeric order, then text."""
+    return (0, float(v), "") if isinstance(v, (int, float)) else (1, 0.0, str(v))
+
+
+def nothing_finished_section(points: pd.DataFrame) -> list[str]:
+    """The section of a workload none of whose points finished: what was asked (the points' settings, counted) and
+    each point's reason; no speed, cost, limit or prediction, for there is nothing measured to give one."""
+    counts = points["status"].value_counts()
+    said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    asked = "; ".join(f"{what} {', '.join(str(v) for v in sorted(set(points[col]), key=_numbers_first))}"
+                      for what, col in (("backends", "backend"), ("strategies", "strategy"),
+                                        ("global batches", "global_batch_size"),
+                                        ("steps_per_execution", "steps_per_execution"), ("precisions", "precision"))
+                      if col in points)
+    rows = _problem_rows(points, ["host", "run_id", "workload", "strategy"])
+    return ["### Nothing finished", "",
+            f"{len(points)} point(s) asked ({asked}); none finished: {said}. With nothing measured there is no speed, "
+            "cost, limit or prediction for this workload; each point's reason:", "", markdown_table(rows), ""]
 
 
 def skipped_files_section(loaded: LoadResult[Any], dirs: Sequence[Path]) -> list[str]:
