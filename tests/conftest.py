@@ -129,6 +129,7 @@ LONGEST_FIRST = [
     "test_plain_baseline.py",  # 54
     "test_sources.py",  # 50
     "test_multiprocess.py",  # 40: two processes, a dead one, one bench per host (JAX)
+    "test_record_shapes.py",  # 25 (2026-12-05): twelve drawn record sets, a report or two each
     "test_untrusted.py",  # 15: hypothesis over hostile records, reports without figures
     "test_dask_launcher.py",  # 5: a two-worker LocalCluster losing one group twice
 ]
