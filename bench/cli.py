@@ -59,6 +59,7 @@ def usage() -> str:
         "       python -m bench workloads=[NAME,...] [key=value ...]   run workloads with the keys' defaults below",
         "       python -m bench report DIR [DIR ...] [out=PATH] [baseline=cpu]   report from result folders",
         "       python -m bench compare A B [fail_above=1.10]   compare two result folders (exit 1 if slower)",
+        "       python -m bench validate [TABLE.csv ...]   the GPU prediction's error, leave-one-device-out",
         "       python -m bench doctor workloads=[NAME,...] [key=value ...]   what would fail on a TPU, checked here",
         "       python -m bench export-tfrecord data=SOURCE out=DIR [shard_mb=64]   a data source as TFRecord shards",
         "",
@@ -81,7 +82,7 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-COMMANDS = ("report", "compare", "doctor", "export-tfrecord")
+COMMANDS = ("report", "compare", "validate", "doctor", "export-tfrecord")
 
 
 def _unknown_key(key: str) -> str:
@@ -199,10 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.data.export import main as export_main
 
         return export_main(argv[1:])
-    if argv and argv[0] in ("report", "compare"):
-        from bench.reporting.commands import compare_main, report_main
+    if argv and argv[0] in ("report", "compare", "validate"):
+        from bench.reporting.commands import compare_main, report_main, validate_main
 
-        return (report_main if argv[0] == "report" else compare_main)(argv[1:])
+        return {"report": report_main, "compare": compare_main, "validate": validate_main}[argv[0]](argv[1:])
     if argv and argv[0] == "doctor":
         try:
             cfg = parse_config(argv[1:], batches_fit_data=False)

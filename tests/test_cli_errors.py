@@ -213,7 +213,7 @@ def test_a_list_key_takes_one_value_or_values_with_commas_as_a_list(overrides, n
     (["sute=cnn"], "bench: error: sute: unknown key (did you mean suite?); allowed keys: "),  # the quickstart's key
     # a word that is no key=value: a mistyped command, or a workload named without its key
     (["doctr", "workloads=[fashion_cnn]"], "bench: error: 'doctr': not key=value, and not a command (did you mean "
-     "doctor?); commands: report, compare, doctor, export-tfrecord"),
+     "doctor?); commands: report, compare, validate, doctor, export-tfrecord"),
     (["doctor", "fashion_cnn"], "bench doctor: error: 'fashion_cnn': not key=value, and not a command; commands: "),
 ])
 def test_a_typo_is_named_even_without_a_suite(argv, message, tmp_path, monkeypatch, capsys) -> None:

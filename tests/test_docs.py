@@ -19,7 +19,7 @@ from bench.reporting.load.prices import load_table
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SUBCOMMAND_KEYS = {"report": {"out", "baseline", "parity_margin", "prices"}, "compare": {"fail_above", "metric"},
-                   "export-tfrecord": {"data", "out", "shard_mb"}}
+                   "export-tfrecord": {"data", "out", "shard_mb"}, "validate": set()}
 
 
 def commands(text: str) -> list[str]:

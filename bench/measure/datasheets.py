@@ -21,6 +21,7 @@ class Chip:
     names: tuple[str, ...]
     peaks: dict[str, float] = field(default_factory=dict)
     devices_per_chip: int = 1
+    generation: str = ""  # the architecture (Volta, Turing, Ampere, Ada, Hopper, Blackwell; a TPU's own version)
 
 
 # Sources: Google Cloud TPU system architecture pages (per chip, bf16: v2 45 TFLOPS, v3 123, v4 275, v5e 197, v5p
@@ -31,6 +32,11 @@ class Chip:
 # 312; L4 fp32 30.3, tf32 60, fp16/bf16 121; H100 SXM fp32 67, tf32 495, bf16/fp16 989; H100 PCIe 51 / 378 / 756;
 # H100 NVL 60 / 418 / 835; H200 SXM as H100 SXM; H200 NVL as H100 NVL; B200 (HGX, 1,000 W) fp32 75, tf32 1,100,
 # bf16/fp16 2,250 (NVIDIA's HGX B200 table; torchtitan get_peak_flops 2.25e15, citing NVIDIA's Blackwell datasheet).
+# Workstation and GeForce GPUs (fp16 is the tensor rate with float32 accumulation, what mixed-precision training
+# uses; a GeForce card's is half its fp16-accumulate rate): Quadro RTX 8000 fp32 16.3, fp16 130.5 (Turing); A10
+# 31.2 / tf32 62.5 / 125; RTX A6000 38.7 / 77.4 / 154.8; RTX 3090 35.6 / 35.6 / 71 (GA102 whitepaper); RTX 4090
+# 82.6 / 82.6 / 165.2 (AD102 whitepaper); RTX 6000 Ada 91.1 / 182.2 / 364.4. Sources and when they were read:
+# docs/predict.md, *Datasheet figures*.
 def _gpu(fp32: float, tf32: float | None, half: float) -> dict[str, float]:
     peaks = {"fp32": fp32 * 1e12, "fp16": half * 1e12, "bf16": half * 1e12}
     if tf32 is not None:
@@ -39,34 +45,46 @@ def _gpu(fp32: float, tf32: float | None, half: float) -> dict[str, float]:
 
 
 CHIPS: tuple[Chip, ...] = (
-    Chip("tpu", "v2", ("TPU v2", "v2"), {"bf16": 45e12}, 2),
-    Chip("tpu", "v3", ("TPU v3", "v3"), {"bf16": 123e12}, 2),
-    Chip("tpu", "v4i", ("TPU v4 lite", "v4i"), {"bf16": 137e12}),
-    Chip("tpu", "v4", ("TPU v4", "v4"), {"bf16": 275e12}),
-    Chip("tpu", "v5e", ("TPU v5 lite", "TPU v5e", "v5litepod", "v5e", "v5lite"), {"bf16": 197e12}),
-    Chip("tpu", "v5p", ("TPU v5p", "TPU v5", "v5p"), {"bf16": 459e12}),
-    Chip("tpu", "v6e", ("TPU v6 lite", "TPU v6e", "v6e"), {"bf16": 918e12}),
-    Chip("tpu", "7x", ("TPU7x", "tpu7x", "7x"), {"bf16": 2307e12}, 2),
-    Chip("gpu", "V100 PCIe", ("V100-PCIE", "V100 PCIe"), {"fp32": 14e12, "fp16": 112e12}),
-    Chip("gpu", "V100", ("V100",), {"fp32": 15.7e12, "fp16": 125e12}),
-    Chip("gpu", "T4", ("T4",), {"fp32": 8.1e12, "fp16": 65e12}),
-    Chip("gpu", "A100 80GB", ("A100-SXM4-80GB", "A100 80GB", "A100-80GB"), _gpu(19.5, 156, 312)),
-    Chip("gpu", "A100", ("A100",), _gpu(19.5, 156, 312)),
-    Chip("gpu", "L4", ("L4",), _gpu(30.3, 60, 121)),
-    Chip("gpu", "H100 PCIe", ("H100 PCIe", "H100-PCIE"), _gpu(51, 378, 756)),
-    Chip("gpu", "H100 NVL", ("H100 NVL",), _gpu(60, 418, 835)),
-    Chip("gpu", "H100", ("H100",), _gpu(67, 495, 989)),
-    Chip("gpu", "H200 NVL", ("H200 NVL",), _gpu(60, 418, 835)),
-    Chip("gpu", "H200", ("H200",), _gpu(67, 495, 989)),
-    Chip("gpu", "B200", ("B200",), _gpu(75, 1100, 2250)),
+    Chip("tpu", "v2", ("TPU v2", "v2"), {"bf16": 45e12}, 2, "v2"),
+    Chip("tpu", "v3", ("TPU v3", "v3"), {"bf16": 123e12}, 2, "v3"),
+    Chip("tpu", "v4i", ("TPU v4 lite", "v4i"), {"bf16": 137e12}, 1, "v4"),
+    Chip("tpu", "v4", ("TPU v4", "v4"), {"bf16": 275e12}, 1, "v4"),
+    Chip("tpu", "v5e", ("TPU v5 lite", "TPU v5e", "v5litepod", "v5e", "v5lite"), {"bf16": 197e12}, 1, "v5"),
+    Chip("tpu", "v5p", ("TPU v5p", "TPU v5", "v5p"), {"bf16": 459e12}, 1, "v5"),
+    Chip("tpu", "v6e", ("TPU v6 lite", "TPU v6e", "v6e"), {"bf16": 918e12}, 1, "v6"),
+    Chip("tpu", "7x", ("TPU7x", "tpu7x", "7x"), {"bf16": 2307e12}, 2, "7"),
+    Chip("gpu", "V100 PCIe", ("V100-PCIE", "V100 PCIe"), {"fp32": 14e12, "fp16": 112e12}, 1, "Volta"),
+    Chip("gpu", "V100", ("V100",), {"fp32": 15.7e12, "fp16": 125e12}, 1, "Volta"),
+    Chip("gpu", "T4", ("T4",), {"fp32": 8.1e12, "fp16": 65e12}, 1, "Turing"),
+    Chip("gpu", "Quadro RTX 8000", ("Quadro RTX 8000", "RTX 8000"), {"fp32": 16.3e12, "fp16": 130.5e12}, 1, "Turing"),
+    Chip("gpu", "A100 80GB PCIe", ("A100 80GB PCIe", "A100-PCIE-80GB"), _gpu(19.5, 156, 312), 1, "Ampere"),
+    Chip("gpu", "A100 80GB", ("A100-SXM4-80GB", "A100 80GB", "A100-80GB"), _gpu(19.5, 156, 312), 1, "Ampere"),
+    Chip("gpu", "A100", ("A100",), _gpu(19.5, 156, 312), 1, "Ampere"),
+    Chip("gpu", "A10", ("A10",), _gpu(31.2, 62.5, 125), 1, "Ampere"),
+    Chip("gpu", "RTX A6000", ("RTX A6000", "A6000"), _gpu(38.7, 77.4, 154.8), 1, "Ampere"),
+    Chip("gpu", "RTX 3090", ("RTX 3090",), _gpu(35.6, 35.6, 71), 1, "Ampere"),
+    Chip("gpu", "L4", ("L4",), _gpu(30.3, 60, 121), 1, "Ada"),
+    Chip("gpu", "RTX 4090", ("RTX 4090",), _gpu(82.6, 82.6, 165.2), 1, "Ada"),
+    Chip("gpu", "RTX 6000 Ada", ("RTX 6000 Ada",), _gpu(91.1, 182.2, 364.4), 1, "Ada"),
+    Chip("gpu", "H100 PCIe", ("H100 PCIe", "H100-PCIE", "H100 80GB PCIe"), _gpu(51, 378, 756), 1, "Hopper"),
+    Chip("gpu", "H100 NVL", ("H100 NVL",), _gpu(60, 418, 835), 1, "Hopper"),
+    Chip("gpu", "H100", ("H100",), _gpu(67, 495, 989), 1, "Hopper"),
+    Chip("gpu", "H200 NVL", ("H200 NVL",), _gpu(60, 418, 835), 1, "Hopper"),
+    Chip("gpu", "H200", ("H200",), _gpu(67, 495, 989), 1, "Hopper"),
+    Chip("gpu", "B200", ("B200",), _gpu(75, 1100, 2250), 1, "Blackwell"),
 )
 
 # Memory bandwidth of one chip or GPU (bytes/s), for the memory floor, only where a source was read (docs/reports.md,
 # *Datasheet figures*, names each source and when it was read): GPUs T4 320 GB/s, L4 300, A100 40 GB 1,555, A100
 # 80 GB 2,039 (SXM; the PCIe card's 1,935 is lower, so its floor stays a floor), H100 SXM 3,350, H100 PCIe 2,000,
 # H100 NVL 3,900, H200 and H200 NVL 4,800, B200 (HGX) 7,700; TPU v4 1,200, v5e 819, v5p 2,765, v6e 1,638 (the
-# Cloud TPU pages), TPU7x 7,370 (no page quoted). Others: none (no memory floor rather than a guess).
+# Cloud TPU pages), TPU7x 7,370 (no page quoted); V100 (both) 900, Quadro RTX 8000 672, A100 80GB PCIe 1,935, A10
+# 600, RTX A6000 768, RTX 3090 936, RTX 4090 1,008, RTX 6000 Ada 960 (docs/predict.md). Others: none (no memory floor
+# rather than a guess).
 BANDWIDTH = {("gpu", "T4"): 320e9, ("gpu", "L4"): 300e9, ("gpu", "A100"): 1.555e12, ("gpu", "A100 80GB"): 2.039e12,
+             ("gpu", "V100"): 900e9, ("gpu", "V100 PCIe"): 900e9, ("gpu", "Quadro RTX 8000"): 672e9,
+             ("gpu", "A100 80GB PCIe"): 1.935e12, ("gpu", "A10"): 600e9, ("gpu", "RTX A6000"): 768e9,
+             ("gpu", "RTX 3090"): 936e9, ("gpu", "RTX 4090"): 1.008e12, ("gpu", "RTX 6000 Ada"): 960e9,
              ("gpu", "H100"): 3.35e12, ("gpu", "H100 PCIe"): 2.0e12, ("gpu", "H100 NVL"): 3.9e12,
              ("gpu", "H200"): 4.8e12, ("gpu", "H200 NVL"): 4.8e12, ("gpu", "B200"): 7.7e12,
              ("tpu", "v4"): 1.2e12, ("tpu", "v5e"): 819e9, ("tpu", "v5p"): 2.765e12, ("tpu", "v6e"): 1.638e12,

@@ -1,4 +1,5 @@
-"""The report side's commands: ``python -m bench report DIR …`` and ``python -m bench compare A B``.
+"""The report side's commands: ``python -m bench report DIR …``, ``python -m bench compare A B`` and ``python -m bench
+validate [TABLE.csv …]``.
 
 Both take argparse flags or Hydra-style ``key=value`` tokens; bad input is one line on stderr and exit
 status 2. Never imports TensorFlow.
@@ -16,13 +17,16 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, report_side
+from bench.reporting.analysis.validate import predictions
 from bench.reporting.build import ReportError, build_report
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.load import untrusted
 from bench.reporting.load.prices import PriceError, load_table, parse_overrides
+from bench.reporting.load.throughput import TableError, ThroughputTable, read_table, reference_tables
 from bench.reporting.render.console import compare_table as render
 from bench.reporting.render.report_json import ReportData
+from bench.reporting.render.validation import validation_text
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
 
@@ -181,3 +185,32 @@ def compare_main(argv: list[str]) -> int:
         print(f"FAIL: {failing} point(s) take significantly more than {args.fail_above:g}x A's time")
         return 1
     return 0
+
+
+def validate_main(argv: list[str]) -> int:
+    """``python -m bench validate [TABLE.csv ...]``: the prediction's error leave-one-device-out on published
+    single-GPU throughput tables (default: the shipped copies of Lambda's, fp32 and fp16); 2 on bad input."""
+    parser = ArgumentParser(prog="python -m bench validate",
+                            description="How wrong bench's prediction for a GPU it did not run on is: leave-one-"
+                                        "device-out on throughput tables of the form of Lambda's deeplearning-"
+                                        "benchmark (name_gpu,num_gpu,watt,price,<model>...; batch sizes in the "
+                                        "-bs- file beside). Without a table: the shipped fp32 and fp16 ones.")
+    parser.add_argument("tables", nargs="*", type=Path, help="throughput tables (CSV)")
+    try:
+        args = parser.parse_args(argv)
+        tables: list[ThroughputTable] = [read_table(p) for p in args.tables] or reference_tables()
+    except (CliError, TableError) as e:
+        print(f"bench validate: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    fp32 = {t.path.name.replace("fp32", "fp16"): t for t in tables if t.precision == "fp32"}
+    frames = [predictions(t, fp32.get(t.path.name) or _beside(t)) for t in tables]
+    print(validation_text(tables, pd.concat(frames) if frames else pd.DataFrame()), end="")
+    return 0
+
+
+def _beside(t: ThroughputTable) -> ThroughputTable | None:
+    """The float32 table beside an fp16 one (None for an fp32 table, or when there is none)."""
+    other = t.path.with_name(t.path.name.replace("fp16", "fp32"))
+    return read_table(other) if t.precision == "fp16" and other != t.path and other.is_file() else None

@@ -96,6 +96,33 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     return out
 
 
+def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, found_here: Claims | None,
+                   figs: dict[str, Path], priced: pd.DataFrame | None, table: Mapping[str, Price] | None
+                   ) -> tuple[list[str], bool]:
+    """A workload's section (some of its configurations finished), and whether its bounds priced an accelerator."""
+    par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
+    part = [f"## {workload_title(workload, dataset)}", "", *findings_section(a, workload, dataset, found_here),
+            "### Results", "", *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
+    for sentence in _sentences(g, par):
+        part += [sentence, ""]
+    part += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
+    part += break_even_section(be, a.show_backend)
+    bound: list[str] = []
+    if learns_nowhere(g):  # why and what to try, in place of speedups, a cost front and bounds
+        part += not_learning_section(g)
+        figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
+    else:
+        bound = reach_section(g, table, a.limits)
+        part += bound
+        if priced is not None:
+            part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
+    if figs:
+        part += ["### Figures", ""]
+        part += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
+        part.append("")
+    return part, bool(bound)
+
+
 def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None,
@@ -109,7 +136,6 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     found = claims if claims is not None else all_claims(a)
     hosts = sorted(set(a.points["host"]))
     workloads = [workload_dataset(key) for key in s.groupby(["workload", "dataset"], sort=True).groups]
-    bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     lines = ["# bench report", "",
              f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
              f"host(s) ({', '.join(hosts)}): {ran_on(s)}. Speedups are against the best configuration of the "
@@ -124,34 +150,16 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
               "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
     lines += time_section(a.points, parents)
     seen: dict[str, str] = {}
+    bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
     for key, g in s.groupby(["workload", "dataset"], sort=True):
         workload, dataset = workload_dataset(key)
-        par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
         title = workload_title(workload, dataset)
-        found_here = found.get((workload, dataset))
         if not (g["status"] == "ok").any():  # what was asked and why nothing finished, with nothing measured on it
             lines += [f"## {title}", "", *nothing_finished_section(rows_of(a.points, workload, dataset))]
             continue
-        part = [f"## {title}", "", *findings_section(a, workload, dataset, found_here), "### Results", "",
-                *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
-        for sentence in _sentences(g, par):
-            part += [sentence, ""]
-        part += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
-        part += break_even_section(be, a.show_backend)
-        figs = dict(figures.get((workload, dataset), {}))
-        if learns_nowhere(g):  # why and what to try, in place of speedups, a cost front and bounds
-            part += not_learning_section(g)
-            figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
-        else:
-            bound = reach_section(g, table, a.limits)
-            bounded = bounded or bool(bound)
-            part += bound
-            if priced is not None:
-                part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
-        if figs:
-            part += ["### Figures", ""]
-            part += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
-            part.append("")
+        part, bound = _workload_part(a, g, workload, dataset, found.get((workload, dataset)),
+                                     dict(figures.get((workload, dataset), {})), priced, table)
+        bounded = bounded or bound
         lines += once(part, seen, title)  # each note and legend in full once
     if priced is not None and table is not None:
         lines += prices_used_section(priced, table, tuple(d[3] for d in BOUND_DEVICES) if bounded else ())

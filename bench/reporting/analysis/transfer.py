@@ -1,0 +1,81 @@
+"""How a training step's time transfers from a GPU it was measured on to one it was not: seconds per example =
+a / peak + b / bandwidth + c / batch (compute, memory traffic, and a per-step cost spread over the batch), the
+coefficients fitted on devices other than the one predicted, the prediction anchored at the measured device
+(measured x modelled target / modelled source). Method and its measured error: docs/predict.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+from bench.measure.datasheets import BANDWIDTH, Chip
+
+
+@dataclass(frozen=True)
+class Device:
+    """A GPU as the time model sees it: its datasheet peak in the arithmetic a run uses (FLOP/s), its memory
+    bandwidth (bytes/s) and its architecture generation."""
+
+    model: str
+    peak: float
+    bandwidth: float
+    generation: str
+
+
+def device(chip: Chip, precision: str) -> Device | None:
+    """``chip`` for a run of ``precision`` (``fp32``: TF32 where the chip has it, the arithmetic frameworks use for
+    float32 convolutions and matmuls on such GPUs; ``fp16``: the tensor rate with float32 accumulation); None without
+    a peak or a bandwidth in bench's datasheet table."""
+    tags = ("tf32", "fp32") if precision == "fp32" else ("fp16",)
+    peak = next((chip.peaks[t] for t in tags if t in chip.peaks), None)
+    bandwidth = BANDWIDTH.get((chip.kind, chip.model))
+    if peak is None or bandwidth is None:
+        return None
+    return Device(chip.model, peak, bandwidth, chip.generation)
+
+
+@dataclass(frozen=True)
+class TimeModel:
+    """Seconds per example = ``a`` / peak + ``b`` / bandwidth + ``c`` / batch: ``a`` in FLOPs per example at the
+    datasheet peak, ``b`` in bytes per example at the datasheet bandwidth, ``c`` in seconds a step (all >= 0)."""
+
+    a: float
+    b: float
+    c: float
+
+    def seconds(self, d: Device, batch: float) -> float:
+        """Modelled seconds per example on ``d`` at ``batch`` examples a step."""
+        return self.a / d.peak + self.b / d.bandwidth + (self.c / batch if batch > 0 else 0.0)
+
+
+def fit(points: Sequence[tuple[Device, float, float]]) -> TimeModel | None:
+    """The time model closest to ``points`` ((device, batch, measured seconds per example)) in relative error,
+    coefficients non-negative (non-negative least squares); None with fewer than three points."""
+    if len(points) < 3:
+        return None
+    rows = np.array([[1 / (d.peak * s), 1 / (d.bandwidth * s), 1 / (b * s)] for d, b, s in points])
+    scale = np.linalg.norm(rows, axis=0)
+    scale[scale == 0] = 1.0
+    coef, _ = nnls(rows / scale, np.ones(len(points)))
+    a, b, c = (coef / scale).tolist()
+    return TimeModel(a, b, c) if a + b + c > 0 else None
+
+
+def transfer(measured_per_s: float, model: TimeModel, source: Device, source_batch: float, target: Device,
+             target_batch: float) -> float:
+    """Examples/s on ``target`` predicted from ``measured_per_s`` on ``source``: the measurement times the modelled
+    ratio of the two devices' seconds per example."""
+    there = model.seconds(target, target_batch)
+    here = model.seconds(source, source_batch)
+    return measured_per_s * here / there if there > 0 and here > 0 else math.nan
+
+
+def roofline_ratio(w: float, source: Device, target: Device) -> float:
+    """Target over source seconds per example when a share ``w`` of the source's time scales with the peak and the
+    rest with the bandwidth (one mix for every model: what a datasheet reader without the model's counts has)."""
+    return w * source.peak / target.peak + (1 - w) * source.bandwidth / target.bandwidth
