@@ -79,3 +79,47 @@ def roofline_ratio(w: float, source: Device, target: Device) -> float:
     """Target over source seconds per example when a share ``w`` of the source's time scales with the peak and the
     rest with the bandwidth (one mix for every model: what a datasheet reader without the model's counts has)."""
     return w * source.peak / target.peak + (1 - w) * source.bandwidth / target.bandwidth
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """Seconds a training step on one device, backend, precision and compiler = ``call_s`` / steps_per_execution
+    (the cost of one compiled call: dispatch, the host's loop) + ``step_s`` (a step's fixed cost on host and device)
+    + ``example_s`` x batch (the part that grows with the batch: the device's arithmetic and memory traffic). The
+    intercept of step time against batch size is ``call_s / spe + step_s``: what a faster device does not shorten."""
+
+    call_s: float
+    step_s: float
+    example_s: float
+
+    def seconds(self, batch: float, spe: float) -> float:
+        """Modelled seconds a step at ``batch`` examples and ``spe`` steps a call."""
+        return self.call_s / spe + self.step_s + self.example_s * batch
+
+    def host_s(self, spe: float) -> float:
+        """The step's fixed part at ``spe`` (seconds): the intercept against batch size."""
+        return self.call_s / spe + self.step_s
+
+
+def fit_steps(points: Sequence[tuple[float, float, float]]) -> StepModel | None:
+    """The step model closest to ``points`` ((batch, steps_per_execution, measured seconds a step)) in relative
+    error, coefficients non-negative; None with fewer than three points or fewer than two batch sizes (no intercept
+    to read)."""
+    if len(points) < 3 or len({b for b, _, _ in points}) < 2:
+        return None
+    rows = np.array([[1 / (spe * s), 1 / s, b / s] for b, spe, s in points])
+    scale = np.linalg.norm(rows, axis=0)
+    scale[scale == 0] = 1.0
+    coef, _ = nnls(rows / scale, np.ones(len(points)))
+    call_s, step_s, example_s = (coef / scale).tolist()
+    return StepModel(call_s, step_s, example_s)
+
+
+def steps_left_out(points: Sequence[tuple[float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Each point predicted by the step model fitted on the others: (batch, spe, measured s, predicted s); NaN
+    where the others cannot be fitted."""
+    out = []
+    for i, (b, spe, s) in enumerate(points):
+        model = fit_steps([p for j, p in enumerate(points) if j != i])
+        out.append((b, spe, s, model.seconds(b, spe) if model is not None else math.nan))
+    return out

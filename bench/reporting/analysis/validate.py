@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from bench.reporting.analysis.transfer import Device, device, fit, roofline_ratio, transfer
+from bench.reporting.analysis.transfer import Device, device, fit, roofline_ratio, steps_left_out, transfer
 from bench.reporting.load.throughput import ThroughputTable
 
 # the methods, in the order the error table shows them: the time model (bench's), then what a reader of datasheets
@@ -105,3 +105,25 @@ def error_summary(frame: pd.DataFrame, by: Iterable[str] = ()) -> pd.DataFrame:
     keys = [*by, "method"]
     g = frame[frame["error"].map(math.isfinite)].groupby(keys, sort=False)["error"]
     return pd.DataFrame({"median": g.median(), "p90": g.quantile(0.9), "n": g.size()}).reset_index()
+
+
+# what one step model covers: a model on one accelerator, backend, precision and compiler
+STEP_GROUP = ("workload", "backend", "device_kind", "accelerator", "precision", "compiler_mark")
+
+
+def accelerator_steps_left_out(summary: pd.DataFrame) -> pd.DataFrame:
+    """bench's own accelerator records checked against the step model: each finished GPU or TPU configuration's
+    seconds a step (steady training seconds an epoch over its steps) predicted from the other configurations of its
+    group (:data:`STEP_GROUP`: other batch sizes and steps_per_execution, any data set); one row each, with
+    ``error`` = |predicted / measured - 1| (NaN where the others cannot be fitted)."""
+    keys = [k for k in STEP_GROUP if k in summary]
+    ok = summary[(summary["status"] == "ok") & summary["device_kind"].isin(["gpu", "tpu"])]
+    rows = []
+    for key, g in ok.groupby(keys, sort=True, dropna=False):
+        points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]),
+                   float(r["train_s_median"]) / float(r["steps_per_epoch"])) for r in g.to_dict("records")]
+        for (b, spe, measured, predicted), dataset in zip(steps_left_out(points), g["dataset"], strict=True):
+            rows.append({**dict(zip(keys, key, strict=True)), "dataset": dataset, "global_batch_size": int(b),
+                         "steps_per_execution": int(spe), "measured_s": measured, "predicted_s": predicted,
+                         "error": abs(predicted / measured - 1)})
+    return pd.DataFrame(rows)
