@@ -153,7 +153,8 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         # what ran is steps_per_execution (records keep the request: steps_per_execution before the plan resolved it)
         "spe_requested": r.requested_steps_per_execution or r.steps_per_execution,
         "steps_per_epoch": r.steps_per_epoch, "seed": r.seed,
-        "error": error_text(r.error), "n_epochs": len(r.epochs),
+        "error": error_text(r.error), "error_type": (r.error.type or "") if r.error is not None else "",
+        "n_epochs": len(r.epochs),
         "epoch1_s": as_float(first[0].epoch_s) if first else math.nan, "epoch1_train_s": _first_training_s(first),
         "steady_epoch_s": tuple(as_float(e.epoch_s) for e in steady),
         "steady_train_s": tuple(as_float(e.train_s) for e in steady),
@@ -232,6 +233,7 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("seed", "integer", "the point's random seed"),
     ("status", "text", "ok, diverged, failed or skipped"),
     ("error", "text", "why a point did not finish ('' when ok)"),
+    ("error_type", "text", "the kind of that reason, a code: StrategyUnavailable, WorkerCrashed, ... ('' when ok)"),
     ("n_epochs", "count", "epochs recorded"),
     ("epoch1_s", "s", "the first (warm-up) epoch, training and validation"),
     ("steady_epoch_s", "s", "median of the steady epochs (2..n), training and validation"),

@@ -64,6 +64,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
         "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at),
         "error": "" if not bad else (g["error"][bad[0]] or "(no reason recorded)"),
+        "error_type": "" if not bad else str(g["error_type"][bad[0]] or ""), "n_not_ok": len(bad),
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,
@@ -137,9 +138,9 @@ def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: 
 
     Accepts records or a :func:`points_frame`. A configuration none of whose repeats is ok keeps its
     row with the worst-first status (diverged > failed > skipped) and the first error; it is never
-    dropped. Columns: CONFIG_KEY, host, status, n_points, n_ok, error, epoch_s_* (s), examples_per_s,
-    warmup_overhead_s (s), final_val_accuracy, not_learning (a NotLearning: false when it learns), input_bound,
-    gflops_per_s, mfu_pct, mfu_datasheet_pct, baseline, speedup, speedup_low/high, speedup_significant.
+    dropped. Columns: CONFIG_KEY, host, status, n_points, n_ok, error, error_type, n_not_ok, epoch_s_* (s),
+    examples_per_s, warmup_overhead_s (s), final_val_accuracy, not_learning (a NotLearning: false when it learns),
+    input_bound, gflops_per_s, mfu_pct, mfu_datasheet_pct, baseline, speedup, speedup_low/high, speedup_significant.
     """
     points = records_or_points if isinstance(records_or_points, pd.DataFrame) else points_frame(
         records_or_points)

@@ -55,6 +55,16 @@ class Accuracy(_Part):
     seeds: int = 0
 
 
+class Reason(_Part):
+    """Why a configuration's points did not all finish: the first such point's reason, its kind as a code (the
+    exception type: ``StrategyUnavailable``, ``WorkerCrashed``, ``OutOfMemory``, ...; empty when the record names
+    none) and text, and how many of its points did not finish."""
+
+    code: str
+    text: str
+    points: int
+
+
 class Target(_Part):
     """The workload's target validation accuracy, how many seeds reached it, and the training seconds to it (median
     and range over those seeds; warm-up epoch included)."""
@@ -119,6 +129,7 @@ class Configuration(_Part):
     epoch_too_short: bool = False  # median training epoch under 0.1 s: too short to time (frames.summary)
     # ok processes that trained with one step in flight (run again after XLA's CPU all-reduce deadlocked): slower
     one_step_processes: int = 0
+    reason: Reason | None = None  # why some or all of its points did not finish (null when every one did)
 
 
 class Answer(_Part):
@@ -223,6 +234,8 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
         target=target, speedup=speedup, limit=limit, epochs=[int(n) for n in r.get("epochs") or ()],
         trending=bool(r.get("trending", False)), epoch_too_short=bool(r.get("too_short", False)),
         one_step_processes=int(r.get("one_step") or 0),
+        reason=(Reason(code=str(r.get("error_type") or ""), text=str(r["error"]), points=int(r.get("n_not_ok") or 0))
+                if r.get("error") else None),
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),
