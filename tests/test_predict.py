@@ -5,6 +5,7 @@ rows), any table of that form, and the time model itself."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import subprocess
 import sys
@@ -17,18 +18,31 @@ from bench.measure.datasheets import chip_of
 from bench.reporting.analysis.transfer import TimeModel, device, fit, transfer
 from bench.reporting.analysis.validate import TIME_MODEL, error_summary, predictions
 from bench.reporting.commands import validate_main
-from bench.reporting.load.throughput import read_table, reference_tables
+from bench.reporting.load.throughput import measured_error, read_table, reference_tables
 from tests.conftest import REPO
 
 OVERALL = re.compile(r"^overall: median ([\d.]+) %, p90 ([\d.]+) % over (\d+) predictions$")
 
 
 @pytest.fixture(scope="module")
-def printed() -> str:
-    out = subprocess.run([sys.executable, "-m", "bench", "validate"], capture_output=True, text=True, cwd=REPO,
-                         timeout=120)
+def validated(tmp_path_factory) -> tuple[str, dict]:
+    saved = tmp_path_factory.mktemp("validate") / "measured-error.json"
+    out = subprocess.run([sys.executable, "-m", "bench", "validate", "--save", str(saved)], capture_output=True,
+                         text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
+    return out.stdout, json.loads(saved.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def printed(validated) -> str:
+    return validated[0]
+
+
+def test_the_errors_reports_read_are_what_validate_measures_now(validated) -> None:
+    """suites/reference/lambda/measured-error.json, which every report's interval reads, is what `validate --save`
+    writes from the shipped tables today: a change of method or data that moves the error fails here."""
+    assert measured_error() == validated[1]
+    assert validated[1][TIME_MODEL]["n"] == 2640
 
 
 def test_validate_meets_the_goal_on_lambdas_tables_and_says_so_last(printed) -> None:
@@ -141,3 +155,90 @@ def test_the_step_model_on_the_h200_records_predicts_each_configuration_from_the
     points = [(r["global_batch_size"], r["steps_per_execution"], r["measured_s"]) for r in done.to_dict("records")]
     moved = [(b, spe, s * 7 if i == 0 else s) for i, (b, spe, s) in enumerate(points)]
     assert steps_left_out(moved)[0][3] == pytest.approx(steps_left_out(points)[0][3])
+
+
+H200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
+RUNS = ("r1", "r2", "r3", "a", "b")
+
+
+def _with_todays_counts(tmp_path: Path) -> list[Path]:
+    """The H200 records, their fashion_cnn points given the byte counts today's bench records for fashion_cnn (read
+    from the 2026-12-02 quickstart's record: the same model): what a GPU run of today's bench would carry."""
+    today = json.loads((Path(__file__).parent / "data" / "quickstart_2026_12_02" /
+                        "fashion_cnn-cpu-b128-spe8-fp32-r0.json").read_text(encoding="utf-8"))
+    for path in H200.rglob("*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and record.get("workload") == "fashion_cnn" and "point_id" in record:
+            record.update(bytes_per_example=today["bytes_per_example"],
+                          weight_bytes_per_step=today["weight_bytes_per_step"])
+        out = tmp_path / path.relative_to(H200)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(record), encoding="utf-8")
+    return [tmp_path / d for d in RUNS]
+
+
+def _devices_table(text: str, title: str) -> dict[str, dict[str, str]]:
+    section = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    part = section.split("### Predicted where it did not run\n", 1)[1].split("\n### ", 1)[0]
+    lines = [ln for ln in part.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True)) for ln in lines[2:]]
+    return {r["device"]: r for r in rows}
+
+
+def test_a_report_predicts_the_gpus_it_did_not_run_on_and_reconciles(tmp_path) -> None:
+    """Item 1: per device, the measured epoch where it ran, a prediction with its interval elsewhere on a GPU, a
+    reason on a TPU; report.md prints report.json's figures; a reader's checks hold (examples/s x seconds = the
+    epoch's examples; USD = seconds x the price; the interval's error is at least the scaling's measured one)."""
+    from bench.reporting.build import build_report
+    from bench.reporting.load.prices import load_table
+    from bench.reporting.render.text import seconds, sig, usd
+
+    md = build_report(_with_todays_counts(tmp_path / "records"), tmp_path / "out")
+    text, data = md.read_text(encoding="utf-8"), json.loads((md.parent / "report.json").read_text(encoding="utf-8"))
+    prices, floor = load_table(), measured_error()[TIME_MODEL]["p90"]
+    configs = {(c["workload"], c["dataset"], c["strategy"], c["global_batch_size"], c["steps_per_execution"]): c
+               for c in data["configurations"]}
+    seen = 0
+    for w in data["workloads"]:
+        predicted = [p for p in w["predictions"] if p["basis"] == "predicted"]
+        if w["workload"] != "fashion_cnn":
+            assert not predicted  # catsdogs: two configurations on the H200, no byte count
+            continue
+        table = _devices_table(text, f"{w['workload']} on {w['dataset']}")
+        assert {p["device"] for p in predicted} == {"T4", "L4", "A100", "H100", "B200"}
+        assert {p["basis"] for p in w["predictions"] if p["kind"] == "tpu"} == {"tpu_not_validated"}
+        (measured,) = [p for p in w["predictions"] if p["basis"] == "measured"]
+        src = predicted[0]["source"]
+        c = configs[(w["workload"], w["dataset"], src["strategy"], src["global_batch_size"],
+                     src["steps_per_execution"])]
+        assert table[measured["device"]]["s an epoch [90% interval]"] == seconds(c["train_s"]["value"])
+        for p in predicted:
+            assert p["low_s"] < p["train_s"] < p["high_s"] and p["error"] >= floor
+            row = table[p["device"]]
+            assert row["s an epoch [90% interval]"] == (f"{seconds(p['train_s'])} [{seconds(p['low_s'])}, "
+                                                        f"{seconds(p['high_s'])}]")
+            assert row["examples/s"] == sig(p["examples_per_s"])
+            epoch = p["examples_per_s"] * p["train_s"] / src["global_batch_size"]
+            assert epoch == pytest.approx(round(epoch), rel=1e-9)  # whole steps of the source's batch
+            price = prices[f"gpu-{p['model'].lower()}"].usd_per_hour
+            if price is not None:
+                assert p["usd_per_epoch"] == pytest.approx(p["train_s"] * price / 3600)
+                assert row["USD an epoch"] == usd(p["usd_per_epoch"])
+            seen += 1
+    assert seen == 3 * 5  # fashion_cnn's three data sets, five GPUs each
+
+
+def test_records_without_counts_or_a_gpu_predict_nothing_and_say_why(tmp_path) -> None:
+    """The H200 records as they are (no byte count) and the CPU quickstart (no GPU): no number, the reason."""
+    from bench.reporting.build import build_report
+
+    for name, dirs, why in (("h200", [H200 / d for d in RUNS], "no_count"),
+                            ("quickstart", [Path(__file__).parent / "data" / "quickstart_2026_12_02"],
+                             "no_accelerator_record")):
+        md = build_report(dirs, tmp_path / name)
+        data = json.loads((md.parent / "report.json").read_text(encoding="utf-8"))
+        bases = {p["basis"] for w in data["workloads"] for p in w["predictions"]}
+        assert "predicted" not in bases and why in bases, (name, bases)
+        assert all(p["train_s"] is None for w in data["workloads"] for p in w["predictions"])
+        assert "### Predicted where it did not run\n\nNo device is predicted: " in md.read_text(encoding="utf-8")

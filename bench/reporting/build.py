@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.reporting.analysis.cost import priced_summary
+from bench.reporting.analysis.predict import predictions_by_workload
 from bench.reporting.claims import all_claims
 from bench.reporting.frames.epochs import epochs_frame
 from bench.reporting.frames.keys import rows_of
@@ -20,6 +21,7 @@ from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.load import untrusted
 from bench.reporting.load.parents import parent_times
 from bench.reporting.load.prices import Price, load_table
+from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
 from bench.reporting.render.markdown.document import render_markdown
 from bench.reporting.render.markdown.results import CSV_NAME, results_csv
@@ -95,12 +97,13 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         for key in keys:
             drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
         claims = all_claims(a)  # each workload's conclusions, once: report.json and report.md word the same ones
-        (out_dir / "report.json").write_text(to_json(report_data(a, claims)), encoding="utf-8")
+        predicted = predictions_by_workload(a.summary, measured_error(), table)  # devices it did not run on
+        (out_dir / "report.json").write_text(to_json(report_data(a, claims, predicted)), encoding="utf-8")
         (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
         drawn = drawer.collect()
         if before_text is not None:
             before_text()
-        text = render_markdown(a, loaded, dirs, drawn, priced, table, claims, parent_times(dirs))
+        text = render_markdown(a, loaded, dirs, drawn, priced, table, claims, parent_times(dirs), predicted)
     finally:
         drawer.close()
     path = out_dir / "report.md"

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, report_side
-from bench.reporting.analysis.validate import predictions
+from bench.reporting.analysis.validate import measured_error, predictions
 from bench.reporting.build import ReportError, build_report
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
@@ -196,6 +196,8 @@ def validate_main(argv: list[str]) -> int:
                                         "benchmark (name_gpu,num_gpu,watt,price,<model>...; batch sizes in the "
                                         "-bs- file beside). Without a table: the shipped fp32 and fp16 ones.")
     parser.add_argument("tables", nargs="*", type=Path, help="throughput tables (CSV)")
+    parser.add_argument("--save", type=Path, help="also write the errors a report's predictions read (JSON; the "
+                        "shipped one, from the shipped tables: suites/reference/lambda/measured-error.json)")
     try:
         args = parser.parse_args(argv)
         tables: list[ThroughputTable] = [read_table(p) for p in args.tables] or reference_tables()
@@ -206,7 +208,10 @@ def validate_main(argv: list[str]) -> int:
         return int(e.code or 0)
     fp32 = {t.path.name.replace("fp32", "fp16"): t for t in tables if t.precision == "fp32"}
     frames = [predictions(t, fp32.get(t.path.name) or _beside(t)) for t in tables]
-    print(validation_text(tables, pd.concat(frames) if frames else pd.DataFrame()), end="")
+    frame = pd.concat(frames) if frames else pd.DataFrame()
+    print(validation_text(tables, frame), end="")
+    if args.save is not None and not frame.empty:
+        args.save.write_text(json.dumps(measured_error(frame), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

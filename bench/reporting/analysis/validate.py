@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -127,3 +128,13 @@ def accelerator_steps_left_out(summary: pd.DataFrame) -> pd.DataFrame:
                          "steps_per_execution": int(spe), "measured_s": measured, "predicted_s": predicted,
                          "error": abs(predicted / measured - 1)})
     return pd.DataFrame(rows)
+
+
+def measured_error(frame: pd.DataFrame) -> dict[str, Any]:
+    """What a report's predictions read (``suites/reference/lambda/measured-error.json``): each method's median
+    and 90th-percentile error over ``frame`` (fractions, 4 decimals), its count and the tables it covers."""
+    s = error_summary(frame)
+    out: dict[str, Any] = {r["method"]: {"median": round(float(r["median"]), 4), "p90": round(float(r["p90"]), 4),
+                                         "n": int(r["n"])} for r in s.to_dict("records")}
+    out["tables"] = sorted(set(frame["table"]))
+    return out

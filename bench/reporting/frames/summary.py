@@ -42,6 +42,12 @@ def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:
             f"{name}_high": max(kept) if kept else math.nan}
 
 
+def _reason(g: dict[str, list[Any]], bad: list[int]) -> dict[str, Any]:
+    """Why a configuration's points did not all finish: the first such point's reason and its kind, and how many."""
+    return {"error": "" if not bad else (g["error"][bad[0]] or "(no reason recorded)"),
+            "error_type": "" if not bad else str(g["error_type"][bad[0]] or ""), "n_not_ok": len(bad)}
+
+
 def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> dict[str, Any]:
     """One configuration's summary row from its points (column -> values, one per point)."""
     ok_at = [i for i, s in enumerate(g["status"]) if s == "ok"]
@@ -62,9 +68,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     first = {c: v[0] for c, v in g.items()}
     return {
         "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
-        "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at),
-        "error": "" if not bad else (g["error"][bad[0]] or "(no reason recorded)"),
-        "error_type": "" if not bad else str(g["error_type"][bad[0]] or ""), "n_not_ok": len(bad),
+        "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at), **_reason(g, bad),
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,

@@ -7,9 +7,11 @@ for the prediction's validation (``python -m bench validate``). The shipped copi
 from __future__ import annotations
 
 import csv
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench.measure.datasheets import Chip, chip_of
 
@@ -62,6 +64,15 @@ def reference_dir() -> Path:
 def reference_tables() -> list[ThroughputTable]:
     """Lambda's single-GPU PyTorch training tables shipped with bench, float32 then mixed precision."""
     return [read_table(reference_dir() / f"pytorch-train-throughput-{p}.csv") for p in ("fp32", "fp16")]
+
+
+ERROR_FILE = "measured-error.json"
+
+
+def measured_error() -> dict[str, Any]:
+    """The prediction's measured error on the shipped tables, as ``python -m bench validate --save`` wrote it
+    (:func:`bench.reporting.analysis.validate.measured_error`)."""
+    return dict(json.loads((reference_dir() / ERROR_FILE).read_text(encoding="utf-8")))
 
 
 def batch_file(path: Path) -> Path:

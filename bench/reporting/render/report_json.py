@@ -15,10 +15,13 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.reporting.analysis.predict import DevicePrediction, predictions_by_workload
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
 from bench.reporting.frames.labels import config_label
+from bench.reporting.load.prices import load_table
+from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import two_speeds_text, workload_title
@@ -132,6 +135,29 @@ class Configuration(_Part):
     reason: Reason | None = None  # why some or all of its points did not finish (null when every one did)
 
 
+class Predicted(_Part):
+    """One device for one workload (docs/predict.md): ``basis`` is ``measured``, ``predicted`` or why not
+    (``no_accelerator_record``, ``too_few_configurations``, ``tpu_not_validated``, ``no_datasheet``, ``no_count``).
+    Predicted: steady training seconds an epoch with its interval, examples/s, the step's fixed part's share, what
+    would bound it (``host``, ``compute``, ``memory``), the interval's error (a fraction), USD an epoch and to the
+    target at the shipped price (null without one), and the measured configuration it scales from."""
+
+    device: str
+    kind: str
+    model: str
+    basis: str
+    train_s: float | None = None
+    low_s: float | None = None
+    high_s: float | None = None
+    examples_per_s: float | None = None
+    fixed_share: float | None = None
+    limit: str = ""
+    error: float | None = None
+    usd_per_epoch: float | None = None
+    usd_to_target: float | None = None
+    source: dict[str, Any] = Field(default_factory=dict)
+
+
 class Answer(_Part):
     """One workload's answer: the fastest configuration that learns (null: none learns) and its throughput over the
     baseline's fastest configuration that learns. Without a target, ``single_answer`` is false when that
@@ -147,6 +173,8 @@ class Answer(_Part):
     single_answer: bool = True
     tradeoff: list[str] = Field(default_factory=list)
     claims: Claimed | None = None  # the conclusions the answer and the findings word (bench.reporting.claims)
+    # per device of bench's table: measured, predicted with its interval, or why not (bench.reporting.analysis.predict)
+    predictions: list[Predicted] = Field(default_factory=list)
 
 
 
@@ -259,16 +287,29 @@ def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
                   examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs, claims=claims_data(c))
 
 
-def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = None) -> ReportData:
-    """The verdicts of an analysis as data (module docstring); ``claims``: each workload's (:func:`all_claims`)."""
+def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = None,
+                predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None) -> ReportData:
+    """The verdicts of an analysis as data (module docstring); ``claims``: each workload's (:func:`all_claims`);
+    ``predicted``: each workload's devices (:func:`predictions_by_workload`, at the shipped prices without)."""
     found = claims if claims is not None else all_claims(a)
+    devices = predicted if predicted is not None else predictions_by_workload(a.summary, measured_error(), load_table())
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
     configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
                for r in plain_rows(a.summary)]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
-                      workloads=[_answer(a, w, d, found[(w, d)]) for w, d in keys], race=_race(a))
+                      workloads=[_answer(a, w, d, found[(w, d)]).model_copy(update={"predictions": [
+                          _predicted(p) for p in devices.get((w, d), [])]}) for w, d in keys], race=_race(a))
+
+
+def _predicted(p: DevicePrediction) -> Predicted:
+    return Predicted(device=p.device, kind=p.kind, model=p.model, basis=p.basis, train_s=_num(p.train_s),
+                     low_s=_num(p.low_s), high_s=_num(p.high_s), examples_per_s=_num(p.examples_per_s),
+                     fixed_share=_num(p.fixed_share), limit=p.limit, error=_num(p.error),
+                     usd_per_epoch=_num(p.usd_per_epoch), usd_to_target=_num(p.usd_to_target),
+                     source={k: (v if not isinstance(v, float) or math.isfinite(v) else None)
+                             for k, v in p.source.items()})
 
 
 def _race(a: Analysis) -> RaceSpent | None:

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
+from bench.reporting.analysis.predict import NO_ACCELERATOR, NO_COUNT, NO_DATASHEET, TOO_FEW, TPU
 from bench.reporting.analysis.race import (
     BASELINE_OF_RUNNING,
     BUDGET,
@@ -240,3 +241,18 @@ def race_reason_text(why: Any) -> str:
     if code == MAX:
         return f"max_repeats={v[0]} reached"
     return f"budget_s={v[0]:g} spent ({v[1]:.0f} s)" if code == BUDGET else str(code)
+
+
+PREDICTED_REASONS = {
+    NO_ACCELERATOR: "nothing of this workload learned on a GPU, whose per-step cost a prediction carries over",
+    TOO_FEW: "fewer than 4 configurations (batch x steps_per_execution) on the GPU that ran: the step's fixed part "
+             "cannot be fitted and checked",
+    TPU: "a prediction for a TPU is not validated (no set of TPU measurements to check one on)",
+    NO_DATASHEET: "bench's datasheet table lacks a peak or a bandwidth",
+    NO_COUNT: "the records carry no FLOP or no byte count (records of an older bench)",
+}
+
+
+def predicted_reason(code: str) -> str:
+    """Why a device has no predicted figure, in words (bench.reporting.analysis.predict's codes)."""
+    return "not predicted: " + PREDICTED_REASONS.get(code, code)

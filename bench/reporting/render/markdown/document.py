@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bench.records import LoadResult, Record
 from bench.reporting.analysis.cost import BOUND_DEVICES
+from bench.reporting.analysis.predict import DevicePrediction
 from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import rows_of, workload_dataset
 from bench.reporting.frames.labels import config_label
@@ -21,6 +23,7 @@ from bench.reporting.render.markdown.answer import answer_section, ran_on
 from bench.reporting.render.markdown.cost import cost_section, prices_used_section
 from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.markdown.learning import learns_nowhere, not_learning_section
+from bench.reporting.render.markdown.predicted import predicted_section
 from bench.reporting.render.markdown.reach import reach_section
 from bench.reporting.render.markdown.results import results_table
 from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
@@ -96,9 +99,19 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     return out
 
 
+def _source_row(g: pd.DataFrame, devices: list[DevicePrediction]) -> pd.Series | None:
+    """The summary row of the configuration the predictions scale from (None: none is predicted)."""
+    src = next((p.source for p in devices if p.source), None)
+    if src is None:
+        return None
+    keys = ("backend", "strategy", "global_batch_size", "steps_per_execution", "precision")
+    hit = g[np.logical_and.reduce([g[k].astype(str) == str(src[k]) for k in keys])]
+    return None if hit.empty else hit.iloc[0]
+
+
 def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, found_here: Claims | None,
-                   figs: dict[str, Path], priced: pd.DataFrame | None, table: Mapping[str, Price] | None
-                   ) -> tuple[list[str], bool]:
+                   figs: dict[str, Path], priced: pd.DataFrame | None, table: Mapping[str, Price] | None,
+                   devices: list[DevicePrediction]) -> tuple[list[str], bool]:
     """A workload's section (some of its configurations finished), and whether its bounds priced an accelerator."""
     par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
     part = [f"## {workload_title(workload, dataset)}", "", *findings_section(a, workload, dataset, found_here),
@@ -114,6 +127,7 @@ def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, fo
     else:
         bound = reach_section(g, table, a.limits)
         part += bound
+        part += predicted_section(devices, _source_row(g, devices))
         if priced is not None:
             part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
     if figs:
@@ -127,11 +141,13 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None,
                     claims: Mapping[tuple[str, str], Claims] | None = None,
-                    parents: Mapping[str, Mapping[str, float]] | None = None) -> str:
+                    parents: Mapping[str, Mapping[str, float]] | None = None,
+                    predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
     costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections;
     ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without);
-    ``parents`` the runs' own processes' seconds (:func:`bench.reporting.load.parents.parent_times`)."""
+    ``parents`` the runs' own processes' seconds (:func:`bench.reporting.load.parents.parent_times`); ``predicted``
+    each workload's devices (:func:`bench.reporting.analysis.predict.predictions_by_workload`; none without)."""
     s = a.summary
     found = claims if claims is not None else all_claims(a)
     hosts = sorted(set(a.points["host"]))
@@ -158,7 +174,8 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
             lines += [f"## {title}", "", *nothing_finished_section(rows_of(a.points, workload, dataset))]
             continue
         part, bound = _workload_part(a, g, workload, dataset, found.get((workload, dataset)),
-                                     dict(figures.get((workload, dataset), {})), priced, table)
+                                     dict(figures.get((workload, dataset), {})), priced, table,
+                                     list((predicted or {}).get((workload, dataset), [])))
         bounded = bounded or bound
         lines += once(part, seen, title)  # each note and legend in full once
     if priced is not None and table is not None:
