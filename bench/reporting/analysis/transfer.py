@@ -58,12 +58,19 @@ def fit(points: Sequence[tuple[Device, float, float]]) -> TimeModel | None:
     coefficients non-negative (non-negative least squares); None with fewer than three points."""
     if len(points) < 3:
         return None
-    rows = np.array([[1 / (d.peak * s), 1 / (d.bandwidth * s), 1 / (b * s)] for d, b, s in points])
+    a, b, c = _relative_nnls([[1 / d.peak, 1 / d.bandwidth, 1 / b] for d, b, _ in points], [s for _, _, s in points])
+    return TimeModel(a, b, c) if a + b + c > 0 else None
+
+
+def _relative_nnls(terms: Sequence[Sequence[float]], measured: Sequence[float]) -> list[float]:
+    """Non-negative coefficients x minimising the relative error of terms . x against ``measured`` (each point
+    weighs the same however long it is; columns scaled to one norm first, so peaks of 1e14 and batches of 1e2 are
+    fitted alike)."""
+    rows = np.array(terms, dtype=float) / np.array(measured, dtype=float)[:, None]
     scale = np.linalg.norm(rows, axis=0)
     scale[scale == 0] = 1.0
-    coef, _ = nnls(rows / scale, np.ones(len(points)))
-    a, b, c = (coef / scale).tolist()
-    return TimeModel(a, b, c) if a + b + c > 0 else None
+    coef, _ = nnls(rows / scale, np.ones(len(rows)))
+    return [float(v) for v in coef / scale]
 
 
 def transfer(measured_per_s: float, model: TimeModel, source: Device, source_batch: float, target: Device,
@@ -107,11 +114,7 @@ def fit_steps(points: Sequence[tuple[float, float, float]]) -> StepModel | None:
     to read)."""
     if len(points) < 3 or len({b for b, _, _ in points}) < 2:
         return None
-    rows = np.array([[1 / (spe * s), 1 / s, b / s] for b, spe, s in points])
-    scale = np.linalg.norm(rows, axis=0)
-    scale[scale == 0] = 1.0
-    coef, _ = nnls(rows / scale, np.ones(len(points)))
-    call_s, step_s, example_s = (coef / scale).tolist()
+    call_s, step_s, example_s = _relative_nnls([[1 / spe, 1.0, b] for b, spe, _ in points], [s for _, _, s in points])
     return StepModel(call_s, step_s, example_s)
 
 
