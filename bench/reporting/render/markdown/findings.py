@@ -146,16 +146,23 @@ def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
     return out
 
 
+def _backend_id(row: Any) -> str:
+    """``torch``, ``torch (torch.compile)``: a backend with the compiler that ran, so that a ratio is named by the
+    configuration it belongs to."""
+    mark = str(row.get("compiler_mark") or "").strip()
+    return f"{row['backend']} ({mark})" if mark else str(row["backend"])
+
+
 def _backend_line(a: Analysis, workload: str, dataset: str) -> list[str]:
     """The fastest backend on each strategy that ran under two or more (:func:`~bench.reporting.claims.backend_bests`):
     its configuration and throughput, then every other backend's best relative to it, per process."""
     parts = []
     for name, top, pairs in backend_bests(a, workload, dataset):
-        rest = ", ".join(f"{p.a['backend']} at {config_name(p.a)} {ratio_text(p.ratio)}" for p in pairs)
+        rest = ", ".join(f"{_backend_id(p.a)} at {config_name(p.a)} {ratio_text(p.ratio)}" for p in pairs)
         maths = {str(r["backend"]): str(r.get("arithmetic") or "") for r in (top, *(p.a for p in pairs))}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
                   "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
-        parts.append(f"`{name}`: **{top['backend']}** ({config_label(top)}, {sig(top['examples_per_s'])} "
+        parts.append(f"`{name}`: **{_backend_id(top)}** ({config_label(top)}, {sig(top['examples_per_s'])} "
                      f"examples/s), then {rest}{differ}")
     return [f"- **Fastest backend per strategy:** {'; '.join(parts)}."] if parts else []
 
