@@ -142,8 +142,12 @@ GPU_NAMES = [  # (CUDA's name, the table's model, fp32 / tf32 / bf16 dense peaks
     ("NVIDIA H100 NVL", "H100 NVL", 60e12, 418e12, 835e12), ("NVIDIA H200", "H200", 67e12, 495e12, 989e12),
     ("NVIDIA H200 NVL", "H200 NVL", 60e12, 418e12, 835e12),
     ("NVIDIA A100-SXM4-80GB", "A100 80GB", 19.5e12, 156e12, 312e12),
-    ("NVIDIA A100 80GB PCIe", "A100 80GB", 19.5e12, 156e12, 312e12),
-    ("NVIDIA L4", "L4", 30.3e12, 60e12, 121e12),
+    ("NVIDIA A100 80GB PCIe", "A100 80GB PCIe", 19.5e12, 156e12, 312e12),  # its own entry: 1,935 GB/s, not 2,039
+    ("NVIDIA L4", "L4", 30.3e12, 60e12, 121e12), ("NVIDIA A10", "A10", 31.2e12, 62.5e12, 125e12),
+    ("NVIDIA RTX A6000", "RTX A6000", 38.7e12, 77.4e12, 154.8e12),
+    ("NVIDIA GeForce RTX 3090", "RTX 3090", 35.6e12, 35.6e12, 71e12),
+    ("NVIDIA GeForce RTX 4090", "RTX 4090", 82.6e12, 82.6e12, 165.2e12),
+    ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", 91.1e12, 182.2e12, 364.4e12),
 ]
 
 
