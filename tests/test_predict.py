@@ -242,3 +242,32 @@ def test_records_without_counts_or_a_gpu_predict_nothing_and_say_why(tmp_path) -
         assert "predicted" not in bases and why in bases, (name, bases)
         assert all(p["train_s"] is None for w in data["workloads"] for p in w["predictions"])
         assert "### Predicted where it did not run\n\nNo device is predicted: " in md.read_text(encoding="utf-8")
+
+
+def test_a_partial_flop_count_gives_no_gflops_no_mfu_and_no_prediction(tmp_path) -> None:
+    """Issue 74, item 1: records naming layers their FLOP count does not see into (a user's own layer): no GFLOP/s and
+    no MFU in the results (a flag says why), and no device predicted from that count."""
+    import csv
+    import io
+
+    from bench.reporting.build import build_report
+
+    dirs = _with_todays_counts(tmp_path / "records")
+    for path in (tmp_path / "records").rglob("*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and record.get("workload") == "fashion_cnn" and "point_id" in record:
+            record["flops_uncounted"] = ["TransformerBlock (39,456 params)"]
+            path.write_text(json.dumps(record), encoding="utf-8")
+    md = build_report(dirs, tmp_path / "out")
+    data = json.loads((md.parent / "report.json").read_text(encoding="utf-8"))
+    fashion = [w for w in data["workloads"] if w["workload"] == "fashion_cnn"]
+    assert fashion and all(p["basis"] in ("no_count", "measured", "tpu_not_validated")
+                           for w in fashion for p in w["predictions"])
+    rows = [r for r in csv.DictReader(io.StringIO((md.parent / "results.csv").read_text(encoding="utf-8")))
+            if r["workload"] == "fashion_cnn" and r["status"] == "ok"]
+    assert rows and all(not r["mfu_pct"] and not r["gflops_per_s"] for r in rows)
+    assert "FLOPs partly counted (MFU not shown)" in md.read_text(encoding="utf-8")
+    text = md.read_text(encoding="utf-8")
+    said = [ln for ln in text.splitlines() if " GFLOP" in ln and " of training an epoch" in ln]
+    assert [ln for ln in said if "counted without TransformerBlock (39,456 params): the floors below are lower" in ln]
+    assert all("counted without" not in ln for ln in said if ln.startswith("jax/gpu at b32 spe1"))  # catsdogs

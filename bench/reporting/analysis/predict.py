@@ -90,7 +90,7 @@ def _step_fit(best: dict[str, Any] | None, group: list[dict[str, Any]]) -> tuple
     if best is None:
         return None, math.nan, NO_ACCELERATOR
     flops, moved = as_float(best.get("flops_per_example")), step_bytes(best, 1.0, 0.0)
-    if not (flops > 0 and moved > 0):
+    if not (flops > 0 and moved > 0) or best.get("flops_uncounted"):  # no count, or one that misses layers
         return None, math.nan, NO_COUNT
     points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), _step_s(r)) for r in group]
     left = [abs(p / m - 1) for _, _, m, p in steps_left_out(points) if math.isfinite(p)]

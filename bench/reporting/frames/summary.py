@@ -66,6 +66,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     fresh = [e for e, first in zip(ok["epoch1_train_s"], ok["first_in_process"], strict=True) if first]
     sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
     first = {c: v[0] for c, v in g.items()}
+    partial = bool(first["flops_uncounted"])  # a count that misses layers: no GFLOP/s and no MFU on it
     return {
         "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
         "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at), **_reason(g, bad),
@@ -93,14 +94,14 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "input_share": ex_s / inp if inp > 0 else math.nan,  # of the rate its input pipeline delivers alone
-        "flops_per_example": flops, "gflops_per_s": gflops, "peak_flops_per_s": peak,
+        "flops_per_example": flops, "gflops_per_s": gflops if not partial else math.nan, "peak_flops_per_s": peak,
         "dispatch_s": finite_median(ok["dispatch_s"]),  # one compiled call's fixed cost (the matmul probe's)
         **{c: finite_median(ok[c]) for c in ("peak_bytes_per_s", "bytes_per_example", "weight_bytes_per_step")},
         **_second_batch(ok),
         # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %
-        "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak else math.nan,
-        "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak),
-        "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 else math.nan,
+        "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak and not partial else math.nan,
+        "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak and not partial),
+        "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 and not partial else math.nan,
         "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
         "device_scope": next((s for s in ("process+probe", "process") if s in set(g["device_scope"])),
                              first["device_scope"]),

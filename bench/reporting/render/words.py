@@ -249,7 +249,8 @@ PREDICTED_REASONS = {
              "cannot be fitted and checked",
     TPU: "a prediction for a TPU is not validated (no set of TPU measurements to check one on)",
     NO_DATASHEET: "bench's datasheet table lacks a peak or a bandwidth",
-    NO_COUNT: "the records carry no FLOP or no byte count (records of an older bench)",
+    NO_COUNT: "the records carry no FLOP or byte count, or one that misses layers (an older bench, or a layer of "
+              "your own that the count does not see into)",
 }
 
 

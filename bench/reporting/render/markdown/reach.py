@@ -94,7 +94,9 @@ def _table(fastest: pd.Series, flops: float, columns: dict[str, tuple[Any, ...]]
     largest floor where it ran, and the priced floor."""
     gb = epoch_bytes(fastest) / 1e9
     said = (f"{config_label(fastest)}: {seconds(fastest['train_s_median'])} s of training an epoch, "
-            f"{flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "") + " an epoch.")
+            f"{flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "") + " an epoch"
+            + (f", counted without {', '.join(missed)}: the floors below are lower still than the model's."
+               if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
     rows = []
     for name, (compute, memory, host, ratio, cost) in columns.items():
         row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(compute),

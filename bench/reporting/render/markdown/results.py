@@ -61,6 +61,7 @@ def _flags(row: pd.Series) -> str:
              two_speeds_text(row["two_speeds"]) if row.get("two_speeds") else "",
              "parity" if row.get("parity_flag", False) else "",
              "above the probed peak (MFU not shown)" if row.get("mfu_over_peak", False) else "",
+             "FLOPs partly counted (MFU not shown)" if row.get("flops_uncounted") else "",
              _trend_flag(row),
              f"epoch too short to time (< {SHORT_EPOCH_S:g} s)" if flag(row.get("too_short")) else "",
              f"{ONE_STEP_WORDS}: {row['one_step']} of {row['n_ok']} processes" if row.get("one_step") else ""]
