@@ -93,8 +93,10 @@ def _step_fit(best: dict[str, Any] | None, group: list[dict[str, Any]]) -> tuple
     if not (flops > 0 and moved > 0) or best.get("flops_uncounted"):  # no count, or one that misses layers
         return None, math.nan, NO_COUNT
     points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), _step_s(r)) for r in group]
+    if len(points) < MIN_CONFIGURATIONS:
+        return None, math.nan, TOO_FEW
     left = [abs(p / m - 1) for _, _, m, p in steps_left_out(points) if math.isfinite(p)]
-    model = fit_steps(points) if len(points) >= MIN_CONFIGURATIONS else None
+    model = fit_steps(points)
     if model is None or len(left) < MIN_CONFIGURATIONS:
         return None, math.nan, TOO_FEW
     return model, float(np.quantile(left, 0.9)), ""
