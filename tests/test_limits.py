@@ -17,6 +17,7 @@ from bench.reporting.analysis.limits import (
     INPUT,
     KERNEL,
     MEMORY,
+    MISSING_FLOOR,
     MIXED,
     NO_FLOORS,
     ONE_BATCH,
@@ -66,29 +67,37 @@ def test_overhead_needs_half_the_step_fixed_and_the_floors_under_a_quarter() -> 
 
 def test_a_roof_only_near_the_roof_and_then_whatever_the_fixed_share_says() -> None:
     """Compute- or memory-bound at a floor of 40 % of the step or more, the larger floor naming it; below, a step that
-    surely grows with the batch is kernel-bound (undetermined without a FLOP count); a floor near its roof decides
-    even with one batch or a fixed share whose interval straddles 50 % (the floor bounds the fixed part)."""
+    surely grows with the batch is kernel-bound (undetermined without both floors: either may be the one near its
+    roof); a floor near its roof decides even with one batch or a fixed share whose interval straddles 50 % (the
+    floor bounds the fixed part)."""
     at = lambda c, m: classify(Evidence(128, 1.0, 256, _step2(0.1), log_sd=TIGHT, compute_floor_s=c,  # noqa: E731
                                         memory_floor_s=m))
     assert at(0.4, 0.2).label == COMPUTE and at(0.3999, 0.2).label == KERNEL
     assert at(0.2, 0.4).label == MEMORY and at(0.2, 0.3999).label == KERNEL
     assert at(0.45, 0.5).label == MEMORY and at(0.5, 0.45).label == COMPUTE  # the larger floor is the roof
     assert at(0.4, math.nan).label == COMPUTE and at(math.nan, 0.4).label == MEMORY
-    assert at(math.nan, 0.1).label == UNDETERMINED and at(math.nan, 0.1).reason == NO_FLOORS
+    assert at(math.nan, 0.1).label == UNDETERMINED and at(math.nan, 0.1).reason == MISSING_FLOOR
+    assert at(0.1, math.nan).label == UNDETERMINED and at(0.1, math.nan).reason == MISSING_FLOOR
     assert at(math.nan, math.nan).reason == NO_FLOORS
     wide = Evidence(128, 1.0, 256, _step2(0.5), compute_floor_s=0.4)  # φ's interval straddles 50 %
     assert classify(wide).label == COMPUTE and classify(Evidence(128, 1.0, memory_floor_s=0.4)).label == MEMORY
-    assert classify(Evidence(128, 1.0, compute_floor_s=0.3999)).reason == ONE_BATCH
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.3999, memory_floor_s=0.1)).reason == ONE_BATCH
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.3999)).reason == ONE_BATCH  # no floor could make it host
 
 
 def test_host_side_when_the_device_explains_under_2_percent() -> None:
-    """Floors under 2 % of the step: host-bound with one batch or a straddling fixed share, never undetermined and
-    never a roof; a step that surely grows with the batch stays kernel-bound, one that is surely fixed overhead."""
-    assert classify(Evidence(128, 1.0, compute_floor_s=0.0199)).label == HOST
-    assert classify(Evidence(128, 1.0, compute_floor_s=0.02)).reason == ONE_BATCH
-    noisy = lambda c: classify(Evidence(128, 1.0, 256, _step2(0.7), compute_floor_s=c))  # noqa: E731
+    """Both floors under 2 % of the step: host-bound with one batch or a straddling fixed share, never a roof; a step
+    that surely grows with the batch stays kernel-bound, one that is surely fixed overhead. With one floor missing
+    (no byte count), nothing is host-bound: undetermined, the missing floor named (issue 74: the H200 records)."""
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.0199, memory_floor_s=0.01)).label == HOST
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.02, memory_floor_s=0.01)).reason == ONE_BATCH
+    noisy = lambda c, m=0.01: classify(Evidence(128, 1.0, 256, _step2(0.7), compute_floor_s=c,  # noqa: E731
+                                                memory_floor_s=m))
     assert noisy(0.0199).label == HOST and noisy(0.02).reason == STRADDLES
-    sure = lambda phi: classify(Evidence(128, 1.0, 256, _step2(phi), log_sd=TIGHT, compute_floor_s=0.001))  # noqa: E731
+    assert noisy(0.0199, math.nan).reason == MISSING_FLOOR and noisy(0.02, math.nan).reason == STRADDLES
+    assert classify(Evidence(128, 1.0, compute_floor_s=0.0199)).reason == MISSING_FLOOR
+    sure = lambda phi: classify(Evidence(128, 1.0, 256, _step2(phi), log_sd=TIGHT, compute_floor_s=0.001,  # noqa: E731
+                                         memory_floor_s=0.001))
     assert sure(0.1).label == KERNEL and sure(0.9).label == OVERHEAD
 
 
@@ -146,14 +155,18 @@ def test_the_h200_records_are_overhead_host_and_kernel_bound_where_their_numbers
     assert gpu.loc[32, "limit"] == OVERHEAD and gpu.loc[32, "fixed_low"] > FIXED_SHARE
     assert gpu.loc[32, "compute_floor_ms"] < 1e-3 * gpu.loc[32, "step_ms"]
     at128 = gpu.loc[128]
-    assert at128["limit"] == HOST and at128["fixed_low"] < FIXED_SHARE < at128["fixed_high"]
+    # its FLOPs explain under 2 % of the step, but these records have no byte count: not host-bound on half the floors
+    assert at128["limit"] == UNDETERMINED and at128["reason"] == MISSING_FLOOR
+    assert at128["fixed_low"] < FIXED_SHARE < at128["fixed_high"] and math.isnan(at128["memory_floor_ms"])
     assert at128["compute_floor_ms"] < 0.02 * at128["step_ms"]
     cpu = frame[(frame["workload"] == "fashion_cnn") & frame["strategy"].isin(["jax/cpu", "jax/cpu_x2"])]
-    assert len(cpu) == 8 and set(cpu["limit"]) == {KERNEL} and (cpu["fixed_high"] < FIXED_SHARE).all()
+    # the step grows with the batch, but which roof it is far from needs the bytes too
+    assert len(cpu) == 8 and set(cpu["limit"]) == {UNDETERMINED} and (cpu["fixed_high"] < FIXED_SHARE).all()
+    assert set(cpu["reason"]) == {MISSING_FLOOR}
     assert (cpu["compute_floor_ms"] < 0.02 * cpu["step_ms"]).all() and cpu["memory_floor_ms"].isna().all()
     one = frame[frame["batch2"] == 0]  # no other batch of the configuration in the records
     fashion, catsdogs = one[one["workload"] == "fashion_cnn"], one[one["workload"] == "catsdogs_cnn"]
-    assert len(fashion) == 4 and set(fashion["limit"]) == {HOST}  # spe 6, torch eager and compiled: floors <= 0.2 %
+    assert len(fashion) == 4 and set(fashion["reason"]) == {MISSING_FLOOR}  # spe 6, torch: FLOPs <= 0.2 %
     assert (fashion["compute_floor_ms"] < 0.0025 * fashion["step_ms"]).all()
     assert set(catsdogs["reason"]) == {ONE_BATCH} and (catsdogs["compute_floor_ms"] >= 0.02 * catsdogs["step_ms"]).all()
 
@@ -236,6 +249,7 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     row = {"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 32, "steps_per_execution": 1,
            "precision": "float32", "host": "h", "status": "ok", "examples_per_s": 3200.0, "repeat_rates": (3200.0,),
            "input_examples_per_s": math.nan, "flops_per_example": 1e3, "peak_flops_per_s": 1e11,
+           "bytes_per_example": 1e3, "weight_bytes_per_step": 1e3, "peak_bytes_per_s": 1e10,
            "dispatch_s": 1e-4, "second_batch": 64, "second_step_s": 0.011, "second_rates": (64 / 0.011,)}
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
@@ -244,7 +258,7 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     # the stage's ratio carries the spread within one process (5.5 %), not between processes: 90 % [72 %, 105 %]
     assert (lim["fixed_low"], lim["fixed_high"]) == pytest.approx((0.72, 1.05), abs=0.01)
     alone = limits_frame(pd.DataFrame([{**row, "second_batch": 0, "second_step_s": math.nan, "second_rates": ()}]))
-    assert alone.iloc[0]["limit"] == HOST and alone.iloc[0]["batch2_from"] == ""  # floor 0.32 µs of 10 ms
+    assert alone.iloc[0]["limit"] == HOST and alone.iloc[0]["batch2_from"] == ""  # floors 0.32 and 3.3 µs of 10 ms
     heavy = {**row, "flops_per_example": 1e7, "second_batch": 0, "second_step_s": math.nan, "second_rates": ()}
     assert limits_frame(pd.DataFrame([heavy])).iloc[0]["reason"] == ONE_BATCH  # 3.2 ms of 10 ms: no line decides
 
@@ -303,7 +317,8 @@ def test_a_neighbours_load_undetermines_the_labels_read_from_the_floors_only() -
     grows = {"batch": 128, "step_s": 1.0, "batch2": 256, "step2_s": _step2(0.1), "log_sd": TIGHT}
     flat = {**grows, "step2_s": _step2(0.9)}
     cases = ((Evidence(**grows, compute_floor_s=0.5), COMPUTE), (Evidence(**grows, memory_floor_s=0.5), MEMORY),
-             (Evidence(**grows, compute_floor_s=0.1), KERNEL), (Evidence(**flat, compute_floor_s=0.3), MIXED))
+             (Evidence(**grows, compute_floor_s=0.1, memory_floor_s=0.05), KERNEL),
+             (Evidence(**flat, compute_floor_s=0.3), MIXED))
     for ev, label in cases:
         assert classify(ev).label == label
         assert classify(replace(ev, others_busy=0.2499)).label == label
@@ -320,8 +335,9 @@ def test_far_from_the_roofs_needs_whole_floors() -> None:
 
     grows = {"batch": 128, "step_s": 1.0, "batch2": 256, "step2_s": _step2(0.1), "log_sd": TIGHT}
     missed = ("MultiHeadAttention (8,352 params)",)
-    assert classify(Evidence(**grows, compute_floor_s=0.1)).label == KERNEL
-    partial = classify(Evidence(**grows, compute_floor_s=0.1, uncounted=missed))
+    assert classify(Evidence(**grows, compute_floor_s=0.1, memory_floor_s=0.05)).label == KERNEL
+    partial = classify(Evidence(**grows, compute_floor_s=0.1, memory_floor_s=0.05, uncounted=missed))
     assert partial.label == UNDETERMINED and partial.reason == PARTIAL_COUNT
-    assert classify(Evidence(128, 1.0, compute_floor_s=0.001, uncounted=missed)).reason == PARTIAL_COUNT  # host
+    host = Evidence(128, 1.0, compute_floor_s=0.001, memory_floor_s=0.001, uncounted=missed)
+    assert classify(host).reason == PARTIAL_COUNT
     assert classify(Evidence(**grows, compute_floor_s=0.5, uncounted=missed)).label == COMPUTE

@@ -40,8 +40,8 @@ INPUT, OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED, UNDETERMINED = (
     "undetermined")
 SAID_LIMITS = (OVERHEAD, COMPUTE, MEMORY, KERNEL, HOST, MIXED)  # the labels a results table flags (input: its own)
 # Why a configuration is undetermined (codes; render words them)
-ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER, NEIGHBOUR, PARTIAL_COUNT = (
-    "one_batch", "straddles", "no_floors", "processes_differ", "neighbour", "partial_count")
+ONE_BATCH, STRADDLES, NO_FLOORS, PROCESSES_DIFFER, NEIGHBOUR, PARTIAL_COUNT, MISSING_FLOOR = (
+    "one_batch", "straddles", "no_floors", "processes_differ", "neighbour", "partial_count", "missing_floor")
 # What would make a configuration with each label faster is render's to say (bench.reporting.render.levers)
 
 
@@ -96,8 +96,8 @@ def fixed_share_interval(ev: Evidence) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Limit:
     """A configuration's label, the evidence read for it (``fixed``: φ and its interval, NaN without a second
-    batch) and, for undetermined, why (``reason``: :data:`ONE_BATCH`, :data:`STRADDLES`, :data:`NO_FLOORS` or
-    :data:`PROCESSES_DIFFER`)."""
+    batch) and, for undetermined, why (``reason``: :data:`ONE_BATCH`, :data:`STRADDLES`, :data:`NO_FLOORS`,
+    :data:`MISSING_FLOOR`, :data:`PROCESSES_DIFFER`, :data:`NEIGHBOUR` or :data:`PARTIAL_COUNT`)."""
 
     label: str
     evidence: Evidence
@@ -131,17 +131,22 @@ def _classify(ev: Evidence) -> Limit:
     phi, (low, high) = (fixed_share(ev.batch, ev.step_s, ev.batch2, ev.step2_s), fixed_share_interval(ev)) if two \
         else (math.nan, (math.nan, math.nan))
     device = ev.device_share
+    # "far from the roofs" needs both floors: a step far from the one known may sit on the one missing
+    whole = math.isfinite(ev.compute_floor_s) and math.isfinite(ev.memory_floor_s)
     near, far = math.isfinite(device) and device >= ROOF_SHARE, math.isfinite(device) and device < HOST_SHARE
+    missing = far and not whole  # host-bound on the floors it has, but one is missing: it decides nothing
     if near:
         return Limit(_roof(ev), ev, phi, low, high)
     if not two:
-        return Limit(HOST, ev) if far else Limit(UNDETERMINED, ev, reason=ONE_BATCH)
+        return Limit(HOST, ev) if far and whole else Limit(UNDETERMINED, ev,
+                                                           reason=MISSING_FLOOR if missing else ONE_BATCH)
     if low >= FIXED_SHARE:
         return Limit(MIXED if math.isfinite(device) and device >= DEVICE_SHARE else OVERHEAD, ev, phi, low, high)
     if high < FIXED_SHARE:  # the step surely grows with the batch, and no roof is near
-        known = math.isfinite(ev.compute_floor_s)
-        return Limit(KERNEL if known else UNDETERMINED, ev, phi, low, high, "" if known else NO_FLOORS)
-    return Limit(HOST, ev, phi, low, high) if far else Limit(UNDETERMINED, ev, phi, low, high, STRADDLES)
+        lacking = "" if whole else MISSING_FLOOR if math.isfinite(device) else NO_FLOORS
+        return Limit(KERNEL if whole else UNDETERMINED, ev, phi, low, high, lacking)
+    return Limit(HOST, ev, phi, low, high) if far and whole else Limit(
+        UNDETERMINED, ev, phi, low, high, MISSING_FLOOR if missing else STRADDLES)
 
 
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the

@@ -15,6 +15,7 @@ from bench.reporting.analysis.limits import (
     INPUT,
     KERNEL,
     MEMORY,
+    MISSING_FLOOR,
     MIXED,
     NEIGHBOUR,
     NO_FLOORS,
@@ -142,6 +143,11 @@ def _undetermined(lim: Any, b: int) -> Lever:
     if reason == NO_FLOORS:
         return Lever(("measure_peak",), "a measured peak and bandwidth would tell how far it is from the device's "
                      "roofs", "measure_peak=true")
+    if reason == MISSING_FLOOR:
+        if not math.isfinite(lim.get("memory_floor_ms", math.nan)):
+            return Lever(("count",), "a run of today's bench, whose records carry the byte count, would tell")
+        return Lever(("measure_peak",), "a measured peak would tell how far it is from the compute roof",
+                     "measure_peak=true")
     if reason == PARTIAL_COUNT:
         return Lever(("count",), "a model of layers the counts see into (Dense, convolutions, normalisation, "
                      "embeddings) would give whole floors; a profiler's trace of the step shows where it goes")

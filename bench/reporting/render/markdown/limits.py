@@ -15,6 +15,7 @@ from bench.reporting.analysis.limits import (
     INPUT,
     KERNEL,
     MEMORY,
+    MISSING_FLOOR,
     MIXED,
     NEIGHBOUR,
     NO_FLOORS,
@@ -129,7 +130,11 @@ def _why(lim: pd.Series) -> str:
     if reason == ONE_BATCH:
         return "the records hold no other batch of this configuration, which is what tells fixed from per-example cost"
     if reason == NO_FLOORS:
-        return "the step grows with the batch, but these records have no FLOP count or peak to say how far from a roof"
+        return "these records have no FLOP count or peak to say how far the step is from a roof"
+    if reason == MISSING_FLOOR:
+        lacking = "bytes (no byte count in the records)" if not math.isfinite(lim.get("memory_floor_ms", math.nan)) \
+            else "FLOPs (no FLOP count or peak)"
+        return f"without a floor for its {lacking}, nothing shows the step far from a roof"
     if reason == PROCESSES_DIFFER:
         return _processes(lim)
     return f"its fixed share's interval straddles {FIXED_SHARE:.0%} and no floor decides"
@@ -182,7 +187,7 @@ def limit_brief(lim: pd.Series) -> str:
                   f"{why.get(point, '')})")
     elif lim.get("reason") == PROCESSES_DIFFER:
         figure = f"a {step} step; {_processes(lim)}"
-    elif lim.get("reason") in (NEIGHBOUR, PARTIAL_COUNT):
+    elif lim.get("reason") in (NEIGHBOUR, PARTIAL_COUNT, MISSING_FLOOR):
         figure = f"a {step} step, {_why(lim)}"
     elif lim.get("reason") == ONE_BATCH:
         figure = f"a {step} step, timed at one batch only"
