@@ -11,7 +11,8 @@ import pytest
 from bench.measure.datasheets import best_peak
 from bench.reporting.analysis.cost import epoch_flops, lower_bound_s
 from bench.reporting.render.markdown.cost import bound_cell
-from bench.reporting.render.markdown.reach import epoch_bytes, reach_section
+from bench.reporting.analysis.floors import epoch_bytes, workload_floors
+from bench.reporting.render.markdown.reach import floors_section, reach_section
 
 
 def test_the_best_peak_of_a_device_is_its_fastest_arithmetic() -> None:
@@ -27,6 +28,11 @@ def test_the_bound_is_flops_over_peak() -> None:
     assert (bound_cell(6.497e-5), bound_cell(1.97e-4), bound_cell(2.5), bound_cell(math.nan)) == (
         "≥ 65.0 µs", "≥ 0.197 ms", "≥ 2.50 s", "—")
     assert bound_cell(1.234e-1) == "≥ 123 ms"  # three digits, never 1.2e+02
+
+
+def _floors(g: pd.DataFrame, prices=None, limits=None) -> list[str]:
+    """The folded floors table of the section, as :func:`reach_section` writes it."""
+    return floors_section(workload_floors(g, prices, limits), prices is not None)
 
 
 def _row(strategy: str, train_s: float, status: str = "ok") -> dict:
@@ -48,7 +54,7 @@ def _column(table: dict[str, dict[str, str]], starts: str) -> str:
 
 
 def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -> None:
-    text = "\n".join(reach_section(pd.DataFrame([_row("cpu", 3.0), _row("cpu_x2", 2.0), _row("gpu", 0.1, "failed")])))
+    text = "\n".join(_floors(pd.DataFrame([_row("cpu", 3.0), _row("cpu_x2", 2.0), _row("gpu", 0.1, "failed")])))
     assert "Floors, not predictions" in text
     assert "cpu_x2 at b64 spe1 float32: 2.00 s of training an epoch" in text  # the fastest that ran, not the failed
     table = _table(text)
@@ -57,7 +63,8 @@ def test_the_section_bounds_the_fastest_configuration_and_says_it_is_a_bound() -
     assert table["T4 (FP32)"][compute] == "≥ 1.58 ms"  # float32: 12.8 GFLOP / 8.1 TFLOP/s (no TF32), not its fp16 65
     assert table["A100 (TF32)"][compute] == "≥ 82.1 µs"  # 12.8 GFLOP / 156 TFLOP/s
     assert len(next(iter(table.values()))) <= 12  # devices as rows: the columns stay few
-    assert reach_section(pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])) == []
+    uncounted = pd.DataFrame([{**_row("cpu", 3.0), "flops_per_example": math.nan}])
+    assert _floors(uncounted) == [] and reach_section(uncounted) == []  # no count, nothing predicted: no section
 
 
 def test_a_price_ranks_a_device_only_with_both_floors_and_its_host() -> None:
@@ -66,16 +73,16 @@ def test_a_price_ranks_a_device_only_with_both_floors_and_its_host() -> None:
     from bench.reporting.load.prices import load_table
 
     row = {**_row("cpu", 3.0), "bytes_per_example": 1e6, "weight_bytes_per_step": 4e6}
-    table = _table("\n".join(reach_section(pd.DataFrame([row]), load_table())))
+    table = _table("\n".join(_floors(pd.DataFrame([row]), load_table())))
     cost = _column(table, "USD per 1M")
     # TPU v5e: 6.8 GB an epoch / 819 GB/s = 8.30 ms (> its 65 µs compute floor); 156.25 epochs per 1M examples
     assert table["TPU v5e chip (BF16)"][cost] == f"≥ ${6.8e9 / 819e9 * 156.25 * 1.20 / 3600:.3g}"
     # T4: 6.8 GB / 320 GB/s = 21.25 ms, priced with its n1-highmem-4 host: $0.58661 an hour
     assert table["T4 (FP32)"][cost] == f"≥ ${6.8e9 / 320e9 * 156.25 * 0.58661 / 3600:.3g}"
     assert table["B200 (TF32)"][cost] == "—"  # no price shipped
-    overridden = _table("\n".join(reach_section(pd.DataFrame([row]), load_table(overrides={"gpu-t4": 0.35}))))
+    overridden = _table("\n".join(_floors(pd.DataFrame([row]), load_table(overrides={"gpu-t4": 0.35}))))
     assert overridden["T4 (FP32)"][cost] == "—"  # the override does not say whether its host is in it
-    no_bytes = _table("\n".join(reach_section(pd.DataFrame([_row("cpu", 3.0)]), load_table())))
+    no_bytes = _table("\n".join(_floors(pd.DataFrame([_row("cpu", 3.0)]), load_table())))
     assert {r[cost] for r in no_bytes.values()} == {"—"}  # no memory floor anywhere: no device ranks on price
 
 
@@ -91,7 +98,7 @@ def test_where_it_ran_the_floors_are_the_measured_peak_bandwidth_and_fixed_cost(
     10 GB/s: 0.68 s; 100 steps x 1 ms (one call, spe 1): 0.1 s; the 3 s epoch is 4.4x the largest (memory)."""
     row = pd.Series(_measured())
     assert epoch_bytes(row) == 100 * (64 * 1e6 + 4e6) and epoch_bytes(row, 2) == 100 * (64 * 1e6 + 8e6)
-    table = _table("\n".join(reach_section(pd.DataFrame([_measured()]))))
+    table = _table("\n".join(_floors(pd.DataFrame([_measured()]))))
     here = table["CPU, measured"]
     assert here[_column(table, "compute floor")] == "≥ 128 ms" and here[_column(table, "memory floor")] == "≥ 680 ms"
     host = _column(table, "host floor")
@@ -108,6 +115,6 @@ def test_the_host_floor_reads_the_fixed_share_of_the_step_when_two_batches_gave_
     limits = pd.DataFrame([{"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 64,
                             "steps_per_execution": 1, "precision": "float32", "fixed_share": 0.8, "step_ms": 25.0}])
     row = {**_measured(), "workload": "w", "dataset": "d"}
-    table = _table("\n".join(reach_section(pd.DataFrame([row]), limits=limits)))
+    table = _table("\n".join(_floors(pd.DataFrame([row]), limits=limits)))
     host = _column(table, "host floor")
     assert "fixed share" in host and table["CPU, measured"][host] == "≥ 2.00 s"

@@ -24,6 +24,7 @@ from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
 from bench.reporting.render.markdown.document import render_markdown
+from bench.reporting.render.markdown.reach import PREDICTIONS_CSV, predictions_csv
 from bench.reporting.render.markdown.results import CSV_NAME, results_csv
 from bench.reporting.render.report_json import report_data, to_json
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -98,8 +99,9 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
             drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
         claims = all_claims(a)  # each workload's conclusions, once: report.json and report.md word the same ones
         predicted = predictions_by_workload(a.summary, measured_error(), table)  # devices it did not run on
-        (out_dir / "report.json").write_text(to_json(report_data(a, claims, predicted)), encoding="utf-8")
+        (out_dir / "report.json").write_text(to_json(report_data(a, claims, predicted, table)), encoding="utf-8")
         (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
+        (out_dir / PREDICTIONS_CSV).write_text(predictions_csv(predicted), encoding="utf-8")  # every device's row
         drawn = drawer.collect()
         if before_text is not None:
             before_text()

@@ -17,8 +17,10 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.compare import DEFAULT_FAIL_ABOVE, METRICS, compare_sides, records_side, report_side
-from bench.reporting.analysis.validate import measured_error, predictions
+from bench.reporting.analysis.reference import derive, provenance
+from bench.reporting.analysis.validate import accelerator_steps_left_out, measured_error, predictions
 from bench.reporting.build import ReportError, build_report
+from bench.reporting.frames.epochs import epochs_frame
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.load import untrusted
@@ -26,8 +28,9 @@ from bench.reporting.load.prices import PriceError, load_table, parse_overrides
 from bench.reporting.load.throughput import TableError, ThroughputTable, read_table, reference_tables
 from bench.reporting.render.console import compare_table as render
 from bench.reporting.render.report_json import ReportData
-from bench.reporting.render.validation import validation_text
+from bench.reporting.render.validation import reference_text, validation_text
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
+from bench.reporting.verdicts import analyze_frames
 
 
 class CliError(Exception):
@@ -198,8 +201,14 @@ def validate_main(argv: list[str]) -> int:
     parser.add_argument("tables", nargs="*", type=Path, help="throughput tables (CSV)")
     parser.add_argument("--save", type=Path, help="also write the errors a report's predictions read (JSON; the "
                         "shipped one, from the shipped tables: suites/reference/lambda/measured-error.json)")
+    parser.add_argument("--records", type=Path, nargs="+", help="instead of tables: bench results folders of a run "
+                        "on a GPU, checked as the reference a workload with no GPU record is predicted from")
+    parser.add_argument("--save-reference", type=Path, help="with --records: write that reference (JSON; the shipped "
+                        "one: suites/reference/accelerator/host-cost.json)")
     try:
         args = parser.parse_args(argv)
+        if args.records:
+            return _reference(args.records, args.save_reference)
         tables: list[ThroughputTable] = [read_table(p) for p in args.tables] or reference_tables()
     except (CliError, TableError) as e:
         print(f"bench validate: {e}", file=sys.stderr)
@@ -212,6 +221,23 @@ def validate_main(argv: list[str]) -> int:
     print(validation_text(tables, frame), end="")
     if args.save is not None and not frame.empty:
         args.save.write_text(json.dumps(measured_error(frame), indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def _reference(dirs: list[Path], save: Path | None) -> int:
+    """``validate --records``: the reference derived from the records, printed and saved; 2 without one."""
+    missing = [str(d) for d in dirs if not d.exists()]
+    loaded = untrusted.load([d for d in dirs if d.exists()])
+    if missing or not loaded.records:
+        raise CliError(f"--records: no bench records in {', '.join(missing or map(str, dirs))}")
+    summary = analyze_frames(points_frame(loaded.records), epochs_frame(loaded.records)).summary
+    try:
+        reference = derive(summary, provenance(loaded.records))
+    except ValueError as e:
+        raise CliError(f"--records: {e}") from e
+    print(reference_text(reference, accelerator_steps_left_out(summary)), end="")
+    if save is not None:
+        save.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 from bench.measure.datasheets import CHIPS, Chip, chip_of
 from bench.reporting.analysis.cost import BOUND_DEVICES
 from bench.reporting.analysis.limits import step_bytes
+from bench.reporting.analysis.reference import Reference, backend_key, load_reference
 from bench.reporting.analysis.transfer import Device, StepModel, device, fit_steps, steps_left_out
 from bench.reporting.analysis.validate import TIME_MODEL
 from bench.reporting.frames.keys import plain_rows
@@ -26,6 +27,7 @@ from bench.reporting.stats.sample import as_float
 
 # why a device has no predicted figure (or that it has one)
 MEASURED, PREDICTED = "measured", "predicted"
+REFERENCED = "predicted_from_reference"  # no GPU record: host part and efficiency from the shipped reference records
 NO_ACCELERATOR = "no_accelerator_record"  # nothing of this workload learned on a GPU: no per-step cost to carry over
 TOO_FEW = "too_few_configurations"  # under MIN_CONFIGURATIONS on that GPU: the step's fixed part not validated
 TPU = "tpu_not_validated"  # no TPU record validates a prediction for a TPU
@@ -103,11 +105,18 @@ def _step_fit(best: dict[str, Any] | None, group: list[dict[str, Any]]) -> tuple
 
 
 def predict_workload(g: pd.DataFrame, pool: pd.DataFrame, errors: Mapping[str, Any],
-                     prices: Mapping[str, Price] | None = None) -> list[DevicePrediction]:
+                     prices: Mapping[str, Price] | None = None,
+                     reference: Reference | None = None) -> list[DevicePrediction]:
     """A row per device of :data:`BOUND_DEVICES` for one workload and data set's summary rows ``g``; ``pool`` is the
     workload's rows on every data set; ``errors`` the scaling's measured error
-    (:func:`bench.reporting.load.throughput.measured_error`)."""
+    (:func:`bench.reporting.load.throughput.measured_error`); ``reference``: what a workload with no GPU record is
+    predicted from (:mod:`bench.reporting.analysis.reference`)."""
     best, group = _source(g, pool)
+    if best is None and reference is not None and not _learns(g[g["device_kind"] == "cpu"]).empty:
+        cpu = _cpu_source(g)  # a CPU run is predicted from the reference records, given its counts
+        return [_referenced(name, kind, model, key, cpu, reference, errors, prices) if cpu is not None
+                else DevicePrediction(name, kind, model, TPU if kind == "tpu" else NO_COUNT)
+                for name, kind, model, key in BOUND_DEVICES]
     ran = {(c.kind, c.model) for c in (chip_of(str(r.get("device_kind")), str(r.get("accelerator") or ""))
                                        for r in _learns(g).to_dict("records")) if c is not None}
     model, own_error, reason = _step_fit(best, group)
@@ -122,11 +131,60 @@ def predict_workload(g: pd.DataFrame, pool: pd.DataFrame, errors: Mapping[str, A
         if why or best is None or model is None or here is None or there is None:
             out.append(DevicePrediction(name, kind, chip_model, why or NO_ACCELERATOR))
             continue
-        entry = prices.get(key) if prices is not None else None
-        usd_per_s = entry.usd_per_hour / 3600 if entry is not None and entry.usd_per_hour is not None else math.nan
         e = max(own_error, float(errors[TIME_MODEL]["p90"]))
-        out.append(_predicted(name, chip, best, model, e, here, there, usd_per_s, len(group)))
+        out.append(_predicted(name, chip, best, model, e, here, there, _usd_per_s(prices, key), len(group)))
     return out
+
+
+def _usd_per_s(prices: Mapping[str, Price] | None, key: str) -> float:
+    entry = prices.get(key) if prices is not None else None
+    return entry.usd_per_hour / 3600 if entry is not None and entry.usd_per_hour is not None else math.nan
+
+
+def _cpu_source(g: pd.DataFrame) -> dict[str, Any] | None:
+    """The data set's fastest configuration that learns on a CPU with a whole FLOP and a byte count (None: none)."""
+    cpu = _learns(g[g["device_kind"] == "cpu"])
+    rows = [r for r in plain_rows(cpu.sort_values("examples_per_s", ascending=False, kind="stable"))
+            if as_float(r.get("flops_per_example")) > 0 and step_bytes(r, 1.0, 0.0) > 0
+            and not r.get("flops_uncounted")]
+    return rows[0] if rows else None
+
+
+def _referenced(name: str, kind: str, chip_model: str, key: str, best: Mapping[str, Any], ref: Reference,
+                errors: Mapping[str, Any], prices: Mapping[str, Price] | None) -> DevicePrediction:
+    """One device predicted for a workload that ran on no GPU: the reference's fixed part of a step for the run's
+    backend and steps_per_execution and its per-example part, plus the device part: the workload's FLOPs at the
+    device's datasheet peak over the reference's efficiency, or its bytes at the bandwidth where longer. Interval:
+    the fixed part's range (its leave-one-out error; for a backend with no GPU record, every measured backend's
+    ratio), the device part between its floor and its value times one plus the larger of the efficiency's and the
+    scaling's errors; ``error``: the interval's larger relative distance from the prediction."""
+    chip = next(c for c in CHIPS if (c.kind, c.model) == (kind, chip_model))
+    there = device(chip, _arithmetic(best)) if kind == "gpu" else None
+    if there is None:
+        return DevicePrediction(name, kind, chip_model, TPU if kind == "tpu" else NO_DATASHEET)
+    batch, spe, steps = (float(best[k]) for k in ("global_batch_size", "steps_per_execution", "steps_per_epoch"))
+    flops, moved = float(best["flops_per_example"]), step_bytes(best, batch, 1.0) / batch
+    floor = batch * max(flops / there.peak, moved / there.bandwidth)
+    low_h, host, high_h, how = ref.host_range(backend_key(best), spe)
+    per_example = batch * ref.step.example_s
+    # compute at the reference's efficiency (what it was measured on), memory traffic no faster than its floor
+    grows = batch * max(flops / there.peak / ref.efficiency, moved / there.bandwidth)
+    e = max(ref.efficiency_error, float(errors[TIME_MODEL]["p90"]))
+    step = host + per_example + grows
+    low, high = low_h + per_example + max(floor, grows / (1 + e)), high_h + per_example + grows * (1 + e)
+    to_target = as_float(best.get("time_to_target_s")) * step / _step_s(best) if best.get(
+        "reached_target") else math.nan
+    usd_per_s = _usd_per_s(prices, key)
+    bound = "compute" if flops / there.peak >= moved / there.bandwidth else "memory"
+    source = {k: _plain(best.get(k)) for k in ("backend", "strategy", "global_batch_size", "steps_per_execution",
+                                               "precision", "compiler_mark")}
+    return DevicePrediction(
+        name, kind, chip_model, REFERENCED, train_s=steps * step, low_s=steps * low, high_s=steps * high,
+        examples_per_s=batch / step, fixed_share=(host + per_example) / step,
+        limit="host" if host + per_example >= step / 2 else bound, error=max(high / step - 1, 1 - low / step),
+        usd_per_epoch=steps * step * usd_per_s, usd_to_target=to_target * usd_per_s,
+        source={**source, "host_part": how, **{f"reference_{k}": v for k, v in ref.source.items()},
+                "reference_backend": ref.backend, "configurations": ref.configurations})
 
 
 def _plain(v: Any) -> Any:
@@ -159,11 +217,48 @@ def _predicted(name: str, chip: Chip, best: Mapping[str, Any], model: StepModel,
 
 
 def predictions_by_workload(summary: pd.DataFrame, errors: Mapping[str, Any],
-                            prices: Mapping[str, Price] | None = None) -> dict[tuple[str, str], list[DevicePrediction]]:
-    """:func:`predict_workload` for every workload and data set of ``summary`` with a finished configuration."""
+                            prices: Mapping[str, Price] | None = None,
+                            reference: Reference | None = None) -> dict[tuple[str, str], list[DevicePrediction]]:
+    """:func:`predict_workload` for every workload and data set of ``summary`` with a finished configuration
+    (``reference``: the shipped one, :func:`bench.reporting.analysis.reference.load_reference`, unless given)."""
+    reference = reference if reference is not None else load_reference()
     out = {}
     for (workload, dataset), g in summary.groupby(["workload", "dataset"], sort=True):
         if (g["status"] == "ok").any():
             out[(str(workload), str(dataset))] = predict_workload(g, summary[summary["workload"] == workload],
-                                                                  errors, prices)
+                                                                  errors, prices, reference)
     return out
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The device a workload's predictions put first on one figure (``fastest``: steady seconds an epoch;
+    ``cheapest``: USD to the target, else USD an epoch), with its value and 90% interval, and every device whose
+    interval overlaps it (``tied``, the first among them included): one device in ``tied`` is a pick the intervals
+    separate from all others."""
+
+    what: str
+    figure: str  # "train_s", "usd_to_target" or "usd_per_epoch"
+    value: float
+    low: float
+    high: float
+    tied: tuple[DevicePrediction, ...]
+
+
+def _pick(rows: list[DevicePrediction], what: str, figure: str) -> Pick | None:
+    def span(d: DevicePrediction) -> tuple[float, float, float]:
+        v = float(getattr(d, figure))
+        return v, v * d.low_s / d.train_s, v * d.high_s / d.train_s
+
+    found = sorted((d for d in rows if math.isfinite(float(getattr(d, figure)))), key=lambda d: span(d)[0])
+    if not found:
+        return None
+    value, low, high = span(found[0])
+    return Pick(what, figure, value, low, high, tuple(d for d in found if span(d)[1] <= high))
+
+
+def picks(devices: list[DevicePrediction]) -> list[Pick]:
+    """The fastest and the cheapest of a workload's predicted devices (:class:`Pick`; none without a prediction)."""
+    rows = [d for d in devices if d.basis in (PREDICTED, REFERENCED) and math.isfinite(d.train_s)]
+    cost = "usd_to_target" if any(math.isfinite(d.usd_to_target) for d in rows) else "usd_per_epoch"
+    return [p for p in (_pick(rows, "fastest", "train_s"), _pick(rows, "cheapest", cost)) if p is not None]

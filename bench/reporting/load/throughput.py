@@ -67,6 +67,18 @@ def reference_tables() -> list[ThroughputTable]:
 
 
 ERROR_FILE = "measured-error.json"
+HOST_COST = ("accelerator", "host-cost.json")  # under suites/reference: what a run on no GPU is predicted from
+
+
+def host_reference_path() -> Path:
+    """The shipped reference records' summary (``python -m bench validate --records ... --save-reference``)."""
+    return reference_dir().parent.joinpath(*HOST_COST)
+
+
+def read_host_reference(path: Path | None = None) -> dict[str, Any] | None:
+    """That summary as stored (None where the file is missing)."""
+    path = path if path is not None else host_reference_path()
+    return dict(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
 
 
 def measured_error() -> dict[str, Any]:

@@ -15,16 +15,17 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from bench.reporting.analysis.floors import workload_floors
 from bench.reporting.analysis.predict import DevicePrediction, predictions_by_workload
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.claims import Claims, all_claims
-from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of
 from bench.reporting.frames.labels import config_label
-from bench.reporting.load.prices import load_table
+from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
-from bench.reporting.render.text import two_speeds_text, workload_title
+from bench.reporting.render.text import flag, two_speeds_text, workload_title
 from bench.reporting.render.words import accuracy_flag_text, not_learning_text, race_reason_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
@@ -116,7 +117,10 @@ class Configuration(_Part):
     precision: str
     status: str
     learns: bool
-    flags: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)  # in words, as report.md's results table
+    # the same as codes (not_learning, target_missed, below_reference, two_speeds, parity, mfu_over_peak,
+    # flops_uncounted, trending, epoch_too_short, one_step); their numbers are this object's other fields
+    flag_codes: list[str] = Field(default_factory=list)
     examples_per_s: Spread
     # steady training seconds per epoch: value = the median over all steady epochs (report.md's figure); samples one
     # per ok repeat (its median), what compare reads
@@ -126,6 +130,7 @@ class Configuration(_Part):
     target: Target | None = None
     parity: list[Parity] = Field(default_factory=list)
     speedup: Ratio | None = None
+    speedup_withheld: str | None = None  # why no speedup is given where one could be: "not_learning"
     limit: Limit | None = None  # what limits it, its evidence and lever (bench.reporting.analysis.limits)
     epochs: list[int] = Field(default_factory=list)  # epochs trained, each distinct count once (merged runs may differ)
     trending: bool = False  # a process's steady epochs still trend (bench.reporting.stats.trend): not a steady state
@@ -136,8 +141,10 @@ class Configuration(_Part):
 
 
 class Predicted(_Part):
-    """One device for one workload (docs/predict.md): ``basis`` is ``measured``, ``predicted`` or why not
-    (``no_accelerator_record``, ``too_few_configurations``, ``tpu_not_validated``, ``no_datasheet``, ``no_count``).
+    """One device for one workload (docs/predict.md): ``basis`` is ``measured``, ``predicted`` (from the
+    workload's GPU configurations), ``predicted_from_reference`` (it ran on no GPU: from bench's reference records)
+    or why not (``no_accelerator_record``, ``too_few_configurations``, ``tpu_not_validated``, ``no_datasheet``,
+    ``no_count``).
     Predicted: steady training seconds an epoch with its interval, examples/s, the step's fixed part's share, what
     would bound it (``host``, ``compute``, ``memory``), the interval's error (a fraction), USD an epoch and to the
     target at the shipped price (null without one), and the measured configuration it scales from."""
@@ -158,6 +165,23 @@ class Predicted(_Part):
     source: dict[str, Any] = Field(default_factory=dict)
 
 
+class DeviceFloor(_Part):
+    """One device's floors for an epoch of the workload's fastest configuration that learns (seconds; null without a
+    peak, a bandwidth or a count): floors, not predictions (bench.reporting.analysis.floors). ``arithmetic``: the
+    datasheet peak's ("" where the device ran, at its measured peak); ``measured_ratio``: the measured epoch over the
+    largest floor, on the device that ran; ``usd_per_million``: USD per million examples at the largest floor."""
+
+    device: str
+    kind: str
+    model: str
+    arithmetic: str
+    compute_s: float | None = None
+    memory_s: float | None = None
+    host_s: float | None = None
+    measured_ratio: float | None = None
+    usd_per_million: float | None = None
+
+
 class Answer(_Part):
     """One workload's answer: the fastest configuration that learns (null: none learns) and its throughput over the
     baseline's fastest configuration that learns. Without a target, ``single_answer`` is false when that
@@ -175,6 +199,7 @@ class Answer(_Part):
     claims: Claimed | None = None  # the conclusions the answer and the findings word (bench.reporting.claims)
     # per device of bench's table: measured, predicted with its interval, or why not (bench.reporting.analysis.predict)
     predictions: list[Predicted] = Field(default_factory=list)
+    floors: list[DeviceFloor] = Field(default_factory=list)  # what an epoch cannot go under, per device
 
 
 
@@ -236,6 +261,17 @@ def _per_repeat(r: Mapping[str, Any] | pd.Series, column: str, value_column: str
                   low=_num(r[f"{column}_low"]), high=_num(r[f"{column}_high"]), n=len(samples), samples=samples)
 
 
+def _flag_codes(r: Mapping[str, Any]) -> list[str]:
+    """A summary row's flags as codes, in the results table's order."""
+    on = [("not_learning", bool(r.get("not_learning"))),
+          (str(r.get("accuracy_flag") or ""), not r.get("not_learning") and bool(r.get("accuracy_flag"))),
+          ("two_speeds", bool(r.get("two_speeds"))), ("parity", flag(r.get("parity_flag"))),
+          ("mfu_over_peak", flag(r.get("mfu_over_peak"))), ("flops_uncounted", bool(r.get("flops_uncounted"))),
+          ("trending", flag(r.get("trending"))), ("epoch_too_short", flag(r.get("too_short"))),
+          ("one_step", as_float(r.get("one_step")) > 0)]
+    return [code for code, is_on in on if is_on]
+
+
 def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None = None) -> Configuration:
     """One configuration's object from its summary row ``r`` and its parity rows ``mine``."""
     target = None
@@ -244,8 +280,10 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                         reached_seeds=int(r["n_reached"]), seeds=int(r["n_seeds"]),
                         seconds_median=_num(r["time_to_target_s"]), seconds_min=_num(r["time_to_target_min_s"]),
                         seconds_max=_num(r["time_to_target_max_s"]))
-    speedup = None
-    if r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
+    speedup, withheld = None, None
+    if r["status"] == "ok" and r.get("not_learning"):
+        withheld = "not_learning"  # its speed says nothing about training: report.md prints "— (not learning)"
+    elif r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
         speedup = ratio_data(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
     said = (not_learning_text(r["not_learning"]), accuracy_flag_text(r), two_speeds_text(r.get("two_speeds")))
@@ -254,6 +292,7 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
         global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
         precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
+        flag_codes=_flag_codes(r), speedup_withheld=withheld,
         examples_per_s=_per_repeat(r, "repeat_rates", "examples_per_s"),
         train_s=_per_repeat(r, "repeat_train_s", "train_s_median"),
         epoch_s=_per_repeat(r, "repeat_epoch_s", "epoch_s_median"),
@@ -288,19 +327,24 @@ def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
 
 
 def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = None,
-                predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None) -> ReportData:
+                predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None,
+                prices: Mapping[str, Price] | None = None) -> ReportData:
     """The verdicts of an analysis as data (module docstring); ``claims``: each workload's (:func:`all_claims`);
-    ``predicted``: each workload's devices (:func:`predictions_by_workload`, at the shipped prices without)."""
+    ``predicted``: each workload's devices (:func:`predictions_by_workload`); ``prices``: the price table (the
+    shipped one without)."""
     found = claims if claims is not None else all_claims(a)
-    devices = predicted if predicted is not None else predictions_by_workload(a.summary, measured_error(), load_table())
+    table = prices if prices is not None else load_table()
+    devices = predicted if predicted is not None else predictions_by_workload(a.summary, measured_error(), table)
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
     configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
                for r in plain_rows(a.summary)]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
-                      workloads=[_answer(a, w, d, found[(w, d)]).model_copy(update={"predictions": [
-                          _predicted(p) for p in devices.get((w, d), [])]}) for w, d in keys], race=_race(a))
+                      workloads=[_answer(a, w, d, found[(w, d)]).model_copy(update={
+                          "predictions": [_predicted(p) for p in devices.get((w, d), [])],
+                          "floors": _floors(rows_of(a.summary, w, d), table, a.limits)}) for w, d in keys],
+                      race=_race(a))
 
 
 def _predicted(p: DevicePrediction) -> Predicted:
@@ -310,6 +354,14 @@ def _predicted(p: DevicePrediction) -> Predicted:
                      usd_per_epoch=_num(p.usd_per_epoch), usd_to_target=_num(p.usd_to_target),
                      source={k: (v if not isinstance(v, float) or math.isfinite(v) else None)
                              for k, v in p.source.items()})
+
+
+def _floors(g: pd.DataFrame, prices: Mapping[str, Price], limits: pd.DataFrame) -> list[DeviceFloor]:
+    floors = workload_floors(g, prices, limits)
+    return [] if floors is None else [
+        DeviceFloor(device=f.device, kind=f.kind, model=f.model, arithmetic=f.arithmetic, compute_s=_num(f.compute_s),
+                    memory_s=_num(f.memory_s), host_s=_num(f.host_s), measured_ratio=_num(f.measured_ratio),
+                    usd_per_million=_num(f.usd_per_million)) for f in floors.devices]
 
 
 def _race(a: Analysis) -> RaceSpent | None:

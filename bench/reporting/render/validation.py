@@ -3,7 +3,8 @@ the overall line of bench's method (:mod:`bench.reporting.analysis.validate` com
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -71,3 +72,29 @@ def validation_text(tables: Sequence[ThroughputTable], frame: pd.DataFrame) -> s
             "", "Every table, by pair:", "", markdown_table(_wide(error_summary(kinds, ["pairs"]), ["pairs"])),
             "", overall_line(frame)]
     return "\n".join(out) + "\n"
+
+
+def reference_text(reference: Mapping[str, Any], left_out: pd.DataFrame) -> str:
+    """``validate --records``: each GPU configuration's step predicted from its group's others (the step model),
+    then the reference a workload with no GPU record is predicted from (:func:`bench.reporting.analysis.reference.
+    derive`'s fields)."""
+    rows = [{"workload": r["workload"], "backend": r["backend"] + (f"+{r['compiler_mark']}" if r.get("compiler_mark")
+                                                                   else ""), "accelerator": r["accelerator"],
+             "dataset": r["dataset"], "batch": str(r["global_batch_size"]), "spe": str(r["steps_per_execution"]),
+             "measured ms a step": f"{1e3 * r['measured_s']:.3f}",
+             "predicted ms a step": f"{1e3 * r['predicted_s']:.3f}" if r["predicted_s"] == r["predicted_s"] else "—",
+             "error %": _pct(r["error"]) if r["error"] == r["error"] else "—"}
+            for r in left_out.to_dict("records")]
+    ratios = "; ".join(f"{k} {lo:.2f}x to {hi:.2f}x" for k, (lo, hi) in reference["ratios"].items()) or "none"
+    return "\n".join([
+        "Each GPU configuration's seconds a step, predicted from the other configurations of its workload, backend, "
+        "GPU, precision and compiler (the step model):", "", markdown_table(rows), "",
+        f"reference: {reference['backend']} on {reference['accelerator']}, {reference['configurations']} "
+        f"configurations of {reference['workload']}: a step's fixed part {1e3 * reference['step_s']:.3f} ms + "
+        f"{1e3 * reference['call_s']:.3f} ms / steps_per_execution, {1e6 * reference['example_s']:.2f} µs an "
+        f"example; leave-one-out p90 {_pct(reference['host_error'])} %",
+        f"other backends' steps on the same configurations: {ratios}",
+        f"device part: at {100 * reference['efficiency']:.2f} % of the datasheet's rate (its floor over its "
+        "seconds), from "
+        f"{reference['efficiency_configurations']} configuration(s); each predicted from the others: up to "
+        f"{_pct(reference['efficiency_error'])} % off", ""])

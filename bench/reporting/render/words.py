@@ -254,6 +254,12 @@ PREDICTED_REASONS = {
 }
 
 
-def predicted_reason(code: str) -> str:
-    """Why a device has no predicted figure, in words (bench.reporting.analysis.predict's codes)."""
-    return "not predicted: " + PREDICTED_REASONS.get(code, code)
+PREDICTED_SHORT = {NO_ACCELERATOR: "nothing learned on a GPU", TOO_FEW: "under 4 GPU configurations",
+                   TPU: "no TPU record to validate one", NO_DATASHEET: "no datasheet figures",
+                   NO_COUNT: "no whole FLOP and byte count"}
+
+
+def predicted_reason(code: str, short: bool = False) -> str:
+    """Why a device has no predicted figure, in words (bench.reporting.analysis.predict's codes); ``short``: a
+    table cell's."""
+    return "not predicted: " + (PREDICTED_SHORT if short else PREDICTED_REASONS).get(code, code)

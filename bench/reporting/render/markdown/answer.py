@@ -7,9 +7,11 @@ baseline's best, what limits it, what it costs and how sure each number is, link
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 
+from bench.reporting.analysis.predict import PREDICTED, DevicePrediction, Pick, picks
 from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import row_of, rows_of
@@ -139,9 +141,31 @@ def _workload_lines(a: Analysis, priced: pd.DataFrame | None, c: Claims) -> list
     return lines
 
 
+def _pick_text(p: Pick) -> str:
+    money = p.figure != "train_s"
+    shown = usd if money else (lambda v: f"{seconds(v)} s")
+    what = {"train_s": "an epoch", "usd_to_target": "to the target", "usd_per_epoch": "an epoch"}[p.figure]
+    first = p.tied[0].device
+    figure = f"{shown(p.value)} {what} [{shown(p.low)}, {shown(p.high)}]"
+    if len(p.tied) == 1:
+        return f"{p.what}: {first}, {figure}"
+    return f"{p.what}: {first} ({figure}) not told apart from {_listed([d.device for d in p.tied[1:]])}"
+
+
+def predicted_line(devices: Sequence[DevicePrediction]) -> list[str]:
+    """For a workload that ran on no GPU: the fastest and the cheapest GPU predicted, or the devices whose
+    intervals overlap ([] where nothing is predicted, or a GPU ran)."""
+    found = picks(list(devices))
+    if not found or not all(d.basis != PREDICTED for d in devices):
+        return []
+    return ["- Before you pay (GPUs predicted, no GPU run; 90% intervals, *What this model could reach*): "
+            + "; ".join(_pick_text(p) for p in found) + "."]
+
+
 def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFrame | None = None,
-                   claims: Claims | None = None) -> list[str]:
-    """A workload's answer: a line naming it, what ran and a link to its section, then a few sentences."""
+                   claims: Claims | None = None, devices: Sequence[DevicePrediction] = ()) -> list[str]:
+    """A workload's answer: a line naming it, what ran and a link to its section, then a few sentences
+    (``devices``: its predictions, :func:`bench.reporting.analysis.predict.predict_workload`)."""
     summary = rows_of(a.summary, workload, dataset)
     title = workload_title(workload, dataset)
     absent = absent_strategies(summary)
@@ -165,5 +189,7 @@ def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFram
                      + earlier_note(c))
     else:
         lines += _workload_lines(a, priced, c)
+    if c.outcome != NONE_LEARNS:
+        lines += predicted_line(devices)
     return [*lines, ""]
 

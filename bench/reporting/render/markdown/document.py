@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from bench.records import LoadResult, Record
@@ -23,7 +22,6 @@ from bench.reporting.render.markdown.answer import answer_section, ran_on
 from bench.reporting.render.markdown.cost import cost_section, prices_used_section
 from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.markdown.learning import learns_nowhere, not_learning_section
-from bench.reporting.render.markdown.predicted import predicted_section
 from bench.reporting.render.markdown.reach import reach_section
 from bench.reporting.render.markdown.results import results_table
 from bench.reporting.render.markdown.runs import jax_spe_note, race_section, spe_notes, time_section
@@ -99,16 +97,6 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     return out
 
 
-def _source_row(g: pd.DataFrame, devices: list[DevicePrediction]) -> pd.Series | None:
-    """The summary row of the configuration the predictions scale from (None: none is predicted)."""
-    src = next((p.source for p in devices if p.source), None)
-    if src is None:
-        return None
-    keys = ("backend", "strategy", "global_batch_size", "steps_per_execution", "precision")
-    hit = g[np.logical_and.reduce([g[k].astype(str) == str(src[k]) for k in keys])]
-    return None if hit.empty else hit.iloc[0]
-
-
 def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, found_here: Claims | None,
                    figs: dict[str, Path], priced: pd.DataFrame | None, table: Mapping[str, Price] | None,
                    devices: list[DevicePrediction]) -> tuple[list[str], bool]:
@@ -125,9 +113,8 @@ def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, fo
         part += not_learning_section(g)
         figs = {k: v for k, v in figs.items() if k not in ("cost", "speedup")}
     else:
-        bound = reach_section(g, table, a.limits)
+        bound = reach_section(g, devices, table, a.limits)
         part += bound
-        part += predicted_section(devices, _source_row(g, devices))
         if priced is not None:
             part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
     if figs:
@@ -159,7 +146,8 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
              f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
              "## The answer", ""]
     for workload, dataset in workloads:
-        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)))
+        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)),
+                                list((predicted or {}).get((workload, dataset), [])))
     lines += race_section(a.race)  # repeats=auto: where its repeats went
     lines += pipelines_section(s, a.show_backend)
     lines += ["## Environment", "", environment_table(loaded.records), "",

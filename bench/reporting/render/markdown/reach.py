@@ -1,113 +1,152 @@
-"""The "What this model could reach" section: a workload's fastest configuration that learns, its measured training
-epoch against its compute, memory and host floors where it ran and on one chip of each of
-:data:`~bench.reporting.analysis.cost.BOUND_DEVICES`. Numbers from :mod:`bench.reporting.analysis.cost`.
-Method: docs/reports.md, *What this model could reach*.
+"""The "What this model could reach" section: one table, a row per device of bench's table: measured where the
+records ran, else predicted with its interval, what would limit it there and its cost, or why nothing validates a
+prediction (then its floor alone); below it, the floors themselves. Numbers from
+:mod:`bench.reporting.analysis.predict` and :mod:`bench.reporting.analysis.floors`; method: docs/predict.md and
+docs/reports.md, *What this model could reach*.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from bench.measure.datasheets import BANDWIDTH, DATASHEET_PEAK_FLOPS, chip_of
-from bench.reporting.analysis.cost import bound_arithmetic, bound_devices, epoch_flops, lower_bound_s, units
-from bench.reporting.analysis.limits import step_bytes
+from bench.measure.datasheets import chip_of
+from bench.reporting.analysis.floors import (
+    HOST_ONE_CALL,
+    HOST_TWO_BATCHES,
+    Floors,
+    fastest_counted,
+    measured_name,
+    workload_floors,
+)
+from bench.reporting.analysis.limits import INPUT, SAID_LIMITS
+from bench.reporting.analysis.predict import MEASURED, PREDICTED, REFERENCED, DevicePrediction
 from bench.reporting.frames.keys import row_of
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
-from bench.reporting.render.text import DASH, markdown_table, seconds, usd
-from bench.reporting.stats.sample import as_float
+from bench.reporting.render.text import DASH, markdown_table, rate, seconds, sig, usd
+from bench.reporting.render.words import PREDICTED_REASONS, PREDICTED_SHORT, predicted_reason
+
+SPAN = "s an epoch [90% interval]"
+HOST_HOW = {HOST_TWO_BATCHES: "fixed share of the step, two batches", HOST_ONE_CALL: "one compiled call's fixed cost"}
 
 
-def _fastest(g: pd.DataFrame) -> pd.Series | None:
-    """The fastest finished configuration that learns and has a FLOP count (None: none)."""
-    ok = g[(g["status"] == "ok") & g["flops_per_example"].map(lambda v: math.isfinite(v) and v > 0)]
-    ok = ok[ok["train_s_median"].map(math.isfinite)]
-    if "not_learning" in ok:
-        ok = ok[~ok["not_learning"].map(bool)]
-    return None if ok.empty else ok.sort_values("train_s_median", kind="stable").iloc[0]
+def _span(p: DevicePrediction) -> str:
+    high = seconds(p.high_s) if math.isfinite(p.high_s) else "∞"
+    return f"{seconds(p.train_s)} [{seconds(p.low_s)}, {high}]"
 
 
-def epoch_bytes(row: pd.Series, replicas: float = 1.0) -> float:
-    """Bytes one training epoch moves: per step, the batch's activation bytes plus each replica's weight bytes."""
-    return float(row["steps_per_epoch"]) * step_bytes(row, float(row["global_batch_size"]), replicas)
+def _limit(p: DevicePrediction) -> str:
+    return f"{p.limit} (host part {100 * p.fixed_share:.0f}%)"
 
 
-def host_floor_s(row: pd.Series, limits: pd.DataFrame | None) -> tuple[float, str]:
-    """(seconds, how): the epoch's steps times the measured fixed cost of a step: the fixed share of the step from
-    the configuration's two batches where the label had them, else one compiled call's fixed cost per step."""
+def _row(p: DevicePrediction, floors: Floors | None) -> dict[str, str]:
+    """A device's row: predicted, or why not with its largest floor."""
+    if p.basis in (PREDICTED, REFERENCED):
+        return {"device": p.device, SPAN: _span(p), "examples/s": sig(p.examples_per_s), "limited there by": _limit(p),
+                "USD an epoch": usd(p.usd_per_epoch), "USD to the target": usd(p.usd_to_target),
+                "basis": "predicted from reference records (no GPU run)" if p.basis == REFERENCED
+                else f"predicted (error {100 * p.error:.0f}% at p90)"}
+    floor = next((f for f in (floors.devices[1:] if floors is not None else [])
+                  if (f.kind, f.model) == (p.kind, p.model)), None)
+    shown = bound_cell(floor.largest_s) if floor is not None else DASH
+    return {"device": p.device, SPAN: f"{shown} (floor)" if shown != DASH else DASH, "examples/s": DASH,
+            "limited there by": DASH, "USD an epoch": DASH, "USD to the target": DASH,
+            "basis": "measured: not the fastest configuration (*Results*)" if p.basis == MEASURED
+            else predicted_reason(p.basis, short=True)}
+
+
+def _measured_row(row: pd.Series, limits: pd.DataFrame | None, name: str) -> dict[str, str]:
     lim = row_of(limits, row) if limits is not None else None
-    steps = float(row["steps_per_epoch"])
-    if lim is not None and math.isfinite(lim["fixed_share"]) and lim["fixed_share"] > 0:
-        return steps * min(1.0, lim["fixed_share"]) * lim["step_ms"] / 1e3, "fixed share of the step, two batches"
-    call = as_float(row.get("dispatch_s")) / max(1, int(row["steps_per_execution"]))
-    return (steps * call, "one compiled call's fixed cost") if math.isfinite(call) else (math.nan, "")
+    said = str(lim["limit"]) if lim is not None and lim["limit"] in (INPUT, *SAID_LIMITS) else DASH  # determined
+    return {"device": name, SPAN: seconds(row["train_s_median"]), "examples/s": rate(row["examples_per_s"]),
+            "limited there by": said, "USD an epoch": DASH, "USD to the target": DASH,
+            "basis": f"measured: {config_label(row)} (cost: *Cost*)"}
 
 
-def reach_section(g: pd.DataFrame, prices: Mapping[str, Price] | None = None,
-                  limits: pd.DataFrame | None = None) -> list[str]:
-    """A workload's section (module docstring); [] when no configuration that learns has a FLOP count."""
-    fastest = _fastest(g)
-    if fastest is None:
+def _basis(devices: Sequence[DevicePrediction]) -> str:
+    """How the predicted rows were made, in one paragraph ("" where none is)."""
+    p = next((d for d in devices if d.basis in (PREDICTED, REFERENCED)), None)
+    if p is None:
+        return ""
+    src = p.source
+    if p.basis == PREDICTED:
+        return (f"Predicted from {src['backend']} on {src['accelerator']} at batch {src['global_batch_size']}, "
+                f"{src['steps_per_execution']} step(s) a call, {src['precision']}: each step's fixed part (its "
+                f"intercept against batch size, fitted on {src['configurations']} configurations of that GPU) carried "
+                "over, the rest scaled by the datasheets in proportion to the workload's FLOP and byte counts; the "
+                "interval is the larger of that fit's leave-one-out error and the scaling's, measured on GPUs it did "
+                "not see (90th percentiles; docs/predict.md). Training seconds of one steady epoch; USD at the "
+                "shipped on-demand price of one GPU (*Prices used*).")
+    host = ("measured for this backend there" if src["host_part"] == "measured" else
+            f"{src['backend']} has no GPU record: it spans every backend measured there, their ratios to "
+            f"{src['reference_backend']} included")
+    return (f"Predicted from the {src['backend']} run at batch {src['global_batch_size']}, "
+            f"{src['steps_per_execution']} step(s) a call, {src['precision']}, which ran on no GPU: each step's fixed "
+            f"part and per-example part from bench's reference records ({src['reference_backend']} on "
+            f"{', '.join(src['reference_accelerators'])}, {', '.join(src['reference_dates'])}, "
+            f"{src['configurations']} configurations; {host}), plus the workload's own FLOPs and bytes at each "
+            "device's datasheet peak and bandwidth, at the efficiency the reference's device part reached. The "
+            "interval spans the fixed part's range and the device part from its floor up to the efficiency's "
+            "error measured on the reference; nothing here was checked against a run of this backend on a GPU "
+            "(docs/predict.md, *A workload with no GPU record*). USD at the shipped on-demand price of one GPU.")
+
+
+def _why_not(devices: Sequence[DevicePrediction], floors: bool = True) -> str:
+    """The reasons of the rows not predicted, in full, once each ("" where every row is predicted or measured)."""
+    codes = [c for c in sorted({p.basis for p in devices}) if c in PREDICTED_REASONS]
+    if not codes:
+        return ""
+    said = "; ".join(f"{PREDICTED_SHORT[c]}: {PREDICTED_REASONS[c]}" for c in codes)
+    return f"**Not predicted**: {said}" + ("; each row shows its floor alone." if floors else ".")
+
+
+def reach_section(g: pd.DataFrame, devices: Sequence[DevicePrediction] = (),
+                  prices: Mapping[str, Price] | None = None, limits: pd.DataFrame | None = None) -> list[str]:
+    """A workload's section from its summary rows ``g`` and its devices (:func:`bench.reporting.analysis.predict.
+    predict_workload`); [] when it has neither a counted configuration nor a device."""
+    floors = workload_floors(g, prices, limits)
+    fastest = floors.row if floors is not None else fastest_counted(g, counted=False)
+    if fastest is None or (floors is None and not devices):
         return []
-    flops, measured = epoch_flops(fastest), float(fastest["train_s_median"])
     ran = chip_of(str(fastest.get("device_kind")), str(fastest.get("accelerator") or ""))
-    replicas = as_float(fastest.get("num_replicas", 1))
-    replicas = replicas if math.isfinite(replicas) and replicas > 0 else 1.0
-    host, how = host_floor_s(fastest, limits)
-    here_name = f"{fastest.get('accelerator') or str(fastest.get('device_kind') or 'device').upper()}, measured"
-    here = (lower_bound_s(flops, as_float(fastest.get("peak_flops_per_s"))),
-            _over(epoch_bytes(fastest, replicas), as_float(fastest.get("peak_bytes_per_s"))), host)
-    columns = {here_name: (*here, times_cell(measured / max((f for f in here if math.isfinite(f)), default=math.nan)),
-                           math.nan)}
-    per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
-    chips = units(ran.kind, str(fastest.get("accelerator")), replicas, math.nan) if ran is not None else 1.0
-    for name, kind, model, key in bound_devices([(ran.kind, ran.model)] if ran is not None else []):
-        recorded = str(fastest.get("math_mode") or "")
-        same = ran is not None and (ran.kind, ran.model) == (kind, model)
-        tag = recorded if same and (kind, model, recorded) in DATASHEET_PEAK_FLOPS else bound_arithmetic(
-            kind, model, str(fastest["precision"]))
-        floors = (lower_bound_s(flops, DATASHEET_PEAK_FLOPS.get((kind, model, tag or ""))),
-                  _over(epoch_bytes(fastest), BANDWIDTH.get((kind, model), math.nan)))
-        largest = max((f for f in floors if math.isfinite(f)), default=math.nan)
-        entry = prices.get(key) if prices is not None else None
-        # a USD figure ranks devices: only on both floors and a price that pays for the machine too
-        complete = all(math.isfinite(f) for f in floors) and entry is not None and entry.host == "included"
-        price = entry.usd_per_hour if complete and entry is not None else None
-        columns[f"{name} ({tag.upper()})" if tag else name] = (
-            *floors, math.nan, times_cell(measured * chips / largest) if same else "",
-            largest * per_million * price / 3600 if price is not None else math.nan)
-    return _table(fastest, flops, columns, how, prices is not None)
+    here = (ran.kind, ran.model) if ran is not None else None
+    if floors is None and not any(p.basis in (PREDICTED, REFERENCED) for p in devices):
+        nothing = f"No device is predicted and no floor is known. {_why_not(devices, floors=False)}"
+        return ["### What this model could reach", "", nothing.rstrip(), ""]
+    rows = [_measured_row(fastest, limits, measured_name(fastest))]
+    rows += [_row(p, floors) for p in devices if not (p.basis == MEASURED and (p.kind, p.model) == here)]
+    notes = [line for s in (_basis(devices), _why_not(devices)) if s for line in (s, "")]
+    return ["### What this model could reach", "", markdown_table(rows), "", *notes,
+            *floors_section(floors, prices is not None)]
 
 
-def _over(numerator: float, rate: float) -> float:
-    return numerator / rate if rate > 0 and math.isfinite(numerator) and numerator > 0 else math.nan
-
-
-def _table(fastest: pd.Series, flops: float, columns: dict[str, tuple[Any, ...]], how: str,
-           priced: bool) -> list[str]:
-    """The section's lines: what the epoch does, then a row per device: its floors, the measured epoch over the
-    largest floor where it ran, and the priced floor."""
-    gb = epoch_bytes(fastest) / 1e9
+def floors_section(floors: Floors | None, priced: bool = False) -> list[str]:
+    """The floors, under their own heading: what the epoch does, then a row per device: its floors, the measured
+    epoch over the largest floor where it ran, and the priced floor ([] without floors)."""
+    if floors is None:
+        return []
+    fastest, gb = floors.row, floors.bytes / 1e9
     said = (f"{config_label(fastest)}: {seconds(fastest['train_s_median'])} s of training an epoch, "
-            f"{flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "") + " an epoch"
-            + (f", counted without {', '.join(missed)}: the floors below are lower still than the model's."
-               if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
+            f"{floors.flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "")
+            + " an epoch" + (f", counted without {', '.join(missed)}: the floors below are lower still than the "
+                             "model's." if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
     rows = []
-    for name, (compute, memory, host, ratio, cost) in columns.items():
-        row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(compute),
-               "memory floor (bytes ÷ bandwidth)": bound_cell(memory),
-               f"host floor (steps × a step's fixed cost: {how or 'not measured'})":
-                   bound_cell(host) if math.isfinite(host) else DASH,
-               "measured ÷ largest floor": ratio}
+    for f in floors.devices:
+        name = f"{f.device} ({f.arithmetic.upper()})" if f.arithmetic else f.device
+        row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(f.compute_s),
+               "memory floor (bytes ÷ bandwidth)": bound_cell(f.memory_s),
+               f"host floor (steps × a step's fixed cost: {HOST_HOW.get(floors.host_how, 'not measured')})":
+                   bound_cell(f.host_s) if math.isfinite(f.host_s) else DASH,
+               "measured ÷ largest floor": times_cell(f.measured_ratio) if f.ran else ""}
         if priced:
-            row["USD per 1M examples at the largest floor"] = f"≥ {usd(cost)}" if math.isfinite(cost) else DASH
+            row["USD per 1M examples at the largest floor"] = (f"≥ {usd(f.usd_per_million)}"
+                                                               if math.isfinite(f.usd_per_million) else DASH)
         rows.append(row)
-    return ["### What this model could reach", "", said, "", markdown_table(rows), "", REACH_LEGEND, ""]
+    return ["#### Floors, not predictions", "", said, "", markdown_table(rows), "", REACH_LEGEND, ""]
 
 
 REACH_LEGEND = ("Floors, not predictions: an epoch takes at least the largest (FLOPs ÷ peak, bytes ÷ bandwidth, "
@@ -115,3 +154,20 @@ REACH_LEGEND = ("Floors, not predictions: an epoch takes at least the largest (F
                 "arithmetic it would use (— without a source). A price is shown only where both floors are known "
                 "and it pays for the machine too (*Prices used*: host), so that no device ranks on a missing figure; "
                 "method: docs/reports.md, *What this model could reach*.")
+
+
+PREDICTIONS_CSV = "predictions.csv"
+_CSV_FIGURES = ("train_s", "low_s", "high_s", "examples_per_s", "limit", "fixed_share", "error", "usd_per_epoch",
+                "usd_to_target")
+
+
+def predictions_csv(predicted: Mapping[tuple[str, str], Sequence[DevicePrediction]]) -> str:
+    """Every workload's devices as CSV (one row each; seconds, examples/s, fractions, USD; the measured
+    configuration a prediction scales from as ``source_*``): the file ``predictions.csv`` beside report.md, the
+    same figures as report.json's ``workloads[].predictions`` and the section's table."""
+    rows = [{"workload": w, "dataset": d, "device": p.device, "kind": p.kind, "model": p.model, "basis": p.basis,
+             **{k: getattr(p, k) for k in _CSV_FIGURES},
+             **{f"source_{k}": p.source.get(k) for k in ("backend", "strategy", "global_batch_size",
+                                                         "steps_per_execution", "precision", "host_part")}}
+            for (w, d), devices in sorted(predicted.items()) for p in devices]
+    return str(pd.DataFrame(rows).to_csv(index=False, lineterminator="\n", float_format="%.6g")) if rows else ""
