@@ -366,3 +366,23 @@ def test_a_backends_ratio_is_named_with_its_compiler(report) -> None:
     lines = [ln for ln in report.splitlines() if ln.startswith("- **Fastest backend per strategy:**")]
     assert any("then torch (torch.compile) at b128 spe1 float32 0.336x" in ln for ln in lines), lines
     assert not any("then torch at b128 spe1 float32 0.336x" in ln for ln in lines)
+
+
+def test_report_json_withholds_the_speedup_report_md_withholds_and_gives_flags_as_codes(tmp_path) -> None:
+    """Issue 74 item 3: catsdogs_cnn under JAX on the H200 does not learn; report.md prints "— (not learning)" where
+    report.json gave 60.77. Now report.json has no ratio for it, says why as a code, and every configuration's flags
+    come as codes beside their words, one code per flag."""
+    _report(tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    stuck = [c for c in data["configurations"] if c["workload"] == "catsdogs_cnn" and "reduced" in c["dataset"]
+             and c["strategy"] == "jax/gpu"]
+    assert stuck and all(c["speedup"] is None and c["speedup_withheld"] == "not_learning" for c in stuck)
+    assert all("not_learning" in c["flag_codes"] for c in stuck)
+    worded = {"not_learning", "target_missed", "below_reference", "two_speeds", "parity"}  # the rest: other fields
+    for c in data["configurations"]:
+        assert len(set(c["flag_codes"]) & worded) == len(c["flags"]), (c["flags"], c["flag_codes"])
+        assert ("trending" in c["flag_codes"]) == c["trending"]
+        assert ("epoch_too_short" in c["flag_codes"]) == c["epoch_too_short"]
+        assert (c["speedup_withheld"] is None) or c["speedup"] is None
+        if c["status"] == "ok" and not c["learns"]:
+            assert c["speedup"] is None

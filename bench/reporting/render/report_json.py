@@ -264,7 +264,7 @@ def _per_repeat(r: Mapping[str, Any] | pd.Series, column: str, value_column: str
 def _flag_codes(r: Mapping[str, Any]) -> list[str]:
     """A summary row's flags as codes, in the results table's order."""
     on = [("not_learning", bool(r.get("not_learning"))),
-          (str(r.get("accuracy_flag") or ""), not r.get("not_learning") and bool(r.get("accuracy_flag"))),
+          (str(r.get("accuracy_flag") or ""), bool(r.get("accuracy_flag"))),
           ("two_speeds", bool(r.get("two_speeds"))), ("parity", flag(r.get("parity_flag"))),
           ("mfu_over_peak", flag(r.get("mfu_over_peak"))), ("flops_uncounted", bool(r.get("flops_uncounted"))),
           ("trending", flag(r.get("trending"))), ("epoch_too_short", flag(r.get("too_short"))),
