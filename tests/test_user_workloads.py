@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from bench import cli
 from bench.cli import parse_config
 from bench.config import ConfigError
-from tests.conftest import run_bench
+from tests.conftest import REPO, run_bench
 
 BACKENDS = "[tensorflow,jax]" if importlib.util.find_spec("jax") else "[tensorflow]"
 
@@ -231,3 +232,72 @@ def test_both_examples_resolve(monkeypatch) -> None:
     assert (digits.name, digits.shape, digits.classes, digits.full) == ("digits_cnn", (16, 16, 1), 10, (2048, 512))
     assert (tabular.name, tabular.shape, tabular.classes, tabular.full) == ("tabular_mlp", (20,), 3, (4096, 1024))
     assert callable(tabular.compile_kwargs) and tabular.build_model is not None
+
+
+ATTENTION = '''"""A user's attention model: its own layer holds MultiHeadAttention and Dense, which bench's layer rules
+cannot see into (issue 74)."""
+
+import numpy as np
+
+from bench import Workload
+
+
+def load():
+    rng = np.random.default_rng(0)
+
+    def split(n):
+        y = rng.integers(0, 4, n).astype(np.int32)
+        x = rng.normal(0, 1, (n, 16, 8)).astype(np.float32)
+        x[np.arange(n), :, y] += 2.0
+        return x, y
+
+    return (*split(512), *split(128))
+
+
+def build():
+    import keras
+
+    class Block(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.att = keras.layers.MultiHeadAttention(num_heads=2, key_dim=16)
+            self.ffn = keras.layers.Dense(8)
+
+        def call(self, x):
+            return self.ffn(x + self.att(x, x))
+
+    inputs = keras.Input((16, 8))
+    h = keras.layers.GlobalAveragePooling1D()(Block()(inputs))
+    return keras.Model(inputs, keras.layers.Dense(4, activation="softmax")(h))
+
+
+def make():
+    return Workload(name="attn_user", build_model=build, data=load,
+                    compile_kwargs={"optimizer": "adam", "loss": "sparse_categorical_crossentropy",
+                                    "metrics": ["accuracy"]})
+'''
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("jax") is None, reason="needs JAX")
+def test_a_users_own_layer_is_counted_by_the_compiler_and_its_mfu_shown(tmp_path) -> None:
+    """Issue 74 item 1: a user's layer holding attention is invisible to the layer rules (200 FLOPs an example: the
+    last Dense alone). Under JAX, XLA's cost analysis of the compiled step counts it all; the report's MFU and GFLOP/s
+    rest on that count and its flag says so, instead of "FLOPs partly counted (MFU not shown)"."""
+    (tmp_path / "attn_user.py").write_text(ATTENTION, encoding="utf-8")
+    proc = run_bench("suite=smoke", "workloads=[attn_user:make]", "backends=[jax]", "strategies=[cpu]",
+                     "batch_sizes=[32]", "steps_per_execution=[1]", "epochs=2", "second_batch=false",
+                     f"results_dir={tmp_path / 'r'}", f"reports_dir={tmp_path / 'p'}",
+                     env={"PYTHONPATH": f"{REPO}{os.pathsep}{tmp_path}"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (rec,) = [json.loads(p.read_text()) for p in next((tmp_path / "r").iterdir()).glob("attn_user-*.json")]
+    assert rec["status"] == "ok" and rec["flops_uncounted"] == ["Block (1,200 params)"]
+    # the rules see the last Dense only; two attention products of 16 x 16 x 16 and four projections do not fit in 200
+    assert rec["flops_per_example"] == 200 and rec["compiled_flops_per_example"] > 100 * rec["flops_per_example"]
+    report = (next((tmp_path / "p").iterdir()) / "report.md").read_text()
+    (row,) = [ln for ln in report.splitlines() if ln.startswith("| jax") and "FLOPs counted by XLA" in ln]
+    head = next(ln for ln in report.splitlines() if ln.startswith("| backend") and "MFU %" in ln)
+    cells = dict(zip([c.strip() for c in head.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")],
+                     strict=True))
+    data = json.loads((next((tmp_path / "p").iterdir()) / "report.json").read_text())
+    (config,) = data["configurations"]
+    assert cells["MFU %"] != "—" and "flops_uncounted" in config["flag_codes"]

@@ -181,6 +181,10 @@ class Record(Part):
     flops_uncounted: list[str] | None = None  # layers with weights the FLOP and byte counts do not see into
     flops_per_example: Rate | None = None  # training FLOPs per example (last stage's)
     forward_flops_per_example: Rate | None = None
+    # XLA's cost analysis of the compiled train step (JAX), per example over all replicas: what the compiler counts,
+    # the user's own layers included (bench.engines.jax.memory)
+    compiled_flops_per_example: Rate | None = None
+    compiled_bytes_per_example: Rate | None = None  # its "bytes accessed": every op's operands and results
     byte_count: str | None = None  # how the two byte figures were counted (bench.measure.traffic.BYTE_COUNT)
     bytes_per_example: Count | None = None  # activation bytes one example moves in a training step (last stage's)
     weight_bytes_per_step: Count | None = None  # weight and optimizer-state bytes a step moves, whatever the batch

@@ -84,6 +84,12 @@ def record_step_memory(fit: Any) -> None:
         fit.rec.notes.append(f"no memory analysis of the compiled step: {type(e).__name__}: {e}"[:300])
         return
     if step:
+        flops, moved = step.pop("step_flops", None), step.pop("step_bytes_accessed", None)
+        replicas = max(1, int(fit.worker.resolved.num_replicas or 1))  # one device's program, every replica runs it
+        if flops:
+            fit.rec.compiled_flops_per_example = flops * replicas / fit.gb
+        if moved:
+            fit.rec.compiled_bytes_per_example = moved * replicas / fit.gb
         fit.rec.memory = Memory.model_validate({
             **step, "step_source": "XLA memory analysis of the compiled train step, one device",
             "step_measure_s": time.perf_counter() - t})

@@ -1,6 +1,7 @@
 """The device memory a JAX point's model needs, from XLA's memory analysis of the compiled training step (JAX cannot
-reset its allocator's peak, so the process peak includes what ran before the point). One device's share; read from
-the executable ``fit`` compiled, at no compile. The fields: docs/records.md, *Fields* (memory).
+reset its allocator's peak, so the process peak includes what ran before the point), and XLA's cost analysis of the
+same executable (FLOPs and bytes accessed: the compiler's count, every layer included). One device's share. The
+fields: docs/records.md, *Fields* (memory, compute).
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ def _jitted(fn: Any, seen: set[int] | None = None) -> Any:
     return None
 
 
-def step_memory(model: Any, batch: Any, global_batch_size: int) -> dict[str, int] | None:
+def step_memory(model: Any, batch: Any, global_batch_size: int) -> dict[str, float] | None:
     """XLA's memory analysis of the training step ``model`` compiled (bytes on one device): ``step_argument_bytes``,
     ``step_output_bytes``, ``step_alias_bytes`` (outputs written into donated arguments), ``step_temp_bytes`` and
-    ``step_bytes`` = arguments + outputs - aliased + temporaries, what one step needs on the device at once.
+    ``step_bytes`` = arguments + outputs - aliased + temporaries, what one step needs on the device at once; and
+    XLA's cost analysis of the same executable, ``step_flops`` and ``step_bytes_accessed`` (one device's program).
     ``batch`` is one (x, y, ...) batch of the point's data, its first axis read as ``global_batch_size`` rows.
     None where there is no compiled step (``run_eagerly``, or a model ``fit`` never compiled)."""
     import keras
@@ -57,8 +59,12 @@ def step_memory(model: Any, batch: Any, global_batch_size: int) -> dict[str, int
     m = compiled.memory_analysis()
     if m is None:
         return None
+    cost = compiled.cost_analysis()
+    cost = (cost[0] if cost else {}) if isinstance(cost, list) else cost or {}  # one dict per program in older JAX
+    counted = {k: float(cost[c]) for k, c in (("step_flops", "flops"), ("step_bytes_accessed", "bytes accessed"))
+               if c in cost and float(cost[c]) > 0}
     out = {"step_argument_bytes": int(m.argument_size_in_bytes), "step_output_bytes": int(m.output_size_in_bytes),
            "step_alias_bytes": int(m.alias_size_in_bytes), "step_temp_bytes": int(m.temp_size_in_bytes)}
     out["step_bytes"] = (out["step_argument_bytes"] + out["step_output_bytes"] - out["step_alias_bytes"]
                          + out["step_temp_bytes"])
-    return out
+    return {**out, **counted}

@@ -165,7 +165,7 @@ def gather_processes(values: list[float]) -> list[list[float]]:
     return [list(values)]
 
 
-def step_memory(model: Any, batch: Any, global_batch_size: int) -> dict[str, int] | None:
+def step_memory(model: Any, batch: Any, global_batch_size: int) -> dict[str, float] | None:
     """None: this framework's allocator peak is reset before every point (:func:`reset_peak_memory`), so the
     point's own peak already is the model's; only JAX needs its compiled step's analysis."""
     return None

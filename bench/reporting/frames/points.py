@@ -172,11 +172,11 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         **_spent_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
-        "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), "flop_count": r.flop_count or "",
+        "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), **_flop_columns(r),
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
         "chance_accuracy": as_float(ds.chance_accuracy), "input_examples_per_s": as_float(r.input_examples_per_s),
         "not_learning": learning_reasons(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else (),
-        "flops_per_example": as_float(r.flops_per_example), "flops_uncounted": tuple(r.flops_uncounted or ()),
+        "flops_uncounted": tuple(r.flops_uncounted or ()),
         **probe_columns(r),
         "peak_rss_mib": _mib(r.memory.peak_rss_bytes if r.memory else None),
         "device_peak_mib": _mib(r.memory.device_peak_bytes if r.memory else None),
@@ -247,7 +247,9 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("chance_accuracy", "fraction", "accuracy of always predicting the commonest validation class"),
     ("not_learning", "text", "why the point looks like it does not learn ('' when it does)"),
     ("input_examples_per_s", "examples/s", "the input pipeline alone, no training"),
-    ("flops_per_example", "FLOP", "training FLOPs per example, counted by hand"),
+    ("flops_per_example", "FLOP", "training FLOPs per example: counted by hand, or by XLA where the hand count misses "
+                                  "layers (flop_count)"),
+    ("compiled_flops_per_example", "FLOP", "training FLOPs per example, XLA's cost analysis of the compiled step"),
     ("flops_uncounted", "text", "layers with weights the FLOP and byte counts do not see into (the floors: lower)"),
     ("peak_flops_per_s", "FLOP/s", "the point's process's measured peak at its precision"),
     ("point_wall_s", "s", "the whole point: data, build, compile, fit, probes"),
@@ -276,3 +278,16 @@ def points_table(records: Sequence[RecordLike],
         out[col] = out[col].map(finite_median)
     out["not_learning"] = out["not_learning"].map(reasons or (lambda rs: "; ".join(r.code for r in rs)))
     return out[[c for c, _, _ in POINT_COLUMNS]].reset_index(drop=True)
+
+
+COMPILED = "XLA cost analysis"  # flop_count where the layer rules missed layers and the compiler counted them
+
+
+def _flop_columns(r: Record) -> dict[str, Any]:
+    """The point's FLOPs per example: the layer rules' count, or XLA's where the rules miss layers (a user's own
+    layer) and the compiled step was analysed (JAX); ``flop_count`` says which."""
+    compiled = as_float(r.compiled_flops_per_example)
+    if r.flops_uncounted and compiled > 0:
+        return {"flops_per_example": compiled, "flop_count": COMPILED, "compiled_flops_per_example": compiled}
+    return {"flops_per_example": as_float(r.flops_per_example), "flop_count": r.flop_count or "",
+            "compiled_flops_per_example": compiled}

@@ -14,7 +14,7 @@ import pandas as pd
 from bench.records import RecordLike
 from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.learning import configuration_not_learning
-from bench.reporting.frames.points import points_frame
+from bench.reporting.frames.points import COMPILED, points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, add_speedups
 from bench.reporting.frames.targets import target_columns
 from bench.reporting.stats.sample import as_float, finite_median, geometric_mean, summarize_sample
@@ -30,8 +30,8 @@ STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 # Summary columns taken from a configuration's first point (equal across its points, or the first one's).
 FIRST_OF_GROUP = ("backend", "strategy_label", "keras", "strategy_name", "compiler_mark", "input_pipeline", "data",
                   "strategy_class", "strategy_requested", "device_kind", "num_replicas", "accelerator", "cpu_count",
-                  "cpu_flags", "flops_uncounted", "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic",
-                  "earlier_definition")
+                  "cpu_flags", "flops_uncounted", "flop_count", "env_var_names", "per_replica_batch_size", "math_mode",
+                  "arithmetic", "earlier_definition")
 
 
 def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
     fresh = [e for e, first in zip(ok["epoch1_train_s"], ok["first_in_process"], strict=True) if first]
     sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
     first = {c: v[0] for c, v in g.items()}
-    partial = bool(first["flops_uncounted"])  # a count that misses layers: no GFLOP/s and no MFU on it
+    partial = bool(first["flops_uncounted"]) and first["flop_count"] != COMPILED  # no GFLOP/s, MFU: XLA's count only
     return {
         "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
         "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at), **_reason(g, bad),

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.limits import SAID_LIMITS
+from bench.reporting.frames.points import COMPILED
 from bench.reporting.frames.summary import SHORT_EPOCH_S
 from bench.reporting.render.markdown.accuracy import accuracy_cell
 from bench.reporting.render.text import (
@@ -61,7 +62,8 @@ def _flags(row: pd.Series) -> str:
              two_speeds_text(row["two_speeds"]) if row.get("two_speeds") else "",
              "parity" if row.get("parity_flag", False) else "",
              "above the probed peak (MFU not shown)" if row.get("mfu_over_peak", False) else "",
-             "FLOPs partly counted (MFU not shown)" if row.get("flops_uncounted") else "",
+             ("FLOPs counted by XLA (the layer rules miss some layers)" if row.get("flop_count") == COMPILED
+              else "FLOPs partly counted (MFU not shown)") if row.get("flops_uncounted") else "",
              _trend_flag(row),
              f"epoch too short to time (< {SHORT_EPOCH_S:g} s)" if flag(row.get("too_short")) else "",
              f"{ONE_STEP_WORDS}: {row['one_step']} of {row['n_ok']} processes" if row.get("one_step") else ""]
