@@ -10,8 +10,8 @@ import pytest
 
 from bench.measure.datasheets import best_peak
 from bench.reporting.analysis.cost import epoch_flops, lower_bound_s
-from bench.reporting.render.markdown.cost import bound_cell
 from bench.reporting.analysis.floors import epoch_bytes, workload_floors
+from bench.reporting.render.markdown.cost import bound_cell
 from bench.reporting.render.markdown.reach import floors_section, reach_section
 
 

@@ -353,6 +353,42 @@ def test_a_dead_workers_reason_quotes_the_fatal_line_of_its_log(tmp_path) -> Non
     assert crash_error(exit_cause(3), quiet, tmp_path / "elsewhere")["log"] == "quiet.log"  # never an absolute path
 
 
+def test_a_report_over_older_records_quotes_the_fatal_line_of_the_log_beside_them(tmp_path) -> None:
+    """Issue 74 item 6: a record written before bench quoted a dead worker's log ("WorkerCrashed: worker killed by
+    signal SIGABRT" alone, its worker log in the run folder) reads with XLA's line in report.md and report.json; a
+    log path that leaves the run folder is not read; the point that never reported its environment adds no row of
+    dashes to the Environment table."""
+    import shutil
+
+    from bench.reporting.build import build_report
+
+    source = Path(__file__).parent / "data" / "quickstart_2026_12_02"
+    run = tmp_path / "run"
+    shutil.copytree(source, run)
+    line = ("F1205 03:14:15.926535 4242 rendezvous.cc:127] Termination timeout for `all reduce` of 40 seconds "
+            "exceeded. Expected 2 threads to join the rendezvous, but only 1 of them arrived on time.")
+    (run / "logs").mkdir()
+    (run / "logs" / "cpu_x2-worker3.log").write_text(f"I1205 starting\n{line}\n*** Check failure stack ***\n")
+    (tmp_path / "outside.log").write_text(f"{line.replace('all reduce', 'outside')}\n")
+    for name, log in (("fashion_cnn-cpu_x2-b32-spe8-fp32-r0.json", "logs/cpu_x2-worker3.log"),
+                      ("fashion_cnn-cpu_x2-b32-spe1-fp32-r0.json", "../outside.log")):
+        path = run / name
+        rec = json.loads(path.read_text())
+        rec.update(status="failed", epochs=[], env={"hostname": rec["env"]["hostname"]},
+                   error={"type": "WorkerCrashed", "message": "worker killed by signal SIGABRT during the point",
+                          "log": log})
+        path.write_text(json.dumps(rec))
+    md = build_report([run], tmp_path / "out")
+    text, data = md.read_text(), json.loads((md.parent / "report.json").read_text())
+    assert "Termination timeout for \\`all reduce\\` of 40 seconds exceeded" in text  # quoted, inert
+    assert "`outside`" not in text and "outside\\`" not in text  # the path out of the run folder was not read
+    reasons = [c["reason"] for c in data["configurations"] if c["reason"]]
+    assert any("Termination timeout" in str(r) for r in reasons), reasons
+    env = text[text.index("## Environment"):text.index("### Peaks used")]
+    rows = [r for r in env.splitlines() if r.startswith("| ") and not r.startswith("| host")]
+    assert rows and all(r.split("|")[2].strip() != "—" for r in rows)  # no row of dashes beside the host
+
+
 def test_a_jax_point_whose_worker_died_in_xla_all_reduce_is_run_again_once_with_one_step_in_flight(tmp_path) -> None:
     """The launcher's choice after a worker died mid-point: XLA's all-reduce line in a JAX worker's log puts the point
     in the next worker's job as one to train with one step in flight, with the line and the log; only once per point,

@@ -76,7 +76,7 @@ def test_backend_is_a_column_wherever_strategy_is(backends_report):
     assert "| jax        | tpu        | tpu x8 " in text and "| tensorflow | cpu        | cpu x1 " in text
     # backend parity: jax against tensorflow on the same strategy, paired by seed (one seed here: no claim), with
     # the same-seed agreement of the two models on the same validation examples
-    assert ("| tensorflow/cpu (other backend)    | 1       | 0.857     | 0.855        | +0.2      | —          "
+    assert ("| tensorflow/cpu (other backend)    | 1               | 0.857 (0.855)  | +0.2      | —          "
             "| no claim  | 97.9 ") in text
     assert "| JAX " in text and "NVIDIA H100 80GB HBM3" in text and "TPU v5 lite" in text
     assert "peak RSS MiB" in text and "device MiB" in text
@@ -134,14 +134,14 @@ def test_key_findings_are_in_the_text(report):
     assert not any(h in imdb for h in ("### Cost", "### What this model", "-speedup.png", "-cost.png", "x ["))
     # every fixture record trained from seed 0: one training run per configuration, so no accuracy claim between
     # strategies (hostA's records predate per-example predictions: no same-seed agreement either)
-    assert "| 256            | 8     | float32     | cpu_x2        | cpu@hostA | 1       | 0.841     | 0.864        " \
+    assert "| 256            | 8     | float32     | cpu_x2        | cpu@hostA | 1               | 0.841 (0.864)  " \
            "| -2.3      | —          | no claim  | —   " in text
     assert "**Accuracy differs**" not in text and "below cpu@hostA" not in text
     # the faster b1024 configurations reach ~0.79 where the target is 0.85: they are not ranked
     assert "tpu at b1024 spe32 float32 (target 0.85 not reached in 0/1 seeds)" in text
     assert "**Overall winner:** tpu at b256 spe32 float32, 58,100 examples/s, final val accuracy 0.866" in text
     # hostB's records carry predictions: tpu's same-seed agreement with cpu on the same 2,048 examples
-    assert ("| 256            | 32    | float32     | tpu           | cpu@hostB | 1       | 0.866     | 0.868        "
+    assert ("| 256            | 32    | float32     | tpu           | cpu@hostB | 1               | 0.866 (0.868)  "
             "| -0.2      | —          | no claim  | 98.5 ") in text
     # reuters_textcnn at b104 (37 steps per epoch): its spe8 point ran as spe1, one configuration with spe1's
     assert "cpu at b104: spe8 ran as spe1, the largest divisor of the epoch's 37 steps not above it" in text
@@ -232,7 +232,7 @@ def test_report_main_writes_and_prints(tmp_path, capsys):
     printed = capsys.readouterr().out.strip()
     assert printed == str(out / "report.md")
     text = Path(printed).read_text(encoding="utf-8")
-    assert "accuracies within ±2.5 pp count as equal" in text and "within ±2.5 pp (`parity_margin_pp`)" in text
+    assert "accuracies within ±2.5 pp count as equal" in text and "**equivalent** within ±2.5 pp" in text
 
 
 def test_report_main_default_out(tmp_path, monkeypatch, capsys):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.config import SuiteConfig
+from bench.records.fatal import FATAL_LINES, fatal_line
 
 REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed, then again before SIGKILL
 LOOPBACK = "127.0.0.1"  # where bench starts a multi-process point's processes and their coordinator
@@ -91,20 +92,6 @@ def coordinator_address(port: int) -> tuple[str | None, dict[str, Any] | None]:
         return f"{LOOPBACK}:{sock.getsockname()[1]}", None
 
 
-# The lines a dying native runtime writes last, surest first: absl's FATAL (``F`` and a month-day stamp), a failed
-# CHECK, C++'s terminate, CPython's fatal error, a segfault; then XLA's collective timeout and other FATAL mentions
-FATAL = (re.compile(r"^F\d{4} |Check failed|terminate called|Fatal Python error|Segmentation fault"),
-         re.compile(r"Termination timeout|rendezvous|\bFATAL\b|core dumped", re.IGNORECASE))
-
-
-def fatal_line(text: str, limit: int = 400) -> str:
-    """The last line of a worker's log that says why it died (:data:`FATAL`, the surer pattern first), shortened
-    to ``limit`` characters; '' when none does."""
-    lines = [x.strip() for x in reversed(text.splitlines())]
-    line = next((x for pattern in FATAL for x in lines if pattern.search(x)), "")
-    return line if len(line) <= limit else line[:limit - 1] + "…"
-
-
 # XLA's CPU all-reduce giving up on its rendezvous. Under JAX, Keras keeps many steps in flight, and XLA:CPU's pool
 # (a thread a core) can fill with one device's parts of different steps, so the other device's part never runs
 # (docs/findings.md).
@@ -143,7 +130,6 @@ def relative(path: Path, root: Path) -> str:
 
 
 STDERR_TAIL_LINES = 15
-FATAL_LINES = 400  # the end of a dead worker's log searched for the line that says why
 
 
 def crash_error(cause: dict[str, Any], log: Path, run_dir: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.records import LoadResult, Record, RecordError, check_header, load_records, parse, read_json, upgrade
+from bench.records.fatal import fatal_line, log_beside, log_tail
 
 DEFAULT_LIMIT = 80  # characters of a name, a version, a host
 LIMITS = {"message": 300, "hint": 300, "notes": 300, "traceback": 600, "stderr_tail": 600, "reason": 300,
@@ -84,12 +85,27 @@ def read(path: Path) -> Record:
     if too_deep(raw):  # said by a count, not by the interpreter's recursion limit (another library may raise it)
         raise RecordError(f"{path}: nested too deeply to be a record")
     try:
-        return upgrade(clean(raw), source=str(path))
+        return _with_fatal_line(upgrade(clean(raw), source=str(path)), raw, path)
     except RecursionError:
         raise RecordError(f"{path}: nested too deeply to be a record") from None
     except RecordError:
         parse(raw, str(path))  # raises with the reason as stored
         raise RecordError(f"{path}: not a record once its text is made inert") from None
+
+
+def _with_fatal_line(record: Record, raw: Any, path: Path) -> Record:
+    """A dead worker's record from before bench quoted its log (no ``error.fatal``): the fatal line of the log it
+    names, read where that log lies inside its run folder, quoted in its message as a fresh run's would be."""
+    error = record.error
+    if error is None or error.type != "WorkerCrashed" or error.fatal or not isinstance(raw.get("error"), dict):
+        return record
+    log = raw["error"].get("log")
+    found = log_beside(path, log) if isinstance(log, str) and log else None
+    line = fatal_line(log_tail(found)) if found is not None else ""
+    if line:
+        error.fatal = inert(line, LIMITS["message"])
+        error.message = inert(f"{raw['error'].get('message') or error.type}: {line}", LIMITS["message"])
+    return record
 
 
 def skipped_row(name: str, reason: str) -> dict[str, str]:

@@ -63,16 +63,12 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
     """One row per comparison of :func:`bench.reporting.analysis.accuracy.accuracy_parity`: a strategy against its
     baseline, or a backend against another on the same strategy (TensorFlow, else JAX), paired by seed."""
     lines = ["## Accuracy parity", "",
-             "Each strategy against the baseline, and each backend against another on the same strategy "
-             "(TensorFlow, or JAX where TensorFlow did not run), at "
-             "equal workload, dataset, global batch, spe and precision. The unit is the training run: repeat r "
-             "trains from seed + r under every strategy, so the runs pair by seed. diff = the mean over seeds of "
-             "the difference of final validation accuracies (pp), with a 95% interval (Student's t, "
-             "Bonferroni-corrected over the workload's comparisons); **differs** when it excludes 0, "
-             f"**equivalent** when it lies within ±{margin:g} pp (`parity_margin_pp`), **inconclusive** otherwise, "
-             "**no claim** with fewer than 3 seeds. Same-seed agreement = share of validation examples the two "
-             "models from one seed both got right or both got wrong (median over seeds): whether the strategies "
-             "compute the same model from the same start, not whether one trains better.", ""]
+             "Each strategy against the baseline, and each backend against another on the same strategy, at equal "
+             "settings, paired by training run (run r trains from seed + r). diff: the mean difference of final "
+             "validation accuracies (pp), 95% interval Bonferroni over the workload's comparisons; **differs** when "
+             f"it excludes 0, **equivalent** within ±{margin:g} pp, **inconclusive** otherwise, **no claim** under 3 "
+             "runs. Same-seed agreement: the share of validation examples both models of a run got right or both "
+             "wrong. Method: docs/reports.md, *Accuracy parity*.", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
     for key, g in parity.groupby(["workload", "dataset"], sort=True):
@@ -85,8 +81,9 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
                          "precision": r["precision"], "strategy": r["strategy"],
                          "vs": (f"{r['baseline_backend']}/{r['baseline_label']}" if show_backend else r["baseline"])
                          + (" (other backend)" if r["kind"] == "backend" else ""),
-                         "seeds": r["seeds"], "val acc": number(r["val_accuracy"], ".3f"),
-                         "vs val acc": number(r["baseline_val_accuracy"], ".3f"),
+                         "training runs": r["seeds"],
+                         "val acc (vs)": f"{number(r['val_accuracy'], '.3f')} "
+                                         f"({number(r['baseline_val_accuracy'], '.3f')})",
                          "diff pp": (f"{r['diff_pp']:+.1f} [{r['low_pp']:+.1f}, {r['high_pp']:+.1f}]" if claim
                                      else number(r["diff_pp"], "+.1f")),
                          "p (adj.)": number(r["p"], ".2g") if claim else DASH,

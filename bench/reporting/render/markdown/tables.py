@@ -52,25 +52,30 @@ def gpu_summary(gpu: dict[str, Any] | None) -> str:
 def environment_table(records: Sequence[RecordLike]) -> str:
     """One row per distinct machine environment, with the runs that used it.
 
-    A skipped point's record knows only the host (its worker never got the device), so it adds no row of
-    its own when another record of the same host and run describes the full environment.
+    A skipped point's record knows only the host (its worker never got the device), and a point whose worker died
+    before it reported may know no more: neither adds a row of dashes; a line counts those no other record of their
+    host and run describes.
     """
     typed = as_records(records)
-    full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped"}
+    full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped" and r.env.get("python")}
+    blind = [r for r in typed if not r.env.get("python") and (str(r.env.get("hostname")), r.run_id) not in full]
+    unseen = {id(r) for r in blind}
     # a JAX or PyTorch column only where that framework ran
     extra = [(k, c) for k, c in (("jax", "JAX"), ("torch", "PyTorch")) if any(r.env.get(k) for r in typed)]
     envs: dict[tuple[str, ...], set[str]] = {}
     for r in typed:
         e = r.env
-        if r.status == "skipped" and (str(e.get("hostname")), r.run_id) in full:
+        described = (str(e.get("hostname")), r.run_id) in full
+        if id(r) in unseen or (described and (r.status == "skipped" or not e.get("python"))):
             continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
-        fields = ("hostname", "cpu", "cpu_count", "device_kind", "device_count", "accelerator", "python",
-                  "tensorflow", *(k for k, _ in extra), "keras", "bench_version")
-        key = (*(str(e.get(f)) if e.get(f) is not None else DASH for f in fields), commit)
+        devices = f"{e.get('device_count', DASH)} x {e.get('accelerator') or e.get('device_kind') or DASH}"
+        fields = ("hostname", "cpu", "cpu_count", "python", "tensorflow", *(k for k, _ in extra), "keras")
+        shown = [str(e.get(f)) if e.get(f) is not None else DASH for f in fields]
+        key = (*shown[:3], devices, *shown[3:], f"{e.get('bench_version') or DASH} ({commit})")
         envs.setdefault(key, set()).add(r.run_id)
-    cols = ["host", "CPU", "cores", "device kind", "devices", "accelerator", "Python", "TensorFlow",
-            *(c for _, c in extra), "Keras", "bench", "git commit", "runs"]
+    cols = ["host", "CPU", "cores", "devices", "Python", "TensorFlow", *(c for _, c in extra), "Keras",
+            "bench (commit)", "runs"]
     table = markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
     gpus = {(str(r.env.get("hostname")), gpu_summary(r.env.get("gpu"))) for r in typed if r.env.get("gpu")}
     lines = [f"GPU on {host}: {text}." for host, text in sorted(gpus)]  # once per host (and per GPU set seen)
@@ -79,6 +84,12 @@ def environment_table(records: Sequence[RecordLike]) -> str:
     if unread:
         lines.append(f"GPU on {', '.join(unread)}: not recorded (records from an older bench: no driver, CUDA, "
                      "memory, form factor, clocks or power limit).")
+    if blind:
+        lines.append(f"{len(blind)} point(s) carry no environment (skipped before a worker started, or their worker "
+                     "ended before it reported): "
+                     f"{', '.join(sorted({r.point_id for r in blind}))}.")
+    if not envs:
+        return "\n".join(lines)
     return table + ("\n\n" + "\n".join(lines) if lines else "")
 
 
