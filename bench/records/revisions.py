@@ -5,7 +5,7 @@ the report reads :func:`earlier_definition`. The revisions: docs/workloads.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 LOGITS_SINCE = 2
 CURRENT: dict[str, int] = {name: LOGITS_SINCE for name in (  # built-ins whose definition changed: today's revision
@@ -19,6 +19,7 @@ class Earlier:
     output: str  # what differed, short (a report's workload label: ``catsdogs_cnn/sigmoid output …``)
     literal: str = ""  # today's variant that trains it, when there is one
     change: str = ""  # what differed from today's, in words, where it is not the output and loss (revision 1's)
+    changes: tuple[str, ...] = ()  # every change from its revision to today's, oldest first (:data:`CHANGES`)
 
     @property
     def label(self) -> str:
@@ -37,10 +38,25 @@ EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that
                                  "and 512")}
 
 
+# What each revision changed from the one before it: the report lists every change since a record's revision
+_OUTPUT = "the output: logits read with from_logits=True, where it was probabilities"
+CHANGES: dict[tuple[str, int], tuple[str, ...]] = {(name, LOGITS_SINCE): (_OUTPUT,) for name in _PROBABILITIES} | {
+    ("catsdogs_cnn", 3): ("inputs: 64 x 64 (the same images at half resolution), where they were 128 x 128",
+                          "data: 512 training images at the reduced scale, where it was 256",
+                          "target: 0.85 at the reduced scale, where it was 0.70")}
+
+
+def changes_since(workload: str, revision: int) -> tuple[str, ...]:
+    """Every change to built-in ``workload`` after ``revision`` up to today's, oldest first."""
+    return tuple(c for r in range(revision + 1, CURRENT.get(workload, revision) + 1)
+                 for c in CHANGES.get((workload, r), ()))
+
+
 def earlier_definition(workload: str, revision: int | None, source: str | None = None) -> Earlier | None:
     """What a record of ``workload`` at ``revision`` (None: written before records carried it, revision 1) trained
     when that is not today's definition of the built-in; None for today's, for a built-in that never changed, and
     for a user's workload (``source``)."""
     if source or workload not in CURRENT or (revision or 1) == CURRENT[workload]:
         return None
-    return EARLIER.get((workload, revision or 1))
+    found = EARLIER.get((workload, revision or 1))
+    return None if found is None else replace(found, changes=changes_since(workload, revision or 1))

@@ -164,10 +164,10 @@ def config_name(row: Mapping[str, Any] | pd.Series) -> str:
 
 def earlier_of(r: Record) -> tuple[str, ...]:
     """A built-in's record made under an earlier definition: (the workload, what its revision trained, today's variant
-    that trains it or '', what changed or ''); () when it is today's workload (:data:`bench.records.revisions.
-    EARLIER`)."""
+    that trains it or '', what changed or '', then every change since its revision); () when it is today's workload
+    (:data:`bench.records.revisions.EARLIER`)."""
     earlier = earlier_definition(r.workload, r.workload_revision, r.workload_source)
-    return () if earlier is None else (r.workload, earlier.output, earlier.literal, earlier.change)
+    return () if earlier is None else (r.workload, earlier.output, earlier.literal, earlier.change, *earlier.changes)
 
 
 def workload_labels(records: Sequence[Record]) -> list[str]:

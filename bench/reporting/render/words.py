@@ -198,13 +198,14 @@ def not_learning_text(value: Any) -> str:
 def earlier_text(earlier: tuple[str, ...]) -> str:
     """Why a built-in's records are not today's workload of that name (``frames.labels.earlier_of``): the output and
     loss its revision trained, and what replaced them."""
-    workload, output, literal, change = (*earlier, "")[:4]
-    if change:
-        return f"these records trained `{workload}` as an older bench defined it: {change} (docs/workloads.md)"
+    workload, output, literal, change = (*earlier, "", "", "", "")[:4]
+    since = f"; every change since: {'; '.join(earlier[4:])} (docs/workloads.md)" if len(earlier) > 4 else ""
+    if change:  # not the output: the changes since say it all (the change alone where a record predates the list)
+        return f"these records trained `{workload}` as an older bench defined it" + (since or f": {change}")
     today = f"; the old form trains today as `{literal}`" if literal else ""
     return (f"these records trained `{workload}` as an older bench defined it: a {output} read as probabilities by its "
             "cross-entropy, which JAX and PyTorch compute from clipped probabilities (a saturated start can stop "
-            f"learning there); today's `{workload}` outputs logits, read with from_logits=True{today}")
+            f"learning there){today}{since}")
 
 
 def accuracy_flag_text(r: Mapping[str, Any] | pd.Series) -> str:
