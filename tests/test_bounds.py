@@ -103,7 +103,7 @@ def test_where_it_ran_the_floors_are_the_measured_peak_bandwidth_and_fixed_cost(
     assert here[_column(table, "compute floor")] == "≥ 128 ms" and here[_column(table, "memory floor")] == "≥ 680 ms"
     host = _column(table, "host floor")
     assert "one compiled call" in host and here[host] == "≥ 100 ms"
-    assert here["measured ÷ largest floor"] == "4.4x" and table["T4 (FP32)"]["measured ÷ largest floor"] == ""
+    assert here["measured ÷ largest floor"] == "4.41x" and table["T4 (FP32)"]["measured ÷ largest floor"] == ""
     # an H200 chip: 6.8 GB at its datasheet 4.8 TB/s; a T4 at its 320 GB/s
     h200 = next(k for k in table if k.startswith("H200 ("))
     assert table[h200][_column(table, "memory floor")] == bound_cell(6.8e9 / 4.8e12)

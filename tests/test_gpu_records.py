@@ -16,6 +16,7 @@ import pytest
 
 from bench.reporting.commands import report_main
 from bench.reporting.render.markdown.cost import bound_cell
+from bench.reporting.render.text import sig
 
 H200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
 RUNS = ("r1", "r2", "r3", "b", "a/1", "a/2", "a/3", "a/4")
@@ -71,7 +72,7 @@ def test_the_device_that_ran_is_in_its_own_lower_bound_at_the_arithmetic_that_ra
     part = part[part.index("#### Floors, not predictions"):]  # the floors, under the devices' table
     rows = {r["device"]: r for r in _table(part)}
     compute = next(c for c in rows["H200 (TF32)"] if c.startswith("compute floor"))
-    assert f"{flops / 1e9:,.1f} GFLOP" in part and rows["H200 (TF32)"][compute] == bound_cell(bound)
+    assert f"{sig(flops / 1e9)} GFLOP" in part and rows["H200 (TF32)"][compute] == bound_cell(bound)
     assert {"B200 (TF32)", "TPU v6e chip (BF16)", "T4 (FP32)"} <= set(rows)  # T4 has no TF32
     measured = float(re.search(r": ([\d.]+) s of training an epoch", part).group(1))
     assert _number(rows["H200 (TF32)"]["measured ÷ largest floor"]) == pytest.approx(measured / bound, rel=0.01)

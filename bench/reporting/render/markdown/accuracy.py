@@ -10,7 +10,7 @@ import pandas as pd
 
 from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.keys import workload_dataset
-from bench.reporting.render.text import DASH, markdown_table, names_of, number, with_backend, workload_title
+from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, with_backend, workload_title
 from bench.reporting.stats.sample import as_float
 
 
@@ -32,11 +32,11 @@ def accuracy_sentence(r: pd.Series) -> str:
     if r["accuracy_test"] == "target":
         if not r["reached_target"]:
             return f"**target {r['target_accuracy']:.2f} NOT reached** ({r['n_reached']}/{n} seeds); {acc}"
-        spread = (f" [{r['time_to_target_min_s']:.1f}, {r['time_to_target_max_s']:.1f}]"
+        spread = (f" [{seconds(r['time_to_target_min_s'])}, {seconds(r['time_to_target_max_s'])}]"
                   if r["n_reached"] > 1 else "")
         claim = "" if n >= 3 else f"; {n} seed{'s' if n != 1 else ''}: no claim across training runs ({NO_CLAIM_HOW})"
         return (f"**reached the target {r['target_accuracy']:.2f}** in {r['n_reached']}/{n} seeds, after "
-                f"{r['time_to_target_s']:.1f} s{spread} of training (median epoch {r['epochs_to_target']:.0f}, "
+                f"{seconds(r['time_to_target_s'])} s{spread} of training (median epoch {r['epochs_to_target']:.0f}, "
                 f"warm-up included){claim}; {acc}")
     if r["accuracy_test"] == "seeds":
         if r["accuracy_verdict"] == NO_CLAIM:

@@ -17,7 +17,7 @@ from bench.reporting.analysis.cost import (
 )
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
-from bench.reporting.render.text import DASH, markdown_table, seconds, usd
+from bench.reporting.render.text import DASH, markdown_table, seconds, sig, usd
 
 
 def _or_nan(v: float | None) -> float:
@@ -103,5 +103,6 @@ def bound_cell(s: float) -> str:
 
 
 def times_cell(ratio: float) -> str:
-    """``583x`` / ``2.4x``: how many times the bound a measurement took."""
-    return DASH if not math.isfinite(ratio) else f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+    """``583x`` / ``1,620x`` / ``2.4x``: how many times the bound a measurement took, in 3 significant figures (the
+    report's one rule), trailing zeros dropped."""
+    return DASH if not math.isfinite(ratio) else f"{sig(ratio, trim=True)}x"

@@ -131,7 +131,7 @@ def floors_section(floors: Floors | None, priced: bool = False) -> list[str]:
         return []
     fastest, gb = floors.row, floors.bytes / 1e9
     said = (f"{config_label(fastest)}: {seconds(fastest['train_s_median'])} s of training an epoch, "
-            f"{floors.flops / 1e9:,.1f} GFLOP" + (f" and {gb:,.2f} GB moved" if math.isfinite(gb) else "")
+            f"{sig(floors.flops / 1e9)} GFLOP" + (f" and {sig(gb)} GB moved" if math.isfinite(gb) else "")
             + " an epoch" + (f", counted without {', '.join(missed)}: the floors below are lower still than the "
                              "model's." if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
     rows = []
