@@ -341,13 +341,13 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     assert "the old form trains today as `catsdogs_cnn_sigmoid`" in part
     # issue 74 item 5: every change between revision 1 and today's, the target's included (they ran against 0.70)
     note = part[part.index("**Not today's workload**"):].split("\n", 1)[0]
-    for change in ("the output: logits read with from_logits=True", "inputs: 64 x 64", "512 training images",
-                   "target: 0.85 at the reduced scale, where it was 0.70"):
+    for change in ("logits out, read with from_logits=True", "64 x 64 inputs", "512 training images",
+                   "target 0.85 at the reduced scale (0.70 before)"):
         assert change in note, change
     from bench.reporting.render.words import earlier_text
     rev2 = earlier_definition("catsdogs_cnn", 2)
     said2 = earlier_text(("catsdogs_cnn", rev2.output, rev2.literal, rev2.change, *rev2.changes))
-    assert "target: 0.85" in said2 and "inputs: 64 x 64" in said2 and "logits" not in said2
+    assert "target 0.85" in said2 and "64 x 64 inputs" in said2 and "logits" not in said2
     old = [r for r in as_records(load_records([H200 / "r1"]).records) if r.workload == "catsdogs_cnn"]
     assert old and all(r.workload_revision is None for r in old)
     today = [r.model_copy(update={"workload_revision": CURRENT["catsdogs_cnn"]}) for r in old]

@@ -39,11 +39,11 @@ EARLIER: dict[tuple[str, int], Earlier] = {  # (built-in, revision) -> what that
 
 
 # What each revision changed from the one before it: the report lists every change since a record's revision
-_OUTPUT = "the output: logits read with from_logits=True, where it was probabilities"
+_OUTPUT = "logits out, read with from_logits=True (probabilities before)"
 CHANGES: dict[tuple[str, int], tuple[str, ...]] = {(name, LOGITS_SINCE): (_OUTPUT,) for name in _PROBABILITIES} | {
-    ("catsdogs_cnn", 3): ("inputs: 64 x 64 (the same images at half resolution), where they were 128 x 128",
-                          "data: 512 training images at the reduced scale, where it was 256",
-                          "target: 0.85 at the reduced scale, where it was 0.70")}
+    ("catsdogs_cnn", 3): ("64 x 64 inputs, the same images at half resolution (128 x 128 before)",
+                          "512 training images at the reduced scale (256 before)",
+                          "target 0.85 at the reduced scale (0.70 before)")}
 
 
 def changes_since(workload: str, revision: int) -> tuple[str, ...]:

@@ -75,24 +75,21 @@ def _basis(devices: Sequence[DevicePrediction]) -> str:
     src = p.source
     if p.basis == PREDICTED:
         return (f"Predicted from {src['backend']} on {src['accelerator']} at batch {src['global_batch_size']}, "
-                f"{src['steps_per_execution']} step(s) a call, {src['precision']}: each step's fixed part (its "
-                f"intercept against batch size, fitted on {src['configurations']} configurations of that GPU) carried "
-                "over, the rest scaled by the datasheets in proportion to the workload's FLOP and byte counts; the "
-                "interval is the larger of that fit's leave-one-out error and the scaling's, measured on GPUs it did "
-                "not see (90th percentiles; docs/predict.md). Training seconds of one steady epoch; USD at the "
-                "shipped on-demand price of one GPU (*Prices used*).")
-    host = ("measured for this backend there" if src["host_part"] == "measured" else
-            f"{src['backend']} has no GPU record: it spans every backend measured there, their ratios to "
-            f"{src['reference_backend']} included")
+                f"{src['steps_per_execution']} step(s) a call, {src['precision']}: a step's fixed part (its "
+                f"intercept against batch size, fitted on {src['configurations']} configurations) carried over, the "
+                "rest scaled by the datasheets in proportion to the workload's FLOP and byte counts; the interval is "
+                "the larger of that fit's leave-one-out error and the scaling's on GPUs it did not see (90th "
+                "percentiles). Steady training seconds an epoch; USD at the shipped price of one GPU. Method: "
+                "docs/predict.md.")
+    host = ("this backend's" if src["host_part"] == "measured" else
+            f"{src['backend']} has none there: every measured backend's, {src['reference_backend']}'s included")
     return (f"Predicted from the {src['backend']} run at batch {src['global_batch_size']}, "
-            f"{src['steps_per_execution']} step(s) a call, {src['precision']}, which ran on no GPU: each step's fixed "
-            f"part and per-example part from bench's reference records ({src['reference_backend']} on "
-            f"{', '.join(src['reference_accelerators'])}, {', '.join(src['reference_dates'])}, "
-            f"{src['configurations']} configurations; {host}), plus the workload's own FLOPs and bytes at each "
-            "device's datasheet peak and bandwidth, at the efficiency the reference's device part reached. The "
-            "interval spans the fixed part's range and the device part from its floor up to the efficiency's "
-            "error measured on the reference; nothing here was checked against a run of this backend on a GPU "
-            "(docs/predict.md, *A workload with no GPU record*). USD at the shipped on-demand price of one GPU.")
+            f"{src['steps_per_execution']} step(s) a call, {src['precision']}, which ran on no GPU: a step's fixed "
+            f"and per-example parts from bench's reference records ({src['reference_backend']} on "
+            f"{', '.join(src['reference_accelerators'])}, {', '.join(src['reference_dates'])}; {host}), plus its "
+            "own FLOPs and bytes at each GPU's datasheet rates and the reference's efficiency. The interval spans "
+            "the fixed part's range and the device part from its floor up; no run of this backend on a GPU checks "
+            "it. USD at the shipped price of one GPU. Method: docs/predict.md, *A workload with no GPU record*.")
 
 
 def _why_not(devices: Sequence[DevicePrediction], floors: bool = True) -> str:

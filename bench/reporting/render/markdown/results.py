@@ -34,7 +34,8 @@ from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
 # Dropped first when a table has more than MAX_COLUMNS columns (all of them are in results.csv and report.json).
-SPARE_COLUMNS = ("peak RSS MiB", "MFU % (datasheet)", "GFLOP/s", "target", "device MiB", "warm-up s", "repeats")
+SPARE_COLUMNS = ("peak RSS MiB", "MFU % (datasheet)", "GFLOP/s", "target", "device MiB", "warm-up s", "repeats",
+                 "devices", "epochs", "MFU %")
 CSV_NAME = "results.csv"
 
 
@@ -53,7 +54,7 @@ def _flags(row: pd.Series) -> str:
     host-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe, a
     steady state that still trends, an epoch too short to time, processes run again with one step in flight."""
     limit = row.get("limit", "")
-    flags = [shorten(f"{row['status']}: {row['error']}") if row["status"] != "ok" else
+    flags = [f"**{row['status']}**: " + shorten(str(row["error"])) if row["status"] != "ok" else
              f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
              else "",
              "not learning" if row["not_learning"] else accuracy_flag_text(row),
@@ -81,7 +82,6 @@ def _row(r: pd.Series, baseline: str, has_target: bool) -> dict[str, Any]:
     row: dict[str, Any] = {
         "strategy": r["strategy"], "devices": f"{r['device_kind']} x{int(r['num_replicas'])}" if known else DASH,
         "global batch": r["global_batch_size"], "spe": r["steps_per_execution"], "precision": r["precision"],
-        "status": r["status"] if ok else f"**{r['status']}**",
         "repeats": r["n_ok"] if r["n_ok"] == r["n_points"] else f"{r['n_ok']}/{r['n_points']}",
         "epochs": _epochs(r),
         "examples/s": rate(r["examples_per_s"]), f"same-settings speedup vs {baseline}": speedup_cell(r),
