@@ -175,7 +175,7 @@ def _referenced(name: str, kind: str, chip_model: str, key: str, best: Mapping[s
     to_target = as_float(best.get("time_to_target_s")) * step / _step_s(best) if best.get(
         "reached_target") else math.nan
     usd_per_s = _usd_per_s(prices, key)
-    bound = "compute" if flops / there.peak >= moved / there.bandwidth else "memory"
+    bound = "compute" if flops / there.peak / ref.efficiency >= moved / there.bandwidth else "memory"  # as predicted
     source = {k: _plain(best.get(k)) for k in ("backend", "strategy", "global_batch_size", "steps_per_execution",
                                                "precision", "compiler_mark")}
     return DevicePrediction(

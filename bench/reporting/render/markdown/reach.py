@@ -40,7 +40,8 @@ def _span(p: DevicePrediction) -> str:
 
 
 def _limit(p: DevicePrediction) -> str:
-    return f"{p.limit} (host part {100 * p.fixed_share:.0f}%)"
+    share = f"{100 * p.fixed_share:.0f}%"
+    return f"host ({share} of the step)" if p.limit == "host" else f"{p.limit} (host part {share})"
 
 
 def _row(p: DevicePrediction, floors: Floors | None) -> dict[str, str]:
@@ -148,9 +149,10 @@ def floors_section(floors: Floors | None, priced: bool = False) -> list[str]:
 
 REACH_LEGEND = ("Floors, not predictions: an epoch takes at least the largest (FLOPs ÷ peak, bytes ÷ bandwidth, "
                 "steps × a step's fixed cost); elsewhere one chip at its datasheet peak and bandwidth in the "
-                "arithmetic it would use (— without a source). A price is shown only where both floors are known "
-                "and it pays for the machine too (*Prices used*: host), so that no device ranks on a missing figure; "
-                "method: docs/reports.md, *What this model could reach*.")
+                "arithmetic it would use (—: no count in the records, no measured host cost, or no datasheet "
+                "figure). A price is shown only where both floors are known and it pays for the machine too (*Prices "
+                "used*: host), so that no device ranks on a missing figure; method: docs/reports.md, *What this "
+                "model could reach*.")
 
 
 PREDICTIONS_CSV = "predictions.csv"
