@@ -351,7 +351,7 @@ def test_learning_verdict():
     # a saturated start is said only beside a reason that flags the record (TensorFlow's tutorial 000 learns from one)
     assert learning_verdict(_rec([3.2, 0.5], [0.6, 0.86], classes=2, chance=0.5)) == ""
     assert learning_verdict(_rec([6.16, 7.56], [0.45, 0.45], classes=2, chance=0.547)).endswith(
-        "saturated start: epoch 1's loss 6.16 is 8.9x an untrained model's ln(2) = 0.69")
+        "saturated start: epoch 1's loss 6.16 is 8.89x an untrained model's ln(2) = 0.693")
 
 
 def test_minimal_record_without_optional_fields(loaded):

@@ -104,7 +104,7 @@ def lever_of(lim: Any) -> Lever:
         share = lim.get("input_share", math.nan)
         if isinstance(share, float) and share < 0.5:  # the pipeline alone runs over twice as fast: not the input
             return Lever(("batch", "steps_per_execution"), "a larger batch or steps_per_execution would help (the "
-                         f"input pipeline alone runs {sig(1 / share, 2, trim=True)}x as fast as training); {nots}",
+                         f"input pipeline alone runs {sig(1 / share, trim=True)}x as fast as training); {nots}",
                          bigger, "a larger batch or steps_per_execution would help")
         return Lever(("batch", "steps_per_execution", "input_pipeline"), "a larger batch or steps_per_execution "
                      "would help if it is the per-step cost, a faster input pipeline if it is the input; "

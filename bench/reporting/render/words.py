@@ -171,8 +171,8 @@ def reason_text(r: Reason) -> str:
     if r.code == ONE_CLASS:
         return f"one class ({v[0]:g}) predicted for all {v[1]:g} validation examples"
     if r.code == SATURATED:
-        return (f"saturated start: epoch 1's loss {v[0]:.2f} is {v[1]:.1f}x an untrained model's ln({v[2]:g}) = "
-                f"{v[3]:.2f}")
+        return (f"saturated start: epoch 1's loss {v[0]:.2f} is {sig(v[1], trim=True)}x an untrained model's "
+                f"ln({v[2]:g}) = {sig(v[3])}")
     return r.code
 
 

@@ -94,8 +94,8 @@ def _row(r: pd.Series, baseline: str, has_target: bool) -> dict[str, Any]:
         reached = f" ({r['n_reached']}/{r['n_seeds']} seeds)" if targeted and r["n_reached"] < r["n_seeds"] else ""
         row["target"] = number(r["target_accuracy"], ".2f")
         row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
-    row |= {"GFLOP/s": sig(r["gflops_per_s"]), "MFU %": sig(r["mfu_pct"], 2),
-            "MFU % (datasheet)": sig(r["mfu_datasheet_pct"], 2), "peak RSS MiB": number(r.get("peak_rss_mib"), ",.0f"),
+    row |= {"GFLOP/s": sig(r["gflops_per_s"]), "MFU %": sig(r["mfu_pct"]),
+            "MFU % (datasheet)": sig(r["mfu_datasheet_pct"]), "peak RSS MiB": number(r.get("peak_rss_mib"), ",.0f"),
             "device MiB": device_memory_cell(r), "flags": _flags(r)}
     return row
 
