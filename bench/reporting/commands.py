@@ -207,6 +207,8 @@ def validate_main(argv: list[str]) -> int:
                         "one: suites/reference/accelerator/host-cost.json)")
     try:
         args = parser.parse_args(argv)
+        if args.save_reference is not None and not args.records:
+            raise CliError("--save-reference needs --records (the results folders it is derived from)")
         if args.records:
             return _reference(args.records, args.save_reference)
         tables: list[ThroughputTable] = [read_table(p) for p in args.tables] or reference_tables()

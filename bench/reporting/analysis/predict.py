@@ -18,7 +18,7 @@ import pandas as pd
 from bench.measure.datasheets import CHIPS, Chip, chip_of
 from bench.reporting.analysis.cost import BOUND_DEVICES
 from bench.reporting.analysis.limits import step_bytes
-from bench.reporting.analysis.reference import Reference, backend_key, load_reference
+from bench.reporting.analysis.reference import Reference, backend_key, load_reference, step_s
 from bench.reporting.analysis.transfer import Device, StepModel, device, fit_steps, steps_left_out
 from bench.reporting.analysis.validate import TIME_MODEL
 from bench.reporting.frames.keys import plain_rows
@@ -62,10 +62,6 @@ class DevicePrediction:
     source: dict[str, Any] = field(default_factory=dict)
 
 
-def _step_s(r: Mapping[str, Any]) -> float:
-    return float(r["train_s_median"]) / float(r["steps_per_epoch"])
-
-
 def _arithmetic(r: Mapping[str, Any]) -> str:
     return "fp32" if str(r.get("precision")) == "float32" else "fp16"
 
@@ -94,7 +90,7 @@ def _step_fit(best: dict[str, Any] | None, group: list[dict[str, Any]]) -> tuple
     flops, moved = as_float(best.get("flops_per_example")), step_bytes(best, 1.0, 0.0)
     if not (flops > 0 and moved > 0) or best.get("flops_uncounted"):  # no count, or one that misses layers
         return None, math.nan, NO_COUNT
-    points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), _step_s(r)) for r in group]
+    points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), step_s(r)) for r in group]
     if len(points) < MIN_CONFIGURATIONS:
         return None, math.nan, TOO_FEW
     left = [abs(p / m - 1) for _, _, m, p in steps_left_out(points) if math.isfinite(p)]
@@ -172,7 +168,7 @@ def _referenced(name: str, kind: str, chip_model: str, key: str, best: Mapping[s
     e = max(ref.efficiency_error, float(errors[TIME_MODEL]["p90"]))
     step = host + per_example + grows
     low, high = low_h + per_example + max(floor, grows / (1 + e)), high_h + per_example + grows * (1 + e)
-    to_target = as_float(best.get("time_to_target_s")) * step / _step_s(best) if best.get(
+    to_target = as_float(best.get("time_to_target_s")) * step / step_s(best) if best.get(
         "reached_target") else math.nan
     usd_per_s = _usd_per_s(prices, key)
     bound = "compute" if flops / there.peak / ref.efficiency >= moved / there.bandwidth else "memory"  # as predicted
@@ -197,7 +193,7 @@ def _predicted(name: str, chip: Chip, best: Mapping[str, Any], model: StepModel,
     """One predicted device (see :class:`DevicePrediction`)."""
     batch, spe, steps = float(best["global_batch_size"]), float(best["steps_per_execution"]), float(
         best["steps_per_epoch"])
-    measured = _step_s(best)
+    measured = step_s(best)
     grows = measured * model.example_s * batch / model.seconds(batch, spe)  # the part that grows with the batch
     fixed = measured - grows
     flops, moved = float(best["flops_per_example"]), step_bytes(best, batch, 1.0) / batch

@@ -78,35 +78,33 @@ def _floor_per_example(r: Mapping[str, Any]) -> float:
     return flops / d.peak if d is not None and flops > 0 and not r.get("flops_uncounted") else math.nan
 
 
-def _step_s(r: Mapping[str, Any]) -> float:
+def step_s(r: Mapping[str, Any]) -> float:
+    """A summary row's seconds a training step: steady training seconds an epoch over its steps."""
     return float(r["train_s_median"]) / float(r["steps_per_epoch"])
 
 
 def _fitted(ok: pd.DataFrame) -> tuple[str, pd.DataFrame, StepModel, float] | None:
     """The (backend, workload) group on one GPU with the most configurations (at least
     :data:`MIN_CONFIGURATIONS`), its rows, step model and leave-one-out 90th percentile."""
-    groups = sorted(((len(g), k) for k, g in ok.groupby(["backend_key", "workload", "accelerator", "precision"])),
-                    reverse=True)
-    if not groups or groups[0][0] < MIN_CONFIGURATIONS:
+    key, g = max(ok.groupby(["backend_key", "workload", "accelerator", "precision"]),
+                 key=lambda kg: (len(kg[1]), kg[0]), default=((), ok.iloc[:0]))
+    if len(g) < MIN_CONFIGURATIONS:
         return None
-    g = ok[np.logical_and.reduce([ok[c] == v for c, v in zip(["backend_key", "workload", "accelerator", "precision"],
-                                                              groups[0][1], strict=True)])]
-    points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), _step_s(r)) for r in plain_rows(g)]
+    points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]), step_s(r)) for r in plain_rows(g)]
     model = fit_steps(points)
     left = [abs(p / m - 1) for _, _, m, p in steps_left_out(points) if math.isfinite(p)]
     if model is None or len(left) < MIN_CONFIGURATIONS:
         return None
-    return str(groups[0][1][0]), g, model, float(np.quantile(left, 0.9))
+    return str(key[0]), g, model, float(np.quantile(left, 0.9))
 
 
 def _ratios(ok: pd.DataFrame, backend: str) -> dict[str, tuple[float, float]]:
     """Per other backend: the smallest and largest ratio of its step to ``backend``'s on the same configuration."""
     seen: dict[str, list[float]] = {}
     for _, g in ok.groupby(list(SAME)):
-        base = g[g["backend_key"] == backend]
-        for r in plain_rows(g[g["backend_key"] != backend]) if len(base) else []:
-            seen.setdefault(str(r["backend_key"]), []).append(_step_s(r) / float(np.median(
-                [_step_s(b) for b in plain_rows(base)])))
+        base = [step_s(b) for b in plain_rows(g[g["backend_key"] == backend])]
+        for r in plain_rows(g[g["backend_key"] != backend]) if base else []:
+            seen.setdefault(str(r["backend_key"]), []).append(step_s(r) / float(np.median(base)))
     return {k: (round(min(v), 4), round(max(v), 4)) for k, v in sorted(seen.items())}
 
 
@@ -115,7 +113,7 @@ def _efficiencies(ok: pd.DataFrame, backend: str, model: StepModel) -> list[floa
     parts) is at least :data:`MIN_DEVICE_SHARE` of it: each one's datasheet floor over its device part."""
     out = []
     for r in plain_rows(ok[ok["backend_key"] == backend]):
-        batch, step = float(r["global_batch_size"]), _step_s(r)
+        batch, step = float(r["global_batch_size"]), step_s(r)
         part = step - model.seconds(batch, float(r["steps_per_execution"]))
         floor = batch * _floor_per_example(r)
         if part >= MIN_DEVICE_SHARE * step and floor > 0:
