@@ -8,7 +8,8 @@ Each is a plain user workload (made-up data, a label a model can learn) sized fo
 * ``input_bound``: a tiny model fed by a generator that sleeps 40 ms per batch (an expensive, unparallelised decode):
   training runs at the input pipeline's own rate (input-bound);
 * ``overhead_bound``: a 16 -> 8 -> 2 MLP at batches of 8 and 128: a step is the framework's fixed cost, whatever
-  the batch (overhead-bound);
+  the batch, and the device's floors explain under 0.1 % of it (host-bound: where the floors rule the device out,
+  they decide between host and overhead, docs/reports.md);
 * ``compute_bound``: three 1024-wide Dense layers trained by plain SGD (no optimizer slots: a small
   fixed cost a step) at batches of 256 and 2048: the step grows with the batch and its
   FLOPs take far longer at the measured matmul peak than its bytes at the measured bandwidth (compute-bound);

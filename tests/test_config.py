@@ -202,7 +202,8 @@ def test_unwritable_results_dir(tmp_path) -> None:
     ("+workload_axes.imdb.batch_sizes=[32]", "workload_axes.imdb: not a workload; allowed: fashion_cnn, "
                                              "fashion_cnn_softmax, catsdogs_cnn, catsdogs_cnn_sigmoid, "
                                              "reuters_textcnn, reuters_textcnn_logits_bug, plant_cnn, "
-                                             "plant_cnn_layer_aug, plant_transfer"),
+                                             "plant_cnn_layer_aug, plant_transfer, this run's workloads or a "
+                                             "user's workload (module:attribute)"),
     ("workload_axes.fashion_cnn.batch_sizes=[32]", "workload_axes.fashion_cnn.batch_sizes: not in this suite's "
      "workload_axes; add it with Hydra's +: +workload_axes.fashion_cnn.batch_sizes=[...] (allowed keys per "
      "workload: batch_sizes, steps_per_execution)"),
@@ -213,6 +214,13 @@ def test_unwritable_results_dir(tmp_path) -> None:
 ])
 def test_bad_workload_axes(override: str, message: str) -> None:
     assert err("suite=cnn", override) == message
+
+
+def test_a_suites_axes_for_a_user_workload_the_run_leaves_out_are_unused_not_an_error() -> None:
+    """``suite=regimes workloads=[examples.regimes:overhead_bound]``: the suite's axes for its other workloads
+    (``examples.regimes:compute_bound`` ...) stay unused, as a built-in's do."""
+    cfg = parse_config(["suite=regimes", "workloads=[examples.regimes:overhead_bound]"])
+    assert cfg.workloads == ["examples.regimes:overhead_bound"] and "examples.regimes:compute_bound" in cfg.workload_axes
 
 
 def test_validation_reads_no_data_and_the_run_side_checks_it(tmp_path, monkeypatch) -> None:

@@ -86,9 +86,10 @@ def test_a_roof_only_near_the_roof_and_then_whatever_the_fixed_share_says() -> N
 
 
 def test_host_side_when_the_device_explains_under_2_percent() -> None:
-    """Both floors under 2 % of the step: host-bound with one batch or a straddling fixed share, never a roof; a step
-    that surely grows with the batch stays kernel-bound, one that is surely fixed overhead. With one floor missing
-    (no byte count), nothing is host-bound: undetermined, the missing floor named (issue 74: the H200 records)."""
+    """Both floors under 2 % of the step: host-bound with one batch, a straddling fixed share or one surely above
+    50 % (host- and overhead-bound share that evidence: one rule between them), never a roof; a step that surely
+    grows with the batch stays kernel-bound. With one floor missing (no byte count), nothing is host-bound:
+    undetermined, the missing floor named (issue 74: the H200 records), or overhead where the fixed share decides."""
     assert classify(Evidence(128, 1.0, compute_floor_s=0.0199, memory_floor_s=0.01)).label == HOST
     assert classify(Evidence(128, 1.0, compute_floor_s=0.02, memory_floor_s=0.01)).reason == ONE_BATCH
     noisy = lambda c, m=0.01: classify(Evidence(128, 1.0, 256, _step2(0.7), compute_floor_s=c,  # noqa: E731
@@ -98,7 +99,24 @@ def test_host_side_when_the_device_explains_under_2_percent() -> None:
     assert classify(Evidence(128, 1.0, compute_floor_s=0.0199)).reason == MISSING_FLOOR
     sure = lambda phi: classify(Evidence(128, 1.0, 256, _step2(phi), log_sd=TIGHT, compute_floor_s=0.001,  # noqa: E731
                                          memory_floor_s=0.001))
-    assert sure(0.1).label == KERNEL and sure(0.9).label == OVERHEAD
+    assert sure(0.1).label == KERNEL and sure(0.9).label == HOST and sure(0.9).fixed == pytest.approx(0.9)
+    partial = classify(Evidence(128, 1.0, 256, _step2(0.9), log_sd=TIGHT, compute_floor_s=0.001))
+    assert partial.label == OVERHEAD  # the fixed share decides without the floors
+    two = classify(Evidence(128, 1.0, 256, _step2(0.9), log_sd=TIGHT, compute_floor_s=0.02, memory_floor_s=0.01))
+    assert two.label == OVERHEAD  # floors at 2 % or more: the device is not ruled out, the fixed share speaks
+
+
+def test_the_same_flat_step_gets_the_same_label_run_after_run() -> None:
+    """Issue 74: a 16-8-2 MLP at b8 beside b16, one process a side, read overhead-, host-, overhead-bound in three
+    runs. A truly flat step (fixed share 1) with its floors far under 2 % of it, drawn at the documented 16 % spread
+    between processes: the fixed share's interval clears 50 % only when the larger batch comes out no slower, about
+    half the draws, which made overhead against host a coin toss. Host-bound now, in at least 99.9 % of draws (the
+    rest kernel-bound, whose step must come out 2.3x the smaller's)."""
+    rng = np.random.default_rng(53)
+    sd, n = math.log1p(PROCESS_CV), 20_000
+    labels = [classify(Evidence(8, math.exp(e1), 16, math.exp(e2), compute_floor_s=1e-4, memory_floor_s=1e-3)).label
+              for e1, e2 in zip(rng.normal(0, sd, n), rng.normal(0, sd, n), strict=True)]
+    assert labels.count(HOST) / n >= 0.999 and OVERHEAD not in labels
 
 
 def test_a_fixed_share_within_the_noise_of_one_process_a_side_is_undetermined() -> None:
@@ -238,9 +256,10 @@ def test_the_extra_stage_runs_only_where_the_sweep_has_one_batch_and_its_batch_f
 
 
 def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
-    """One process at b32 (10 ms a step), its extra stage at b64 took 11 ms a step: 90 % fixed, overhead-bound
-    with the stage named as the source; without the stage, host-bound (its floor is 0.003 % of the step), or
-    undetermined where the floor explains 32 % (neither 2 % nor 40 % decides)."""
+    """One process at b32 (10 ms a step), its extra stage at b64 took 11 ms a step: 90 % fixed, with the stage
+    named as the source: host-bound where the floors explain 0.03 % of the step, overhead-bound where they explain
+    3.2 %; without the stage, host-bound, or undetermined where the floor explains 32 % (neither 2 % nor 40 %
+    decides)."""
     import pandas as pd
 
     from bench.reporting.analysis.limits import limits_frame
@@ -254,7 +273,9 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
     assert lim["batch2"] == 64 and lim["batch2_from"] == "extra stage" and lim["fixed_share"] == pytest.approx(0.9)
-    assert lim["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_sentence(lim)
+    assert lim["limit"] == HOST and "(11 ms at b64, a short extra stage)" in limit_sentence(lim)
+    fuller = limits_frame(pd.DataFrame([{**row, "flops_per_example": 1e6}])).iloc[0]
+    assert fuller["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_sentence(fuller)
     # the stage's ratio carries the spread within one process (5.5 %), not between processes: 90 % [72 %, 105 %]
     assert (lim["fixed_low"], lim["fixed_high"]) == pytest.approx((0.72, 1.05), abs=0.01)
     alone = limits_frame(pd.DataFrame([{**row, "second_batch": 0, "second_step_s": math.nan, "second_rates": ()}]))

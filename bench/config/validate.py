@@ -150,8 +150,10 @@ def _check_sweep_axes(cfg: SuiteConfig) -> None:
 
     _check_axes("", cfg.batch_sizes, cfg.steps_per_execution)
     for w, axes in cfg.workload_axes.items():
-        if w not in WORKLOADS and w not in cfg.workloads:  # a known workload this run does not include is unused
-            raise ConfigError(f"workload_axes.{w}: not a workload; allowed: {', '.join(WORKLOADS)}")
+        # a built-in or a user's workload ("module:attr", as a suite lists it) this run does not include is unused
+        if w not in WORKLOADS and w not in cfg.workloads and ":" not in w:
+            raise ConfigError(f"workload_axes.{w}: not a workload; allowed: {', '.join(WORKLOADS)}, this run's "
+                              "workloads or a user's workload (module:attribute)")
         if not isinstance(axes, dict) or set(axes) - set(AXIS_KEYS):
             bad = sorted(set(axes) - set(AXIS_KEYS)) if isinstance(axes, dict) else axes
             raise ConfigError(f"workload_axes.{w}: {bad!r} not allowed; allowed keys: {', '.join(AXIS_KEYS)}")

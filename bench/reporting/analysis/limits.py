@@ -140,13 +140,14 @@ def _classify(ev: Evidence) -> Limit:
     if not two:
         return Limit(HOST, ev) if far and whole else Limit(UNDETERMINED, ev,
                                                            reason=MISSING_FLOOR if missing else ONE_BATCH)
-    if low >= FIXED_SHARE:
-        return Limit(MIXED if math.isfinite(device) and device >= DEVICE_SHARE else OVERHEAD, ev, phi, low, high)
     if high < FIXED_SHARE:  # the step surely grows with the batch, and no roof is near
         lacking = "" if whole else MISSING_FLOOR if math.isfinite(device) else NO_FLOORS
         return Limit(KERNEL if whole else UNDETERMINED, ev, phi, low, high, lacking)
-    return Limit(HOST, ev, phi, low, high) if far and whole else Limit(
-        UNDETERMINED, ev, phi, low, high, MISSING_FLOOR if missing else STRADDLES)
+    if far and whole:  # host-bound whatever the fixed share says above 50 %: one rule between host and overhead
+        return Limit(HOST, ev, phi, low, high)
+    if low >= FIXED_SHARE:
+        return Limit(MIXED if math.isfinite(device) and device >= DEVICE_SHARE else OVERHEAD, ev, phi, low, high)
+    return Limit(UNDETERMINED, ev, phi, low, high, MISSING_FLOOR if missing else STRADDLES)
 
 
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the
