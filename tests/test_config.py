@@ -220,7 +220,8 @@ def test_a_suites_axes_for_a_user_workload_the_run_leaves_out_are_unused_not_an_
     """``suite=regimes workloads=[examples.regimes:overhead_bound]``: the suite's axes for its other workloads
     (``examples.regimes:compute_bound`` ...) stay unused, as a built-in's do."""
     cfg = parse_config(["suite=regimes", "workloads=[examples.regimes:overhead_bound]"])
-    assert cfg.workloads == ["examples.regimes:overhead_bound"] and "examples.regimes:compute_bound" in cfg.workload_axes
+    assert cfg.workloads == ["examples.regimes:overhead_bound"]
+    assert "examples.regimes:compute_bound" in cfg.workload_axes
 
 
 def test_validation_reads_no_data_and_the_run_side_checks_it(tmp_path, monkeypatch) -> None:

@@ -65,10 +65,10 @@ LOADED = Path(__file__).parent / "data" / "regimes_loaded"
 def test_under_a_neighbours_load_a_label_stays_or_says_why_not(backend: str) -> None:
     """The same runs beside a process spinning one of the two cores (2026-12-02, ``python -c "while True: pass"``):
     the records measure the neighbour (others_busy, about half the machine), every pooled label is its quiet one or
-    undetermined with the reason, and no label moves to another regime. The labels read from ratios of two
-    measurements made under the same load or far below the floors (input-bound, host-bound) stay; those read against the floors, measured
-    on a quiet machine, are undetermined (neighbour) rather than kernel-bound, which is what they read without the
-    check (the step slows, the quiet roofs do not)."""
+    undetermined with the reason, and no label moves to another regime. The labels a slower step does not move stay
+    (input-bound: a ratio of two measurements under the same load; host-bound: floors far under 2 % of the step);
+    those read against the floors near a roof, measured on a quiet machine, are undetermined (neighbour) rather than
+    kernel-bound, which is what they read without the check (the step slows, the quiet roofs do not)."""
     from bench.reporting.analysis.limits import NEIGHBOUR, agrees
 
     records = load_records([LOADED / backend]).records
