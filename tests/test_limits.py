@@ -250,9 +250,11 @@ def test_the_extra_stage_runs_only_where_the_sweep_has_one_batch_and_its_batch_f
     p = _point()
     assert not has_other_batch(p, [p, _point(steps_per_execution=8), _point(repeat=1, global_batch_size=64)])
     assert has_other_batch(p, [p, _point(global_batch_size=128)])
-    assert second_batch_size(32, 256, 1, 1) == 64  # twice the batch
-    assert second_batch_size(128, 256, 1, 4) == 64  # twice leaves 1 step, under an execution of 4: half
-    assert second_batch_size(2, 256, 2, 1) == 4 and second_batch_size(4, 6, 4, 1) == 0  # a multiple of replicas
+    assert second_batch_size(32, 256, 1, 1) == 16  # half the batch: it fits wherever the point fitted
+    assert second_batch_size(2, 256, 2, 1) == 4  # half is one example on two replicas: twice
+    assert second_batch_size(6, 256, 2, 1) == 12  # half (3) does not split over two replicas: twice
+    assert second_batch_size(128, 500, 1, 8) == 0  # half leaves 7 steps, twice 1: neither holds an execution of 8
+    assert second_batch_size(1, 256, 1, 1) == 2 and second_batch_size(4, 6, 4, 1) == 0  # neither fits
 
 
 def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:

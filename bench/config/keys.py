@@ -133,7 +133,7 @@ class SuiteConfig:
     measure_input: bool = field(default=True, metadata=_help("true | false (time the input pipeline alone)"))
     second_batch: bool = field(default=True, metadata=_help(
         "true | false (after a point whose configuration the sweep runs at one batch only, time a short extra "
-        "stage at twice the batch: what tells a step's fixed cost from the part that grows with the batch)"))
+        "stage at half the batch: what tells a step's fixed cost from the part that grows with the batch)"))
     measure_peak: Any = field(default=True, metadata=_help(
         "true | false | fresh (the devices' matmul peak, for MFU: true reads it from this host's cache, measured "
         "in a process of its own when absent or older than 30 days; fresh measures it again; docs/statistics.md)"))

@@ -1,6 +1,7 @@
 """The second batch of a configuration the sweep runs at one batch only (config key ``second_batch``): after the
-point's own measurements, its trained model is fed twice the batch (half where twice does not fit), one execution
-of warm-up, then one timed epoch of at most :data:`MAX_STEPS` steps; a failure is a note. Docs: docs/reports.md.
+point's own measurements, its trained model is fed half the batch (twice where half does not split over the
+replicas or leave an execution), one execution of warm-up, then one timed epoch of at most :data:`MAX_STEPS` steps;
+a failure is a note. Half first: it fits wherever the point fitted, and its steps cost half. Docs: docs/reports.md.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ def has_other_batch(point: Point, points: Sequence[Point]) -> bool:
 
 
 def second_batch_size(gb: int, n_train: int, replicas: int, spe: int) -> int:
-    """Twice ``gb`` where its epoch holds an execution of ``spe`` steps, else half (a multiple of ``replicas``);
-    0 when neither fits."""
-    for size in (2 * gb, gb // 2):
+    """Half ``gb`` where it is a multiple of ``replicas`` and its epoch holds an execution of ``spe`` steps, else
+    twice; 0 when neither fits."""
+    for size in (gb // 2, 2 * gb):
         if size >= replicas and size % replicas == 0 and n_train // size >= spe:
             return size
     return 0
@@ -46,7 +47,7 @@ def measure_second_batch(fit: Any) -> None:
         return
     gb2 = second_batch_size(fit.gb, point.n_train, worker.resolved.num_replicas, fit.spe)
     if not gb2:
-        rec.notes.append(f"no second batch: neither {2 * fit.gb} nor {fit.gb // 2} fits an execution of {fit.spe} "
+        rec.notes.append(f"no second batch: neither {fit.gb // 2} nor {2 * fit.gb} fits an execution of {fit.spe} "
                          f"steps in {point.n_train} training examples")
         return
     t = time.perf_counter()
