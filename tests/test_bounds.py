@@ -8,16 +8,10 @@ import math
 import pandas as pd
 import pytest
 
-from bench.measure.datasheets import best_peak
 from bench.reporting.analysis.cost import epoch_flops, lower_bound_s
 from bench.reporting.analysis.floors import epoch_bytes, workload_floors
 from bench.reporting.render.markdown.cost import bound_cell
 from bench.reporting.render.markdown.reach import floors_section, reach_section
-
-
-def test_the_best_peak_of_a_device_is_its_fastest_arithmetic() -> None:
-    assert best_peak("gpu", "T4") == 65e12 and best_peak("gpu", "A100") == 312e12  # fp16 / bf16 tensor cores
-    assert best_peak("tpu", "v5e") == 197e12 and best_peak("gpu", "no such GPU") is None
 
 
 def test_the_bound_is_flops_over_peak() -> None:

@@ -89,7 +89,7 @@ def test_catsdogs_at_half_resolution_is_the_same_scene_sampled_at_block_centres(
 
 
 def test_epoch_order_is_a_seeded_permutation_in_full_batches_redrawn_each_epoch() -> None:
-    from bench.data.order import epoch_batches, epoch_flips
+    from bench.data.order import epoch_batches
 
     a = epoch_batches(103, 10, seed=7, epoch=0)
     assert a.shape == (10, 10) and len(set(a.ravel())) == 100 and a.max() < 103  # remainder of 3 dropped
@@ -97,9 +97,6 @@ def test_epoch_order_is_a_seeded_permutation_in_full_batches_redrawn_each_epoch(
     assert not np.array_equal(a, epoch_batches(103, 10, seed=7, epoch=1))
     assert not np.array_equal(a, epoch_batches(103, 10, seed=8, epoch=0))
     assert np.array_equal(epoch_batches(25, 10, seed=None, epoch=3).ravel(), np.arange(20))  # validation: in order
-    flips = epoch_flips(7, 0, 100, 10)
-    assert flips.shape == (100, 10) and 0.4 < flips.mean() < 0.6
-    assert not np.array_equal(flips, epoch_flips(7, 1, 100, 10))
 
 
 def test_two_processes_do_not_generate_the_plant_images_twice(tmp_path) -> None:

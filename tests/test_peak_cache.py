@@ -16,11 +16,11 @@ from bench.measure import peak_cache
 from bench.measure.peak_cache import (
     MAX_AGE_DAYS,
     ProbeFailed,
-    cached_peaks,
     probe_key,
     read_entry,
     run_start,
-    worker_peaks,
+    start_peaks,
+    start_worker_peaks,
     write_entry,
 )
 
@@ -42,38 +42,38 @@ def child(monkeypatch, tmp_path):
 
 
 def test_a_host_measures_once_and_its_workers_read_the_figure(child) -> None:
-    first = cached_peaks("jax", "cpu", ["float32"], {})
+    first = start_peaks("jax", "cpu", ["float32"], {})()
     assert child == [["float32"]] and first["cached"] is False and first["measure_s"] >= 0.2
     entry = first["peaks"]["float32"]
     assert entry["flops_per_s"] == 2e11 and entry["device"] == "cpu:0" and entry["process"]
     assert datetime.fromisoformat(entry["measured_at"]) <= datetime.now(timezone.utc)
-    again = cached_peaks("jax", "cpu", ["float32"], {})
+    again = start_peaks("jax", "cpu", ["float32"], {})()
     assert child == [["float32"]] and again["cached"] is True and again["measure_s"] < 0.2
     assert again["peaks"]["float32"]["flops_per_s"] == 2e11
     # a precision not measured yet: only it is measured, and the worker's figures are not all cached
-    mixed = cached_peaks("jax", "cpu", ["float32", "mixed_bfloat16"], {})
+    mixed = start_peaks("jax", "cpu", ["float32", "mixed_bfloat16"], {})()
     assert child[-1] == ["mixed_bfloat16"] and mixed["cached"] is False
     # another backend, another entry; another float32 arithmetic, another entry
-    cached_peaks("torch", "cpu", ["float32"], {})
+    start_peaks("torch", "cpu", ["float32"], {})()
     assert child[-1] == ["float32"] and len(child) == 3
-    assert cached_peaks("jax", "cpu", ["float32"], {}, float32_matmul="highest")["cached"] is False
+    assert start_peaks("jax", "cpu", ["float32"], {}, float32_matmul="highest")()["cached"] is False
     assert len(child) == 4
 
 
 def test_fresh_measures_once_per_run_and_host(child) -> None:
-    cached_peaks("jax", "cpu", ["float32"], {})
+    start_peaks("jax", "cpu", ["float32"], {})()
     # a run that starts after the entry was written (run ids and entries are stamped to the second)
     started = (datetime.now(timezone.utc) + timedelta(seconds=1)).replace(microsecond=0)
     time.sleep(1.1)
-    assert cached_peaks("jax", "cpu", ["float32"], {}, not_before=started)["cached"] is False
+    assert start_peaks("jax", "cpu", ["float32"], {}, not_before=started)()["cached"] is False
     assert len(child) == 2
-    assert cached_peaks("jax", "cpu", ["float32"], {}, not_before=started)["cached"] is True  # the run's next worker
+    assert start_peaks("jax", "cpu", ["float32"], {}, not_before=started)()["cached"] is True  # the run's next worker
     assert len(child) == 2
 
 
 def test_workers_of_one_host_wait_for_the_one_that_measures(child) -> None:
     found: list[dict] = []
-    threads = [threading.Thread(target=lambda: found.append(cached_peaks("jax", "cpu", ["float32"], {})))
+    threads = [threading.Thread(target=lambda: found.append(start_peaks("jax", "cpu", ["float32"], {})()))
                for _ in range(3)]
     for t in threads:
         t.start()
@@ -104,9 +104,9 @@ def test_a_failed_probe_is_a_note_and_a_tpu_has_none(monkeypatch, tmp_path) -> N
         raise ProbeFailed("the matmul probe's process exited 1: boom")
 
     monkeypatch.setattr(peak_cache, "spawn_child", lambda *a, **k: fails)
-    assert worker_peaks("jax", "cpu_x4", ["float32"], None, {}) == (
+    assert start_worker_peaks("jax", "cpu_x4", ["float32"], None, {})() == (
         {}, "no matmul peak probe: ProbeFailed: the matmul probe's process exited 1: boom")
-    assert worker_peaks("jax", "tpu", ["float32"], None, {}) == ({}, "")
+    assert start_worker_peaks("jax", "tpu", ["float32"], None, {})() == ({}, "")
 
 
 def test_the_child_gets_one_device_of_the_strategys_kind(monkeypatch, tmp_path) -> None:
@@ -120,7 +120,7 @@ def test_the_child_gets_one_device_of_the_strategys_kind(monkeypatch, tmp_path) 
     monkeypatch.setattr(peak_cache, "spawn_child", lambda *a, **k: lambda: fake(*a, **k))
     environ = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4 --xla_dump_to=x", "HOME": "/h",
                "KERAS_DISTRIBUTION_NUM_PROCESSES": "2", "KERAS_DISTRIBUTION_PROCESS_ID": "1"}
-    found, note = worker_peaks("jax", "cpu_x4", ["float32"], None, environ)
+    found, note = start_worker_peaks("jax", "cpu_x4", ["float32"], None, environ)()
     assert note == "" and found["device_kind"] == "cpu" and found["peaks"]["float32"]["flops_per_s"] == 1.0
     assert seen["XLA_FLAGS"] == "--xla_dump_to=x" and seen["KERAS_BACKEND"] == "jax" and seen["HOME"] == "/h"
     assert not any(k.startswith("KERAS_DISTRIBUTION") for k in seen)

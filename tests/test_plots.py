@@ -212,7 +212,6 @@ def test_figures_drawn_in_other_processes_are_the_figures_drawn_here(cnn, tmp_pa
         drawer.submit(*figures.epoch_tasks(key, cnn[2], out), *figures.accuracy_tasks(key, cnn[0], cnn[2], out))
         drawer.submit(*figures.summary_tasks(key, cnn[1], "cpu", out), *figures.cost_tasks(key, priced, out))
         found[workers] = drawer.collect()
-        assert drawer.planned() == found[workers]  # what the report links before the figures are drawn
     assert list(found[1][key]) == list(found[2][key]) == [
         "epoch_time", "throughput", "epoch_times", "val_accuracy", "time_to_accuracy", "speedup",
         "cost"]  # one backend: no backends figure

@@ -23,12 +23,6 @@ def epoch_batches(n: int, batch: int, seed: int | None, epoch: int) -> np.ndarra
     return order[: steps * batch].reshape(steps, batch)
 
 
-def epoch_flips(seed: int, epoch: int, steps: int, batch: int) -> np.ndarray:
-    """Which images of one epoch's batches are flipped left-right: bool, shape ``(steps, batch)``, each
-    image with probability 1/2, drawn from ``(seed, epoch)`` independently of the order."""
-    return np.random.default_rng((seed, epoch, 1)).random((steps, batch)) < 0.5
-
-
 def epoch_plan(n: int, batch: int, seed: int | None, epoch: int, augment: bool | tuple[str, ...],
                height: int = 0) -> tuple[np.ndarray, Params | None]:
     """One epoch's batches and augmentation draws: :func:`epoch_batches`, and

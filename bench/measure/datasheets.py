@@ -175,10 +175,3 @@ def why_no_peak(device_kind: str | None, accelerator: str | None, precision: str
     if tag not in chip.peaks:
         return f"{chip.model}'s datasheet gives no {tag} peak (it has {', '.join(sorted(chip.peaks))})"
     return None
-
-
-def best_peak(device_kind: str, model: str) -> float | None:
-    """The highest dense peak (FLOP/s) of one ``model`` chip or GPU in any arithmetic in the table (None when the
-    table has none): nothing of that device runs faster, whatever the precision."""
-    peaks = [v for (kind, m, _), v in DATASHEET_PEAK_FLOPS.items() if kind == device_kind and m == model]
-    return max(peaks) if peaks else None

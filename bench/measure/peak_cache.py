@@ -148,9 +148,13 @@ def spawn_child(backend: str, device_kind: str, precisions: list[str], env: dict
 def start_peaks(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
                 not_before: datetime | None = None, float32_matmul: str = "framework"
                 ) -> Callable[[], dict[str, Any]]:
-    """:func:`cached_peaks` in two halves: this one reads the cache and, for what it lacks, takes the host's lock and
-    starts the child; the call returned waits for the child, caches its figures and releases the lock. ``measure_s``
-    counts the seconds spent in both halves, not what the caller did between them."""
+    """Per-device peaks for ``precisions``, in two halves: this one reads the cache and, for what it lacks, takes the
+    host's lock and starts the child; the call returned waits for the child, caches its figures, releases the lock
+    and gives ``{"peaks": {precision: entry}, "cached": bool, "measure_s": seconds spent in both halves, not what the
+    caller did between them}``, each entry ``{"flops_per_s", "probe", "device", "measured_at", "measure_s"}``. From
+    the cache where every precision has an entry (measured at or after ``not_before``: ``measure_peak=fresh`` passes
+    the run's start, so its first worker measures and the others read); else measured by one child for the missing
+    ones and cached."""
     t = time.perf_counter()
     keys = {p: probe_key(backend, device_kind, p, float32_matmul) for p in precisions}
     found = {p: e for p, k in keys.items() if (e := read_entry(k, not_before)) is not None}
@@ -187,21 +191,14 @@ def start_peaks(backend: str, device_kind: str, precisions: list[str], env: dict
     return finish
 
 
-def cached_peaks(backend: str, device_kind: str, precisions: list[str], env: dict[str, str],
-                 not_before: datetime | None = None, float32_matmul: str = "framework") -> dict[str, Any]:
-    """Per-device peaks for ``precisions``: ``{"peaks": {precision: entry}, "cached": bool, "measure_s": seconds this
-    process spent (reading, or waiting for the child)}``, each entry ``{"flops_per_s", "probe", "device",
-    "measured_at", "measure_s"}``. From the cache where every precision has an entry (measured at or after
-    ``not_before``: ``measure_peak=fresh`` passes the run's start, so its first worker measures and the others
-    read); else measured by one child for the missing ones and cached."""
-    return start_peaks(backend, device_kind, precisions, env, not_before, float32_matmul)()
-
-
 def start_worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
                        environ: dict[str, str] | None = None, float32_matmul: str = "framework"
                        ) -> Callable[[], tuple[dict[str, Any], str]]:
-    """:func:`worker_peaks` in two halves (:func:`start_peaks`): a worker on a CPU imports its framework between
-    them, beside the child's import, and calls the second once it is idle, so the child measures alone."""
+    """A worker's per-device peaks for ``precisions`` and its bandwidth (:func:`start_peaks` with :data:`BANDWIDTH`,
+    and ``device_kind``) and "", or ({}, why) when the probe failed; ({}, "") for a TPU (datasheet peak only), in two
+    halves: a worker on a CPU imports its framework between them, beside the child's import, and calls the second
+    once it is idle, so the child measures alone. The child gets the worker's environment for one device of the
+    strategy's kind: no multi-process variables, no split of the host into logical devices."""
     from bench.engines import JOB_ADDRESSES, NUM_PROCESSES, PROCESS_ID, process_env
 
     kind = device_kind_of(strategy)
@@ -229,16 +226,6 @@ def start_worker_peaks(backend: str, strategy: str, precisions: list[str], not_b
             return note(e)
 
     return finish
-
-
-def worker_peaks(backend: str, strategy: str, precisions: list[str], not_before: datetime | None,
-                 environ: dict[str, str] | None = None, float32_matmul: str = "framework"
-                 ) -> tuple[dict[str, Any], str]:
-    """A worker's per-device peaks for ``precisions`` and its bandwidth (:func:`cached_peaks` with :data:`BANDWIDTH`,
-    and ``device_kind``) and "", or ({}, why) when the probe failed; ({}, "") for a TPU (datasheet peak only). The
-    child gets the worker's environment for one device of the strategy's kind: no multi-process variables, no split
-    of the host into logical devices."""
-    return start_worker_peaks(backend, strategy, precisions, not_before, environ, float32_matmul)()
 
 
 def run_start(run_id: str, spawned_at: float = 0.0) -> datetime:

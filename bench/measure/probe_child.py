@@ -1,7 +1,7 @@
 """The matmul peak probe (and, asked, the bandwidth probe) in a process of its own, on the first device of a kind:
 ``python -m bench.measure.probe_child '{"backend", "device_kind", "precisions", "float32_matmul"}'`` prints one JSON
 line ``{"device", "peaks": {precision or "bandwidth": {"flops_per_s" or "bytes_per_s", "probe"}}}``. Started by
-:func:`bench.measure.peak_cache.cached_peaks` before a worker's framework starts; ``--wait`` reads a line from stdin
+:func:`bench.measure.peak_cache.start_peaks` before a worker's framework starts; ``--wait`` reads a line from stdin
 before measuring. Method: docs/statistics.md.
 """
 

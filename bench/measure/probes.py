@@ -35,7 +35,7 @@ class Peaks:
 
 
 def scaled_peaks(found: dict[str, Any], info: StrategyInfo) -> Peaks:
-    """The worker's :class:`Peaks` from :func:`bench.measure.peak_cache.cached_peaks`' per-device figures:
+    """The worker's :class:`Peaks` from :func:`bench.measure.peak_cache.start_peaks`' per-device figures:
     logical CPUs share the host's cores (one device's probe is the whole host's peak); GPUs are separate devices
     (one's probe times their number), as for the bandwidth (:data:`BANDWIDTH`'s entry: logical CPUs share the
     host's memory). Empty for a TPU (datasheet peak only: no TPU-side probe)."""

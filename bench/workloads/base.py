@@ -102,14 +102,15 @@ class Workload:
     # ``workload_revision``; bench.workloads.registry.EARLIER says what an earlier one was)
     revision: int = 1
     input_fn: Callable[[str, int, int], Any] | None = None  # the user's own pipeline (class docstring), or data
-    seed: InitVar[str] = ""  # deprecated: ``tutorial``'s earlier name (reading ``.seed`` gives ``tutorial``)
+    seed: InitVar[str] = ""  # deprecated, removed in bench 0.2.0: ``tutorial``'s earlier name (``.seed`` reads it)
 
     def __post_init__(self, seed: str) -> None:
         if isinstance(seed, _TutorialAlias):  # dataclasses.replace passing .seed back: nothing the caller set
             return
         if seed:
-            warnings.warn("Workload(seed=...) is deprecated: the tutorial a workload reproduces is "
-                          "Workload(tutorial=...); 'seed' means a random seed only", DeprecationWarning, stacklevel=3)
+            warnings.warn("Workload(seed=...) is deprecated and goes in bench 0.2.0: the tutorial a workload "
+                          "reproduces is Workload(tutorial=...); 'seed' means a random seed only", DeprecationWarning,
+                          stacklevel=3)
             if not self.tutorial:
                 object.__setattr__(self, "tutorial", seed)
 
@@ -205,4 +206,4 @@ class _TutorialAlias(str):
 # ``seed``, deprecated, reads as ``tutorial``: set after the class is made (the dataclass keeps it as an init
 # argument), by setattr (to mypy the attribute is the init argument's str)
 setattr(Workload, "seed", property(lambda self: _TutorialAlias(self.tutorial),  # noqa: B010
-                                   doc="Deprecated: use ``tutorial``."))
+                                   doc="Deprecated, removed in bench 0.2.0: use ``tutorial``."))

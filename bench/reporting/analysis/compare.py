@@ -41,18 +41,6 @@ def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def compare_frames(a_points: pd.DataFrame, b_points: pd.DataFrame, metric: str = "train_s",
-                   fail_above: float = DEFAULT_FAIL_ABOVE) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return ``(matched, unmatched)``.
-
-    ``matched`` has one row per key present and ok on both sides: ``a_median_s``, ``b_median_s``,
-    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict`` (a code), ``fails`` (significant and
-    ratio > ``fail_above``). ``unmatched`` lists keys found on one side only or not ok on a side, with a ``note``
-    (a code and what it needs: :data:`ONLY_IN`, :data:`NOT_OK`).
-    """
-    return compare_sides(records_side(a_points, metric), records_side(b_points, metric), fail_above)
-
-
 def report_side(report: dict[str, Any], metric: str = "train_s") -> pd.DataFrame:
     """A side of the comparison from a ``report.json`` (:mod:`bench.reporting.render.report_json`): per configuration
     its per-repeat ``metric`` samples (the median of each repeat's steady epochs, seconds), as :func:`records_side`
@@ -68,7 +56,14 @@ def report_side(report: dict[str, Any], metric: str = "train_s") -> pd.DataFrame
 
 def compare_sides(a: pd.DataFrame, b: pd.DataFrame, fail_above: float = DEFAULT_FAIL_ABOVE
                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`compare_frames` on two sides already reduced to per-repeat samples (from records or a report.json)."""
+    """Return ``(matched, unmatched)`` of two sides already reduced to per-repeat samples (:func:`records_side`,
+    :func:`report_side`).
+
+    ``matched`` has one row per key present and ok on both sides: ``a_median_s``, ``b_median_s``,
+    ``ratio`` (B/A), ``low``, ``high``, ``significant``, ``verdict`` (a code), ``fails`` (significant and
+    ratio > ``fail_above``). ``unmatched`` lists keys found on one side only or not ok on a side, with a ``note``
+    (a code and what it needs: :data:`ONLY_IN`, :data:`NOT_OK`).
+    """
     merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True).sort_values(KEY)
     matched: list[dict[str, Any]] = []
     unmatched: list[dict[str, Any]] = []

@@ -48,7 +48,7 @@ class Task:
     path: Path
     draw: Callable[..., Any]
     args: tuple[Any, ...]
-    has_data: bool = True  # what the figure's own data function said: the report links it before it is drawn
+    has_data: bool = True  # what the figure's own data function said: a task without data is never drawn
 
 
 def run(task: Task) -> Drawn:
@@ -99,11 +99,6 @@ class Drawer:
             return self.pool.submit(run, task)
         except BrokenProcessPool:  # a drawing process died
             return None
-
-    def planned(self) -> dict[tuple[str, str], dict[str, Path]]:
-        """The figures submitted that have data, as :meth:`collect` will return them: the markdown links them
-        while they are drawn."""
-        return _by_key((t.key, t.name, t.path if t.has_data else None) for t in self.tasks)
 
     def collect(self) -> dict[tuple[str, str], dict[str, Path]]:
         """Wait for every figure (drawing them here without a pool); (workload, dataset) -> figure name -> PNG
