@@ -14,7 +14,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.reporting.analysis.race import RUNNING, SIGMA_PRIOR, Race, Standing, pooled_sigma, t_critical
+from bench.reporting.analysis.race import (
+    MISSES_TARGET,
+    RUNNING,
+    SEPARATED,
+    SIGMA_PRIOR,
+    Race,
+    Standing,
+    pooled_sigma,
+    t_critical,
+)
 from bench.reporting.render.words import race_reason_text
 
 FIXTURE = Path(__file__).parent / "data" / "race_cnn_r5.json.gz"
@@ -147,9 +156,9 @@ def test_the_rules_one_by_one() -> None:
     s = standing(row(cpu, [100.0] * 5), row(x2, [104.0, 99, 101, 103, 100]))
     assert {st.state for st in s.values()} == {"max"}
     s = standing(row(cpu, [100.0, 102, 98]), row(x2, fast, n_reached=1))  # the target in 1 of 3 seeds
-    assert s["cpu_x2"].state == "misses target" and s["cpu"].state == "separated"
+    assert s["cpu_x2"].state == MISSES_TARGET and s["cpu"].state == SEPARATED
     s = standing(row(cpu, [100.0, 102]), row(x2, fast[:2], n_reached=0))  # 2 seeds: not judged yet
-    assert s["cpu_x2"].state != "misses target"
+    assert s["cpu_x2"].state != MISSES_TARGET
     s = standing(row(cpu, [100.0]), row(x2, [104.0]), spent_s=60, budget_s=50)
     assert {st.state for st in s.values()} == {"budget"}
     # a stop is final: an earlier look's "out" stays, whatever this look's data say

@@ -21,7 +21,7 @@ def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str],
     records of repeats 0 .. look - 1 in ``run_dir`` (decided look by look: a resumed race decides as the run did,
     whatever later rounds left there), how many configurations that is, and how many have an ok repeat."""
     from bench.records import as_records
-    from bench.reporting.analysis.race import standings_of
+    from bench.reporting.analysis.race import NO_OK, standings_of
     from bench.reporting.frames.keys import CONFIG_KEY
     from bench.reporting.frames.points import points_frame
 
@@ -33,7 +33,7 @@ def still_running(cfg: SuiteConfig, run_dir: Path, look: int) -> tuple[set[str],
     ids: dict[tuple, set[str]] = {}
     for key, point_id in zip(points[CONFIG_KEY].itertuples(index=False, name=None), points["point_id"], strict=True):
         ids.setdefault(tuple(key), set()).add(configuration_id(str(point_id)))
-    ran = sum(st.state != "no ok repeat" for st in found.values())  # skipped (absent hardware) and failed ones out
+    ran = sum(st.state != NO_OK for st in found.values())  # skipped (absent hardware) and failed ones out
     running = [key for key, st in found.items() if st.running]
     return {c for key in running for c in ids.get(key, set())}, len(running), ran
 

@@ -42,9 +42,9 @@ BUDGET = "budget"  # (budget_s, spent_s)
 
 @dataclass(frozen=True)
 class Standing:
-    """Where one configuration stands after a round: ``state`` (``running``, ``out``, ``misses target``, ``not
-    learning``, ``no ok repeat``, ``separated``, ``max``, ``budget``), the repeats it has and why (a code and its
-    numbers)."""
+    """Where one configuration stands after a round: ``state`` (a code: :data:`RUNNING`, :data:`OUT`,
+    :data:`MISSES_TARGET`, :data:`NOT_LEARNING`, :data:`NO_OK`, :data:`SEPARATED`, :data:`MAX`, :data:`BUDGET`), the
+    repeats it has and why (a code and its numbers)."""
 
     config: tuple[Any, ...]  # its CONFIG_KEY values
     repeats: int
@@ -89,13 +89,13 @@ def _cannot_answer(row: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]] | None
     """(state, reason) when a configuration cannot be its workload's answer whatever more repeats show."""
     n = int(row["n_points"])
     if row["status"] != "ok":
-        return "no ok repeat", (NO_OK, n, str(row["status"]))
+        return NO_OK, (NO_OK, n, str(row["status"]))
     seeds = int(row.get("n_seeds") or 0)
     if seeds >= MIN_REPEATS and row["not_learning"]:
-        return "not learning", (NOT_LEARNING, n)
+        return NOT_LEARNING, (NOT_LEARNING, n)
     target = row.get("target_accuracy", math.nan)
     if seeds >= MIN_REPEATS and math.isfinite(target) and 2 * int(row["n_reached"]) < seeds:
-        return "misses target", (MISSES_TARGET, seeds - int(row["n_reached"]), seeds)
+        return MISSES_TARGET, (MISSES_TARGET, seeds - int(row["n_reached"]), seeds)
     return None
 
 
@@ -148,13 +148,13 @@ class Race:
                     keep.add(config_key(base))
         for key in keep:
             st = found[key]
-            if not st.running and key not in stopped and st.state != "no ok repeat":
+            if not st.running and key not in stopped and st.state != NO_OK:
                 found[key] = Standing(key, st.repeats, RUNNING, (BASELINE_OF_RUNNING, st.reason))
         for key, st in found.items():
             if st.running and st.repeats >= self.max_repeats:
-                found[key] = Standing(key, st.repeats, "max", (MAX, self.max_repeats))
+                found[key] = Standing(key, st.repeats, MAX, (MAX, self.max_repeats))
             elif st.running and budget_s and spent_s >= budget_s:
-                found[key] = Standing(key, st.repeats, "budget", (BUDGET, budget_s, spent_s))
+                found[key] = Standing(key, st.repeats, BUDGET, (BUDGET, budget_s, spent_s))
         return found
 
     def _workload(self, g: list[dict[str, Any]], stopped: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], Standing]:
@@ -187,10 +187,10 @@ class Race:
                 still.append(row)
             else:
                 key = config_key(row)
-                out[key] = Standing(key, n, "out", (OUT, n))
+                out[key] = Standing(key, n, OUT, (OUT, n))
         n_l = int(leader["n_points"])
         if len(still) == 1 and self._judged(leader, no_target) and self._speedup_settled(leader):
-            out[config_key(leader)] = Standing(config_key(leader), n_l, "separated", (SEPARATED, n_l))
+            out[config_key(leader)] = Standing(config_key(leader), n_l, SEPARATED, (SEPARATED, n_l))
         else:
             out[config_key(leader)] = Standing(config_key(leader), n_l, RUNNING, (LEADER,))
         return out

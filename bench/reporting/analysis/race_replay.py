@@ -12,7 +12,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from bench.reporting.analysis.race import standings_of
+from bench.reporting.analysis.race import SEPARATED, standings_of
 from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -47,12 +47,12 @@ def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: fl
     for label, n in counts.items():
         key = cast(tuple[Any, ...], label)  # a label of the MultiIndex over CONFIG_KEY: pandas types it Hashable
         st = final.get(tuple(key))
-        state, reason = (st.state, st.reason) if st is not None else ("lost", (LOST,))
+        state, reason = (st.state, st.reason) if st is not None else (LOST, (LOST,))
         if st is not None and st.running:
-            state, reason = "unfinished", (UNFINISHED,)
+            state, reason = UNFINISHED, (UNFINISHED,)
         rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "repeats": int(n), "state": state,
                      "reason": reason})
-        if state == "separated":
+        if state == SEPARATED:
             settled[(key[0], key[1])] = True
     table = pd.DataFrame(rows)
     for wd in set(zip(table["workload"], table["dataset"], strict=True)):

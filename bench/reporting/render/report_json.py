@@ -215,7 +215,7 @@ class RaceStop(_Part):
     steps_per_execution: int
     precision: str
     repeats: int
-    state: str  # out | separated | max | budget | misses target | not learning | no ok repeat | unfinished | lost
+    state: str  # out | separated | max | budget | misses_target | not_learning | no_ok_repeat | unfinished | lost
     reason: str
 
 

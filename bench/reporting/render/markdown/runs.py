@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from bench.reporting.analysis.race import NO_OK
 from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.runs import time_budget
@@ -69,7 +70,7 @@ def race_section(spent: Spent | None) -> list[str]:
                      "speedup over its baseline is settled."
                      if done else "**not settled** at the repeats given: the answer above is the best estimate, "
                      "without a clear winner (more max_repeats or budget_s would tell)."), ""]
-    ran = spent.table[spent.table["state"] != "no ok repeat"]
+    ran = spent.table[spent.table["state"] != NO_OK]
     rows = [{"configuration": config_label(r), "workload": r["workload"], "repeats": r["repeats"],
              "why it stopped": race_reason_text(r["reason"])} for _, r in ran.iterrows()]
     idle = len(spent.table) - len(ran)
