@@ -13,19 +13,30 @@ from typing import Any
 import pandas as pd
 
 from bench.measure.datasheets import DATASHEET_PEAK_FLOPS, chip_of
-from bench.reporting.load.prices import Price, Priced
+from bench.reporting.load.prices import (
+    FREE_TIER,
+    NO_ENTRY,
+    NO_PRICE,
+    NO_UNITS,
+    PLATFORM,
+    PRICED,
+    Price,
+    Priced,
+)
 from bench.reporting.stats.sample import as_float
 
 
 def priced_summary(summary: pd.DataFrame, table: Mapping[str, Price]) -> pd.DataFrame:
-    """``summary`` (one row per configuration) with its price and costs: ``priced_as``, ``price_key``,
+    """``summary`` (one row per configuration) with its price and costs: ``price_basis`` (a code,
+    :class:`~bench.reporting.load.prices.Priced`), ``price_what``, ``price_key``,
     ``usd_per_hour`` (all the configuration's units), ``usd_per_epoch``, ``usd_per_million_examples``,
     ``usd_to_target`` (USD; NaN without a price, a measurement or a reached target)."""
     out = summary.copy()
     priced = [match_price(table, r["device_kind"], r.get("accelerator"), r["num_replicas"], r.get("cpu_count"),
                           platform_of(r.get("env_var_names") or (), table))
               for _, r in summary.iterrows()]
-    out["priced_as"] = [p.label for p in priced]
+    out["price_basis"] = [p.basis for p in priced]
+    out["price_what"] = [p.what for p in priced]
     out["price_key"] = [p.key for p in priced]
     out["usd_per_hour"] = [p.usd_per_hour for p in priced]
     out["price_units"] = [p.units for p in priced]
@@ -136,21 +147,18 @@ def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator
     if platform:
         tier = table.get(platform)
         if tier is not None and tier.usd_per_hour is not None:
-            return Priced(f"{platform} free tier" if tier.usd_per_hour == 0 else platform, tier.usd_per_hour,
-                          tier.key)
+            return Priced(FREE_TIER if tier.usd_per_hour == 0 else PLATFORM, tier.usd_per_hour, tier.key)
     entry = next((p for p in table.values() if p.kind == kind and (kind == "cpu" or any(
         _has_token(m, acc) for m in p.match))), None)
     what = acc or kind or "device unknown"
     if entry is None:
-        return Priced(f"no price ({what})", math.nan, None)
+        return Priced(NO_ENTRY, math.nan, None, what=what)
     n = units(kind, acc, n_rep, vcpus)
     if not (n > 0):
-        return Priced(f"no price ({what}: unknown count)", math.nan, entry.key)
+        return Priced(NO_UNITS, math.nan, entry.key, what=what)
     if entry.usd_per_hour is None:  # why: the Prices used table
-        return Priced(f"no price ({entry.key})", math.nan, entry.key, n, entry.unit)
-    count = f"{n:g} {entry.unit}" + ("s" if n != 1 and entry.unit in ("chip", "GPU") else "")
-    return Priced(f"{entry.key} x {count}" if kind != "cpu" else f"{count} ({entry.key})",
-                  entry.usd_per_hour * n, entry.key, n, entry.unit)
+        return Priced(NO_PRICE, math.nan, entry.key, n, entry.unit, what)
+    return Priced(PRICED, entry.usd_per_hour * n, entry.key, n, entry.unit, what)
 
 
 def platform_of(env_var_names: Iterable[str], table: Mapping[str, Price]) -> str:
@@ -184,17 +192,18 @@ def bound_arithmetic(kind: str, model: str, precision: str) -> str | None:
     return next((t for t in tags if (kind, model, t) in DATASHEET_PEAK_FLOPS), None)
 
 
-def bound_devices(ran: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, str, str]]:
-    """:data:`BOUND_DEVICES`, after any chip in ``ran`` ((device kind, accelerator name) pairs of the configurations
-    measured) that it lacks, named "(ran here)": the device that ran is always in its own bound table."""
-    out = list(BOUND_DEVICES)
+def bound_devices(ran: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, str, str, bool]]:
+    """:data:`BOUND_DEVICES` (each with False), after any chip in ``ran`` ((device kind, accelerator name) pairs of
+    the configurations measured) that it lacks, with True (added because it ran): the device that ran is always in
+    its own bound table."""
+    out = [(*d, False) for d in BOUND_DEVICES]
     known = {(kind, model) for _, kind, model, _ in BOUND_DEVICES}
     for kind, accelerator in ran:
         chip = chip_of(kind, accelerator) if kind in ("tpu", "gpu") else None
         if chip is not None and (chip.kind, chip.model) not in known:
             known.add((chip.kind, chip.model))
             name = f"TPU {chip.model} chip" if chip.kind == "tpu" else chip.model
-            out.insert(0, (f"{name}, ran here", chip.kind, chip.model, price_key(chip.kind, chip.model)))
+            out.insert(0, (name, chip.kind, chip.model, price_key(chip.kind, chip.model), True))
     return out
 
 

@@ -22,6 +22,9 @@ from bench.reporting.stats.sample import as_float
 HOST_TWO_BATCHES, HOST_ONE_CALL = "two_batches", "one_call"  # how a host floor was measured
 
 
+OWN_DEVICE, RAN_HERE = "own_device", "ran_here"  # Floor.role (render words the device's name with it)
+
+
 @dataclass(frozen=True)
 class Floor:
     """One device's floors for an epoch (seconds; NaN without a peak, a bandwidth or a count): ``arithmetic`` the
@@ -39,6 +42,7 @@ class Floor:
     measured_ratio: float = math.nan
     usd_per_million: float = math.nan
     ran: bool = False
+    role: str = ""  # OWN_DEVICE: the configuration's own device; RAN_HERE: a chip added to the table because it ran
 
     @property
     def largest_s(self) -> float:
@@ -70,8 +74,8 @@ def fastest_counted(g: pd.DataFrame, counted: bool = True) -> pd.Series | None:
 
 
 def measured_name(row: pd.Series) -> str:
-    """``NVIDIA H200, measured`` / ``CPU, measured``: the device a configuration ran on."""
-    return f"{row.get('accelerator') or str(row.get('device_kind') or 'device').upper()}, measured"
+    """``NVIDIA H200`` / ``CPU``: the device a configuration ran on, as its records name it."""
+    return row.get("accelerator") or str(row.get("device_kind") or "device").upper()
 
 
 def epoch_bytes(row: pd.Series, replicas: float = 1.0) -> float:
@@ -111,10 +115,10 @@ def workload_floors(g: pd.DataFrame, prices: Mapping[str, Price] | None = None,
             _over(epoch_bytes(fastest, replicas), as_float(fastest.get("peak_bytes_per_s"))), host)
     largest = max((f for f in here if math.isfinite(f)), default=math.nan)
     devices = [Floor(here_name, str(fastest.get("device_kind")), ran.model if ran is not None else "", "", *here,
-                     measured_ratio=measured / largest, ran=True)]
+                     measured_ratio=measured / largest, ran=True, role=OWN_DEVICE)]
     per_million = 1e6 / (fastest["steps_per_epoch"] * fastest["global_batch_size"])  # epochs per 1M examples
     chips = units(ran.kind, str(fastest.get("accelerator")), replicas, math.nan) if ran is not None else 1.0
-    for name, kind, model, key in bound_devices([(ran.kind, ran.model)] if ran is not None else []):
+    for name, kind, model, key, added in bound_devices([(ran.kind, ran.model)] if ran is not None else []):
         recorded = str(fastest.get("math_mode") or "")
         same = ran is not None and (ran.kind, ran.model) == (kind, model)
         tag = recorded if same and (kind, model, recorded) in DATASHEET_PEAK_FLOPS else bound_arithmetic(
@@ -129,5 +133,5 @@ def workload_floors(g: pd.DataFrame, prices: Mapping[str, Price] | None = None,
         devices.append(Floor(name, kind, model, tag or "", compute, memory,
                              measured_ratio=measured * chips / top if same else math.nan,
                              usd_per_million=top * per_million * price / 3600 if price is not None else math.nan,
-                             ran=same))
+                             ran=same, role=RAN_HERE if added else ""))
     return Floors(fastest, flops, epoch_bytes(fastest), how, devices)

@@ -41,13 +41,21 @@ class Price:
 
 @dataclass(frozen=True)
 class Priced:
-    """A configuration's device matched to a price: ``usd_per_hour`` for all its units (NaN: no price)."""
+    """A configuration's device matched to a price: ``usd_per_hour`` for all its units (NaN: no price), ``basis``
+    how (a code: :data:`PRICED`, :data:`FREE_TIER`, :data:`PLATFORM`, :data:`NO_ENTRY`, :data:`NO_UNITS`,
+    :data:`NO_PRICE`; render words it), ``what`` the device as the record names it (its accelerator, else its kind)."""
 
-    label: str  # e.g. "TPU v5e x 8 chips", "2 vCPU", "no price (NVIDIA H100 ...)"
+    basis: str
     usd_per_hour: float
     key: str | None
     units: float = math.nan  # how many of the entry's units the configuration holds (NaN: no entry or no count)
     unit: str = ""  # the entry's unit: chip, GPU, vCPU
+    what: str = ""
+
+
+# how a configuration's price was found (Priced.basis)
+PRICED, FREE_TIER, PLATFORM = "priced", "free_tier", "platform"  # an entry x units; a free tier; a paid platform
+NO_ENTRY, NO_UNITS, NO_PRICE = "no_entry", "no_units", "no_price"  # no entry names it; no unit count; entry is null
 
 
 def default_table_path() -> Path:

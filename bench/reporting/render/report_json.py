@@ -26,7 +26,7 @@ from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
 from bench.reporting.render.text import flag, two_speeds_text, workload_title
-from bench.reporting.render.words import accuracy_flag_text, not_learning_text, race_reason_text
+from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text, race_reason_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
 from bench.reporting.verdicts import Analysis
@@ -359,9 +359,10 @@ def _predicted(p: DevicePrediction) -> Predicted:
 def _floors(g: pd.DataFrame, prices: Mapping[str, Price], limits: pd.DataFrame) -> list[DeviceFloor]:
     floors = workload_floors(g, prices, limits)
     return [] if floors is None else [
-        DeviceFloor(device=f.device, kind=f.kind, model=f.model, arithmetic=f.arithmetic, compute_s=_num(f.compute_s),
-                    memory_s=_num(f.memory_s), host_s=_num(f.host_s), measured_ratio=_num(f.measured_ratio),
-                    usd_per_million=_num(f.usd_per_million)) for f in floors.devices]
+        DeviceFloor(device=device_name(f.device, f.role), kind=f.kind, model=f.model, arithmetic=f.arithmetic,
+                    compute_s=_num(f.compute_s), memory_s=_num(f.memory_s), host_s=_num(f.host_s),
+                    measured_ratio=_num(f.measured_ratio), usd_per_million=_num(f.usd_per_million))
+        for f in floors.devices]
 
 
 def _race(a: Analysis) -> RaceSpent | None:

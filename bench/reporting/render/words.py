@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
+from bench.reporting.analysis.floors import OWN_DEVICE, RAN_HERE
 from bench.reporting.analysis.predict import NO_ACCELERATOR, NO_COUNT, NO_DATASHEET, TOO_FEW, TPU
 from bench.reporting.analysis.race import (
     BASELINE_OF_RUNNING,
@@ -46,6 +47,7 @@ from bench.reporting.frames.learning import (
     Reason,
 )
 from bench.reporting.frames.summary import SHORT_EPOCH_S
+from bench.reporting.load.prices import FREE_TIER, NO_ENTRY, NO_PRICE, NO_UNITS, PLATFORM
 from bench.reporting.render.text import seconds, sig
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis
@@ -264,3 +266,28 @@ def predicted_reason(code: str, short: bool = False) -> str:
     """Why a device has no predicted figure, in words (bench.reporting.analysis.predict's codes); ``short``: a
     table cell's."""
     return "not predicted: " + (PREDICTED_SHORT if short else PREDICTED_REASONS).get(code, code)
+
+
+def priced_as(row: Mapping[str, Any] | pd.Series) -> str:
+    """How a priced summary row's price was found (``price_basis``, :mod:`bench.reporting.analysis.cost`), in words:
+    ``TPU v5e x 8 chips``, ``2 vCPU (cpu-vcpu)``, ``kaggle free tier``, ``no price (NVIDIA H100 ...)``."""
+    basis, key, what = row.get("price_basis"), row.get("price_key"), row.get("price_what")
+    if basis == FREE_TIER:
+        return f"{key} free tier"
+    if basis == PLATFORM:
+        return str(key)
+    if basis == NO_ENTRY:
+        return f"no price ({what})"
+    if basis == NO_UNITS:
+        return f"no price ({what}: unknown count)"
+    if basis == NO_PRICE:
+        return f"no price ({key})"
+    n, unit = float(row.get("price_units", math.nan)), str(row.get("price_unit") or "")
+    count = f"{n:g} {unit}" + ("s" if n != 1 and unit in ("chip", "GPU") else "")
+    return f"{key} x {count}" if row.get("device_kind") != "cpu" else f"{count} ({key})"
+
+
+def device_name(name: str, role: str = "") -> str:
+    """A device of the floors and predictions tables by its role (:data:`~bench.reporting.analysis.floors.OWN_DEVICE`:
+    ``NVIDIA H200, measured``; :data:`~bench.reporting.analysis.floors.RAN_HERE`: ``TPU v3 chip, ran here``)."""
+    return f"{name}, measured" if role == OWN_DEVICE else f"{name}, ran here" if role == RAN_HERE else name

@@ -26,6 +26,7 @@ from bench.reporting.render.words import (
     earlier_note,
     none_learns,
     plain_config,
+    priced_as,
     runs,
     sureness,
     target_claim,
@@ -107,7 +108,7 @@ def _cost(priced: pd.DataFrame | None, win: pd.Series) -> str:
     target = (f", {usd(row['usd_to_target'])} to the target" if math.isfinite(row.get("usd_to_target", math.nan))
               else "")
     return (f"- Cost: {usd(row['usd_per_epoch'])} a steady epoch{target}, at {usd(row['usd_per_hour'])}/h, priced "
-            f"as {row['priced_as']}.")
+            f"as {priced_as(row)}.")
 
 
 def _accuracy(win: pd.Series) -> str:

@@ -18,6 +18,7 @@ from bench.reporting.analysis.cost import (
 from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.text import DASH, markdown_table, seconds, sig, usd
+from bench.reporting.render.words import priced_as
 
 
 def _or_nan(v: float | None) -> float:
@@ -47,7 +48,7 @@ def cost_section(g: pd.DataFrame, figure: Path | None = None) -> list[str]:
         hourly = usd(r["usd_per_hour"]) if priced else (
             f"{DASH}; even at {usd(even[i])}/{unit}" if math.isfinite(even[i]) else DASH)
         rows.append({"configuration": config_label(r) + (" ◆" if i in front else ""), "host": r["host"],
-                     "priced as": r["priced_as"], "USD/h": hourly, "steady s/epoch": seconds(r["epoch_s_median"]),
+                     "priced as": priced_as(r), "USD/h": hourly, "steady s/epoch": seconds(r["epoch_s_median"]),
                      "USD/epoch": usd(r["usd_per_epoch"]),
                      "USD per 1M examples": usd(r["usd_per_million_examples"]) if priced else _device_time(
                          r.get("unit_s_per_million_examples", math.nan), unit),

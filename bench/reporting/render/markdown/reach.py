@@ -16,6 +16,7 @@ from bench.measure.datasheets import chip_of
 from bench.reporting.analysis.floors import (
     HOST_ONE_CALL,
     HOST_TWO_BATCHES,
+    OWN_DEVICE,
     Floors,
     fastest_counted,
     measured_name,
@@ -28,7 +29,7 @@ from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
 from bench.reporting.render.text import DASH, markdown_table, rate, seconds, sig, usd
-from bench.reporting.render.words import PREDICTED_REASONS, PREDICTED_SHORT, predicted_reason
+from bench.reporting.render.words import PREDICTED_REASONS, PREDICTED_SHORT, device_name, predicted_reason
 
 SPAN = "s an epoch [90% interval]"
 HOST_HOW = {HOST_TWO_BATCHES: "fixed share of the step, two batches", HOST_ONE_CALL: "one compiled call's fixed cost"}
@@ -115,7 +116,7 @@ def reach_section(g: pd.DataFrame, devices: Sequence[DevicePrediction] = (),
     if floors is None and not any(p.basis in (PREDICTED, REFERENCED) for p in devices):
         nothing = f"No device is predicted and no floor is known. {_why_not(devices, floors=False)}"
         return ["### What this model could reach", "", nothing.rstrip(), ""]
-    rows = [_measured_row(fastest, limits, measured_name(fastest))]
+    rows = [_measured_row(fastest, limits, device_name(measured_name(fastest), OWN_DEVICE))]
     rows += [_row(p, floors) for p in devices if not (p.basis == MEASURED and (p.kind, p.model) == here)]
     notes = [line for s in (_basis(devices), _why_not(devices)) if s for line in (s, "")]
     return ["### What this model could reach", "", markdown_table(rows), "", *notes,
@@ -134,7 +135,7 @@ def floors_section(floors: Floors | None, priced: bool = False) -> list[str]:
                              "model's." if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
     rows = []
     for f in floors.devices:
-        name = f"{f.device} ({f.arithmetic.upper()})" if f.arithmetic else f.device
+        name = device_name(f.device, f.role) + (f" ({f.arithmetic.upper()})" if f.arithmetic else "")
         row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(f.compute_s),
                "memory floor (bytes ÷ bandwidth)": bound_cell(f.memory_s),
                f"host floor (steps × a step's fixed cost: {HOST_HOW.get(floors.host_how, 'not measured')})":
