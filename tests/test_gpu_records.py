@@ -195,11 +195,13 @@ def test_backends_at_different_arithmetic_are_said_to_be_so(report) -> None:
 
 def test_the_arithmetic_a_new_record_names_is_shown_per_op_class() -> None:
     from bench.records import as_records
-    from bench.reporting.frames.points import arithmetic_text
+    from bench.reporting.frames.points import arithmetic_of
     from tests.conftest import make_record
 
     def text(**kw) -> str:
-        return arithmetic_text(as_records([make_record(**kw)])[0])
+        ops, inferred = arithmetic_of(as_records([make_record(**kw)])[0])
+        assert inferred is False  # a record that names its arithmetic, or a math_mode that needs no inference
+        return ops
 
     assert text(arithmetic={"matmul": "tf32", "conv": "tf32"}, math_mode="tf32") == "tf32"
     assert text(arithmetic={"conv": "tf32", "matmul": "fp32"}, math_mode="tf32") == "matmul fp32, conv tf32"

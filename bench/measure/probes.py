@@ -26,6 +26,7 @@ class Peaks:
 
     flops_per_s: dict[str, float] = field(default_factory=dict)
     scope: str = ""
+    devices: int = 1  # the devices the per-device probe was multiplied by (GPUs; logical CPUs share the host's)
     measure_s: float = 0.0
     probe: dict[str, dict[str, float]] = field(default_factory=dict)
     measured_at: str = ""  # when the probe ran (UTC, ISO 8601): the oldest of the precisions' entries
@@ -45,7 +46,7 @@ def scaled_peaks(found: dict[str, Any], info: StrategyInfo) -> Peaks:
     entries = {p: e for p, e in found["peaks"].items() if p != BANDWIDTH}
     stream = found["peaks"].get(BANDWIDTH)
     return Peaks(flops_per_s={p: scale * e["flops_per_s"] for p, e in entries.items()},
-                 scope=f"{scale} x {info.devices[0]}", measure_s=float(found["measure_s"]),
+                 scope=f"{scale} x {info.devices[0]}", devices=scale, measure_s=float(found["measure_s"]),
                  probe={p: e["probe"] for p, e in entries.items()},
                  measured_at=min(e["measured_at"] for e in found["peaks"].values()), cached=bool(found["cached"]),
                  bytes_per_s=scale * stream["bytes_per_s"] if stream else None,

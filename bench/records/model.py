@@ -202,6 +202,7 @@ class Record(Part):
     input_measure_s: Seconds | None = None
     peak_flops_per_s: PeakFlops | None = None  # this worker's matmul probe
     peak_scope: str | None = None
+    peak_devices: Positive | None = None  # the devices the per-device probe was multiplied by (older: from peak_scope)
     peak_measure_s: Seconds | None = None  # what the probe cost this worker: reading the cache, or the child's run
     peak_measured_at: str | None = None  # when the probe ran (UTC, ISO 8601); older records: in this worker's start
     peak_cached: bool | None = None  # read from this host's cache (bench.measure.peak_cache); None: before the cache

@@ -83,6 +83,9 @@ def _from_v1(r: Record) -> Record:
     ds = r.dataset
     if ds.chance_accuracy is None and ds.classes:
         ds.chance_accuracy = 1.0 / ds.classes
+    if r.peak_devices is None and r.peak_scope:  # "2 x /gpu:0": the probe on one device, times their number
+        head = r.peak_scope.split(" x ", 1)[0]
+        r.peak_devices = int(head) if head.isdigit() and int(head) > 0 else None
     s = r.strategy
     if "device_kind" not in s.model_fields_set:
         s.device_kind = r.env.get("device_kind")

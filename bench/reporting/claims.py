@@ -84,9 +84,8 @@ class Claims:
 
 
 def _same_maths(a: pd.Series, b: pd.Series) -> bool:
-    """Whether two configurations' matmuls ran in one arithmetic (``tf32``, ``bf16``; its inference note aside)."""
-    first, second = (str(r.get("arithmetic") or "").split(" (")[0] for r in (a, b))
-    return first == second
+    """Whether two configurations' matmuls ran in one arithmetic (``tf32``, ``bf16``; inferred or recorded)."""
+    return str(a.get("arithmetic") or "") == str(b.get("arithmetic") or "")
 
 
 def _target(row: pd.Series) -> tuple[float, int]:

@@ -44,7 +44,7 @@ def record_peaks(fit: Any) -> None:
     rec, worker, precision = fit.rec, fit.worker, fit.point.precision
     if worker.peaks.flops_per_s:
         rec.peak_flops_per_s = {p: worker.peaks.flops_per_s[p] for p in sorted({"float32", precision})}
-        rec.peak_scope = worker.peaks.scope
+        rec.peak_scope, rec.peak_devices = worker.peaks.scope, worker.peaks.devices
         rec.peak_measure_s = worker.peaks.measure_s
         rec.peak_measured_at, rec.peak_cached = worker.peaks.measured_at or None, worker.peaks.cached
         rec.peak_probe = {p: worker.peaks.probe[p] for p in sorted({"float32", precision}) if p in worker.peaks.probe}

@@ -27,7 +27,7 @@ def probe_columns(r: Record) -> dict[str, Any]:
     none."""
     return {"peak_flops_per_s": peak_for(r.peak_flops_per_s, r.precision),
             "datasheet_peak_flops_per_s": peak_for(r.datasheet_peak_flops_per_s, r.precision),
-            "peak_scope": r.peak_scope or "",
+            "peak_scope": r.peak_scope or "", "peak_devices": r.peak_devices or 1,
             "dispatch_s": peak_for({k: v.get("dispatch_s") for k, v in (r.peak_probe or {}).items()}, r.precision),
             "peak_bytes_per_s": as_float(r.peak_bytes_per_s), "bytes_per_example": as_float(r.bytes_per_example),
             "weight_bytes_per_step": as_float(r.weight_bytes_per_step),

@@ -63,14 +63,14 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
                              ignore_index=True)
 
 
-def arithmetic_text(r: Record) -> str:
-    """The arithmetic a point ran, per op class where they differ (``tf32``; ``matmul fp32, conv tf32``). A record
-    from before ``arithmetic`` was recorded gives its ``math_mode``, except a PyTorch GPU point whose float32 probe
-    ran no faster than the GPU's FP32 datasheet peak: its matmuls ran in FP32, PyTorch's default, whatever
-    ``math_mode`` said (its cuDNN convolutions in TF32): ``matmul fp32, conv tf32 (matmul inferred from its probe)``.
-    "" where nothing is known."""
+def arithmetic_of(r: Record) -> tuple[str, bool]:
+    """The arithmetic a point ran, per op class where they differ (``tf32``; ``matmul fp32, conv tf32``: a code of
+    the record's op classes, "" where nothing is known), and whether its matmul's is inferred. A record from before
+    ``arithmetic`` was recorded gives its ``math_mode``, except a PyTorch GPU point whose float32 probe ran no faster
+    than the GPU's FP32 datasheet peak: its matmuls ran in FP32, PyTorch's default, whatever ``math_mode`` said (its
+    cuDNN convolutions in TF32): ``matmul fp32, conv tf32``, inferred from its probe."""
     ops = dict(r.arithmetic or {})
-    inferred = ""
+    inferred = False
     if not ops and r.math_mode:
         ops = {"matmul": r.math_mode, "conv": r.math_mode}
         peaks = r.peak_flops_per_s
@@ -78,12 +78,12 @@ def arithmetic_text(r: Record) -> str:
         fp32 = datasheet_peak(r.strategy.device_kind or "", r.env.get("accelerator"), "float32",
                               r.strategy.num_replicas or 1, "fp32")
         if r.backend == "torch" and r.math_mode == "tf32" and probe and fp32 and probe <= fp32:
-            ops["matmul"], inferred = "fp32", " (matmul inferred from its probe)"
+            ops["matmul"], inferred = "fp32", True
     if not ops:
-        return ""
+        return "", False
     if len(set(ops.values())) == 1:
-        return next(iter(ops.values()))
-    return ", ".join(f"{op} {mode}" for op, mode in sorted(ops.items(), key=lambda kv: kv[0] != "matmul")) + inferred
+        return next(iter(ops.values())), inferred
+    return ", ".join(f"{op} {mode}" for op, mode in sorted(ops.items(), key=lambda kv: kv[0] != "matmul")), inferred
 
 
 def _device_scope(r: Record) -> str:
@@ -172,7 +172,8 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         **_spent_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
-        "math_mode": r.math_mode or "", "arithmetic": arithmetic_text(r), **_flop_columns(r),
+        "math_mode": r.math_mode or "", **dict(zip(("arithmetic", "arithmetic_inferred"), arithmetic_of(r),
+                                                   strict=True)), **_flop_columns(r),
         "val_accuracy_curve": tuple((e.epoch, as_float(e.val_accuracy)) for e in r.epochs),
         "chance_accuracy": as_float(ds.chance_accuracy), "input_examples_per_s": as_float(r.input_examples_per_s),
         "not_learning": learning_reasons(r, min_loss_drop, chance_margin_pp) if r.status == "ok" else (),

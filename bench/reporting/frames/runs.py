@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,18 +16,11 @@ from bench.reporting.stats.sample import finite_median
 PEAK_KEY = ["run_id", "host", "backend", "device_kind", "precision", "math_mode", "peak_devices"]
 
 
-def _peak_devices(scope: Any) -> str:
-    """``2`` from a probe scope ``2 x /gpu:0`` (GPUs are counted: the probe on one, times their number)."""
-    head = str(scope or "").split(" x ", 1)[0]
-    return head if head.isdigit() else "1"
-
-
 def with_run_peaks(points: pd.DataFrame) -> pd.DataFrame:
     """``points`` with ``run_peak_flops_per_s`` (the highest probe of the run's processes on that machine, backend,
     device kind, precision, math mode and device count), ``run_peak_low``/``run_peak_median`` and ``run_peak_n``
     (distinct probes)."""
     points = points.copy()
-    points["peak_devices"] = [_peak_devices(s) for s in points["peak_scope"]]
     for col in ("run_peak_flops_per_s", "run_peak_low", "run_peak_median", "run_peak_n"):
         points[col] = math.nan
     for _, g in points.groupby(PEAK_KEY, sort=False, dropna=False):
@@ -46,7 +38,8 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
     """The peak FLOP/s behind every MFU figure, one row per run, host, backend, device kind and precision of the ok
     points that recorded a probe or a datasheet peak: ``peak`` (the run's highest probe, :func:`with_run_peaks`),
     ``low``, ``median`` and ``n`` (its probes), ``datasheet_peak`` (FLOP/s of the math mode that ran) and
-    ``math_modes`` (the arithmetic that ran, per op class where they differ: frames.points.arithmetic_text)."""
+    ``math_modes`` ((arithmetic, inferred) pairs: the arithmetic that ran, per op class where they differ, and whether
+    its matmul's is inferred: frames.points.arithmetic_of)."""
     cols = ["run_id", "host", "backend", "device_kind", "precision", "peak", "low", "median", "n", "datasheet_peak",
             "math_modes"]
     ok = points[points["status"] == "ok"] if not points.empty else points
@@ -60,7 +53,9 @@ def run_peaks(points: pd.DataFrame) -> pd.DataFrame:
                      "peak": peak,
                      "low": finite_median(g["run_peak_low"]), "median": finite_median(g["run_peak_median"]),
                      "n": finite_median(g["run_peak_n"]), "datasheet_peak": sheet,
-                     "math_modes": tuple(sorted({str(m) for m in g["arithmetic"] if m}))})
+                     "math_modes": tuple(sorted({(str(m), i is True) for m, i in zip(g["arithmetic"],
+                                                                                   g["arithmetic_inferred"],
+                                                                                   strict=True) if m}))})
     return pd.DataFrame(rows, columns=cols)
 
 

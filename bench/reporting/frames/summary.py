@@ -31,7 +31,7 @@ STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 FIRST_OF_GROUP = ("backend", "strategy_label", "keras", "strategy_name", "compiler_mark", "input_pipeline", "data",
                   "strategy_class", "strategy_requested", "device_kind", "num_replicas", "accelerator", "cpu_count",
                   "cpu_flags", "flops_uncounted", "flop_count", "env_var_names", "per_replica_batch_size", "math_mode",
-                  "arithmetic", "earlier_definition")
+                  "arithmetic", "arithmetic_inferred", "earlier_definition")
 
 
 def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:

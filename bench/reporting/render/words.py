@@ -104,7 +104,7 @@ def device_words(row: pd.Series, whole: bool = False) -> str:
 def plain_config(row: pd.Series, with_device: bool = True) -> str:
     """``JAX on 1 NVIDIA H200, batch 128, 8 steps a call, float32 (tf32)``: a configuration in words."""
     spe = int(row["steps_per_execution"])
-    maths = str(row.get("arithmetic") or "").split(" (")[0]
+    maths = str(row.get("arithmetic") or "")
     maths = "" if maths == "fp32" and row["precision"] == "float32" else maths  # said only where it is not plain
     where = f"{backend_name(row)} on {device_words(row)}, " if with_device else ""
     return (f"{where}batch {int(row['global_batch_size'])}, {spe} step{'s' if spe != 1 else ''} a call, "
@@ -291,3 +291,10 @@ def device_name(name: str, role: str = "") -> str:
     """A device of the floors and predictions tables by its role (:data:`~bench.reporting.analysis.floors.OWN_DEVICE`:
     ``NVIDIA H200, measured``; :data:`~bench.reporting.analysis.floors.RAN_HERE`: ``TPU v3 chip, ran here``)."""
     return f"{name}, measured" if role == OWN_DEVICE else f"{name}, ran here" if role == RAN_HERE else name
+
+
+def arithmetic_words(row: Mapping[str, Any] | pd.Series) -> str:
+    """A configuration's arithmetic as tables print it: ``matmul fp32, conv tf32 (matmul inferred from its probe)``
+    where the matmul's is inferred (:func:`bench.reporting.frames.points.arithmetic_of`)."""
+    inferred = row.get("arithmetic_inferred")
+    return str(row.get("arithmetic") or "") + (" (matmul inferred from its probe)" if inferred is True else "")

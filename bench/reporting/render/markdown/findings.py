@@ -42,7 +42,15 @@ from bench.reporting.render.text import (
     sig,
     with_backend,
 )
-from bench.reporting.render.words import BACKEND_NAMES, caveats, codes_of, none_learns, not_learning_text, target_claim
+from bench.reporting.render.words import (
+    BACKEND_NAMES,
+    arithmetic_words,
+    caveats,
+    codes_of,
+    none_learns,
+    not_learning_text,
+    target_claim,
+)
 from bench.reporting.verdicts import Analysis, winner
 
 
@@ -159,7 +167,7 @@ def _backend_line(a: Analysis, workload: str, dataset: str) -> list[str]:
     parts = []
     for name, top, pairs in backend_bests(a, workload, dataset):
         rest = ", ".join(f"{_backend_id(p.a)} at {config_name(p.a)} {ratio_text(p.ratio)}" for p in pairs)
-        maths = {str(r["backend"]): str(r.get("arithmetic") or "") for r in (top, *(p.a for p in pairs))}
+        maths = {str(r["backend"]): arithmetic_words(r) for r in (top, *(p.a for p in pairs))}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
                   "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
         parts.append(f"`{name}`: **{_backend_id(top)}** ({config_label(top)}, {sig(top['examples_per_s'])} "

@@ -29,7 +29,7 @@ from bench.reporting.render.text import (
     two_speeds_text,
     with_backend,
 )
-from bench.reporting.render.words import ONE_STEP_WORDS, accuracy_flag_text, not_learning_text
+from bench.reporting.render.words import ONE_STEP_WORDS, accuracy_flag_text, arithmetic_words, not_learning_text
 from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
@@ -197,5 +197,7 @@ def results_csv(summary: pd.DataFrame) -> str:
             out[c] = [" ".join(str(v) for v in t) for t in out[c]]
     if "not_learning" in out:
         out["not_learning"] = out["not_learning"].map(not_learning_text)
+    if "arithmetic" in out:
+        out["arithmetic"] = [arithmetic_words(r) for _, r in summary.iterrows()]
     out["flags"] = [_flags(r) for _, r in summary.iterrows()]
     return str(out.to_csv(index=False, lineterminator="\n", float_format="%.6g"))

@@ -28,6 +28,7 @@ from bench.reporting.render.text import (
     spread_text,
     with_backend,
 )
+from bench.reporting.render.words import arithmetic_words
 
 
 def gpu_summary(gpu: dict[str, Any] | None) -> str:
@@ -104,7 +105,8 @@ def peaks_table(points: pd.DataFrame, show_backend: bool = False) -> str:
                   if math.isfinite(n) and n > 1 else "one probe")
         rows.append({"run": p["run_id"], "host": p["host"], **({"backend": p["backend"]} if show_backend else {}),
                      "device": p["device_kind"], "precision": p["precision"],
-                     "math mode": ", ".join(p["math_modes"]) or DASH,
+                     "math mode": ", ".join(arithmetic_words({"arithmetic": m, "arithmetic_inferred": i})
+                                            for m, i in p["math_modes"]) or DASH,
                      "peak GFLOP/s (highest probe)": sig(peak / 1e9), "probes: lowest-highest": spread,
                      "datasheet peak GFLOP/s": number(p["datasheet_peak"] / 1e9, ",.0f")})
     if not rows:
