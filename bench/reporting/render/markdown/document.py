@@ -34,7 +34,7 @@ from bench.reporting.render.markdown.tables import (
     problems_section,
     skipped_files_section,
 )
-from bench.reporting.render.text import workload_title
+from bench.reporting.render.text import sig, workload_title
 from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text
 from bench.reporting.verdicts import Analysis
 
@@ -67,7 +67,7 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
            if e]
     bound = summary[summary["input_bound"]]
     if not bound.empty:
-        items = [f"{config_label(r)} ({r['examples_per_s']:,.0f} of {r['input_examples_per_s']:,.0f} examples/s "
+        items = [f"{config_label(r)} ({sig(r['examples_per_s'])} of {sig(r['input_examples_per_s'])} examples/s "
                  f"the input pipeline delivers alone, "
                  f"{100 * r['input_share']:.0f}%)"
                  for _, r in bound.iterrows()]

@@ -271,7 +271,7 @@ def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
             where = f"{r['strategy_label']} at b{r['global_batch_size']} spe{r['steps_per_execution']} {r['precision']}"
         else:
             shares = 100 * g["same_predictions"] / g["compared"]
-            where = f"{len(g)} configurations, {shares.min():.1f}-{shares.max():.1f}% each"
+            where = f"{len(g)} configurations, {sig(shares.min())}-{sig(shares.max())}% each"
         out.append(f"{pair[0]} and {pair[1]} gave the same prediction on {same:,} of {total:,} validation examples "
                    f"from the same seed ({where})")
     return out

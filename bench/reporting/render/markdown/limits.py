@@ -27,6 +27,7 @@ from bench.reporting.analysis.limits import (
     agrees,
 )
 from bench.reporting.render.levers import lever_of
+from bench.reporting.render.text import sig
 
 
 def _ms(value: float) -> str:
@@ -56,9 +57,10 @@ def _interval(low: float, high: float) -> str:
 
 
 def _share(part: float, whole: float) -> str:
-    """``67%``, ``0.05%``: a floor's share of the step, two significant figures below 10 %."""
+    """``67%``, ``0.0531%``: a floor's share of the step, a whole percent from 10 %, three significant figures below
+    (docs/reports.md, *One rounding rule*)."""
     pct = 100 * part / whole
-    return f"{pct:.2g}%" if pct < 10 else f"{pct:.0f}%"
+    return f"{sig(pct)}%" if pct < 10 else f"{pct:.0f}%"
 
 
 def _floors(lim: pd.Series) -> str:
