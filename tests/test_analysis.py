@@ -184,7 +184,7 @@ def test_accuracy_is_judged_against_the_target_or_the_paired_baseline(result):
     fast = s.loc[("tpu", 1024, 32, "float32")]
     assert not fast["not_learning"]  # far above chance: the chance rule alone calls it learning
     assert fast["accuracy_test"] == "target" and not fast["reached_target"] and not fast["learns"]
-    assert accuracy_flag_text(fast) == "target 0.85 not reached in 0/1 seeds"  # two repeats of seed 0: one run
+    assert accuracy_flag_text(fast) == "target 0.85 not reached in 0/1 training runs"  # two repeats of seed 0: one run
     tpu = s.loc[("tpu", 256, 32, "float32")]
     assert tpu["learns"] and tpu["n_reached"] == 1 and tpu["n_seeds"] == 1 and 30 < tpu["time_to_target_s"] < 40
     old = s.loc[("cpu_x2", 256, 8, "float32")]  # hostA records have no target: compared by seed, one seed
@@ -270,7 +270,7 @@ def test_without_a_target_a_configuration_is_below_the_baseline_only_across_seed
     w = worse.loc["cpu_x2"]
     assert w["accuracy_test"] == "seeds" and w["accuracy_seeds"] == 5 and w["accuracy_verdict"] == "differs"
     assert w["accuracy_high_pp"] < 0 and not w["learns"]
-    assert accuracy_flag_text(w).startswith("below cpu (-") and accuracy_flag_text(w).endswith("over 5 seeds)")
+    assert accuracy_flag_text(w).startswith("below cpu (-") and accuracy_flag_text(w).endswith("over 5 training runs)")
     assert -3.5 < w["accuracy_diff_pp"] < -2.5  # the fixture's accuracies carry a little noise of their own
     shuffled = [0.83, 0.92, 0.80, 0.88, 0.85]  # the same accuracies, drawn by other seeds
     close = analyze(_pair({"cpu": CPU, "cpu_x2": shuffled})).summary.set_index("strategy").loc["cpu_x2"]

@@ -59,10 +59,10 @@ def test_learning_under_one_backend_and_not_another_is_said_first_with_the_cause
     answer = report[report.index("**catsdogs_cnn_sigmoid"):report.index("## Environment")]
     first = answer.split("\n- ")[1]
     assert first.startswith("**Learns under TensorFlow and JAX, not under PyTorch**, from the same seed and batches: "
-                            "torch/cpu at b32 spe1 float32 (in 5/5 seeds; seed 0: ")
+                            "torch/cpu at b32 spe1 float32 (in 5/5 training runs; seed 0: ")
     assert "Likely cause: a saturated start and one class predicted" in first
     today = report[report.index("## catsdogs_cnn on"):report.index("## catsdogs_cnn_sigmoid")]
-    assert "Learns under" not in today and "**reached the target 0.70** in 4/5 seeds" in today
+    assert "Learns under" not in today and "**reached the target 0.70** in 4/5 training runs" in today
     # PyTorch ran spe1 where the others ran the spe8 asked of all: compared beside them, and said why it ran 1
     assert f"TensorFlow and PyTorch gave the same prediction on {_same('tensorflow', 'torch')} of 1,280" in today
     assert "torch/cpu at b32: spe8 ran as spe1, the only value Keras' PyTorch backend runs (one step" in report

@@ -190,26 +190,33 @@ def test_the_h200_records_are_overhead_host_and_kernel_bound_where_their_numbers
 
 
 def test_the_sentence_gives_the_label_its_numbers_and_the_lever_with_its_command() -> None:
+    """The answer's clause (the label, the figure it rests on, the lever and its command) and the evidence the
+    findings add after it (the step and its fixed share, each floor, why, how many processes, the lever in full)."""
     import pandas as pd
 
-    from bench.reporting.render.markdown.limits import limit_sentence
+    from bench.reporting.render.markdown.limits import limit_brief, limit_evidence
 
     row = {"global_batch_size": 32, "steps_per_execution": 1, "limit": OVERHEAD, "step_ms": 1.206, "batch2": 128,
            "step2_ms": 1.708, "fixed_share": 0.861, "fixed_low": 0.621, "fixed_high": 1.021, "compute_floor_ms": 1.1e-4,
            "memory_floor_ms": math.nan, "input_share": 0.088, "n_processes": 1, "process_labels": ()}
-    assert limit_sentence(pd.Series(row)) == (
-        "**overhead-bound**: 1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); its FLOPs at "
-        "the measured peak take 0.11 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it: "
-        "a larger batch or steps_per_execution would help; a faster device would not "
-        "(`batch_sizes=[32,128] steps_per_execution=[1,8]`)")
-    assert limit_sentence(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
-        "**input-bound**: training runs at 94% of the rate its input pipeline delivers alone")
-    alone = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "reason": ONE_BATCH, "batch2": 0}))
-    assert "no other batch of this configuration" in alone and "`batch_sizes=[32,64]`" in alone
-    noisy = limit_sentence(pd.Series({**row, "limit": UNDETERMINED, "reason": STRADDLES, "fixed_share": 0.74,
-                                      "fixed_low": 0.38}))
-    assert "its fixed share's interval straddles 50% and no floor decides" in noisy and noisy.endswith("(`repeats=5`)")
-    five = limit_sentence(pd.Series({**row, "n_processes": 5, "process_labels": (OVERHEAD,) * 4 + (KERNEL,)}))
+    assert limit_brief(pd.Series(row)) == (
+        "**overhead-bound**: 86% of a 1.21 ms step is fixed cost (95% interval 62% to over 100%) (one process a "
+        "side); a larger batch or steps_per_execution would help (`batch_sizes=[32,128] steps_per_execution=[1,8]`)")
+    assert limit_evidence(pd.Series(row)) == (
+        "1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); its FLOPs at the measured peak "
+        "take 0.11 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it; a larger batch or "
+        "steps_per_execution would help; a faster device would not")
+    assert limit_brief(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
+        "**input-bound**: it trains at 94% of its input pipeline's own rate")
+    assert limit_evidence(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
+        "a faster input pipeline (decoded data cached, more parallel reads), not a faster device, would help")
+    one = {**row, "limit": UNDETERMINED, "reason": ONE_BATCH, "batch2": 0}
+    assert "no other batch of this configuration" in limit_evidence(pd.Series(one))
+    assert "`batch_sizes=[32,64]`" in limit_brief(pd.Series(one))
+    noisy = {**row, "limit": UNDETERMINED, "reason": STRADDLES, "fixed_share": 0.74, "fixed_low": 0.38}
+    assert "its fixed share's interval straddles 50% and no floor decides" in limit_evidence(pd.Series(noisy))
+    assert limit_brief(pd.Series(noisy)).endswith("(`repeats=5`)")
+    five = limit_evidence(pd.Series({**row, "n_processes": 5, "process_labels": (OVERHEAD,) * 4 + (KERNEL,)}))
     assert "4 of 5 processes alone say the same" in five and "one process a side" not in five
 
 
@@ -219,12 +226,12 @@ def test_a_fixed_share_past_0_or_100_percent_is_worded_as_what_it_means() -> Non
     to a reader; the words say what it does mean."""
     import pandas as pd
 
-    from bench.reporting.render.markdown.limits import limit_brief, limit_sentence
+    from bench.reporting.render.markdown.limits import limit_brief, limit_evidence
 
     row = {"global_batch_size": 32, "limit": MEMORY, "step_ms": 10.4, "batch2": 512, "step2_ms": 332.0,
            "fixed_share": -0.93, "fixed_low": -1.2, "fixed_high": -0.7, "compute_floor_ms": 0.5,
            "memory_floor_ms": 6.0, "input_share": 0.01}
-    assert "none of it fixed, below 0% throughout its 95% interval (332 ms at b512)" in limit_sentence(pd.Series(row))
+    assert "none of it fixed, below 0% throughout its 95% interval (332 ms at b512)" in limit_evidence(pd.Series(row))
     assert limit_brief(pd.Series({**row, "limit": KERNEL, "memory_floor_ms": 2.0})).startswith(
         "**kernel-bound**: the device's floors explain 19% of a 10.4 ms step, which grows with the batch")
     flat = {**row, "limit": UNDETERMINED, "reason": STRADDLES, "step2_ms": 9.0, "fixed_share": 1.04, "fixed_low": 0.38,
@@ -233,7 +240,7 @@ def test_a_fixed_share_past_0_or_100_percent_is_worded_as_what_it_means() -> Non
         "**undetermined**: all of a 10.4 ms step is fixed cost (95% interval 38% to over 100%; the step took no longer "
         "at the other batch)")
     inside = {**row, "limit": UNDETERMINED, "fixed_share": 0.74, "fixed_low": 0.38, "fixed_high": 0.999}
-    assert "74% [38%, 100%] of it fixed" in limit_sentence(pd.Series(inside))
+    assert "74% [38%, 100%] of it fixed" in limit_evidence(pd.Series(inside))
 
 
 def _point(**kw):
@@ -265,7 +272,7 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     import pandas as pd
 
     from bench.reporting.analysis.limits import limits_frame
-    from bench.reporting.render.markdown.limits import limit_sentence
+    from bench.reporting.render.markdown.limits import limit_evidence
 
     row = {"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 32, "steps_per_execution": 1,
            "precision": "float32", "host": "h", "status": "ok", "examples_per_s": 3200.0, "repeat_rates": (3200.0,),
@@ -275,9 +282,9 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
     assert lim["batch2"] == 64 and lim["batch2_from"] == "extra stage" and lim["fixed_share"] == pytest.approx(0.9)
-    assert lim["limit"] == HOST and "(11 ms at b64, a short extra stage)" in limit_sentence(lim)
+    assert lim["limit"] == HOST and "(11 ms at b64, a short extra stage)" in limit_evidence(lim)
     fuller = limits_frame(pd.DataFrame([{**row, "flops_per_example": 1e6}])).iloc[0]
-    assert fuller["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_sentence(fuller)
+    assert fuller["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_evidence(fuller)
     # the stage's ratio carries the spread within one process (5.5 %), not between processes: 90 % [72 %, 105 %]
     assert (lim["fixed_low"], lim["fixed_high"]) == pytest.approx((0.72, 1.05), abs=0.01)
     alone = limits_frame(pd.DataFrame([{**row, "second_batch": 0, "second_step_s": math.nan, "second_rates": ()}]))

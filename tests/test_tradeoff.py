@@ -47,17 +47,17 @@ def _answer(records: list[dict]) -> tuple[str, dict]:
 def test_the_user_case_a_faster_batch_that_ends_8_pp_lower_is_not_the_answer() -> None:
     """Issue 39's MLP: b128 fastest at 0.684, b32 0.767 (one seed each), no target: no winner named, both shown."""
     text, data = _answer(_sweep({32: [0.767], 128: [0.684]}))
-    assert "Fastest configuration that learns" not in text and "Overall winner" not in text
+    assert "- Fastest that learns" not in text and "Overall winner" not in text
     assert "No single answer" in text and "target_accuracy=0.75" in text
     assert "| cpu at b128 spe1 float32 |" in text and "| cpu at b32 spe1 float32  |" in text
-    assert "no claim with 1 seed" in text
+    assert "no claim with 1 training run" in text
     assert data["single_answer"] is False
     assert data["tradeoff"] == ["cpu at b128 spe1 float32", "cpu at b32 spe1 float32"]
 
 
 def test_within_the_margin_the_fastest_is_the_answer() -> None:
     text, data = _answer(_sweep({32: [0.770], 128: [0.760]}))  # 1 pp: within the default 2 pp margin
-    assert "Fastest configuration that learns:** cpu at b128" in text and "No single answer" not in text
+    assert "the tables' cpu at b128" in text and "No single answer" not in text
     assert data["single_answer"] is True and data["tradeoff"] == []
 
 
@@ -69,10 +69,10 @@ def test_with_a_target_the_answer_is_the_fastest_to_it() -> None:
 def test_across_seeds_a_clear_gap_is_claimed_and_a_noisy_one_is_shown_as_inconclusive() -> None:
     base = [0.80, 0.74, 0.78, 0.83, 0.76]
     text, _ = _answer(_sweep({32: base, 128: [a - 0.08 for a in base]}))
-    assert "over 5 seeds, clearly more accurate" in text and "No single answer" in text
+    assert "over 5 training runs, clearly more accurate" in text and "No single answer" in text
     noisy = [a - d for a, d in zip(base, [0.10, -0.04, 0.08, -0.02, 0.06], strict=True)]
     text, data = _answer(_sweep({32: base, 128: noisy}))
-    assert "over 5 seeds, inconclusive" in text and data["single_answer"] is False
+    assert "over 5 training runs, inconclusive" in text and data["single_answer"] is False
 
 
 def _frames(accs: np.ndarray, rates: list[float]) -> tuple[pd.DataFrame, pd.DataFrame]:

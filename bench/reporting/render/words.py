@@ -186,13 +186,13 @@ def codes_of(value: Any) -> tuple[str, ...]:
 
 
 def not_learning_text(value: Any) -> str:
-    """A frame's ``not_learning`` cell in words ('' when it learns): a configuration's (``in 2/3 seeds; seed 0:
-    ...`` with more than one seed) or a point's reasons; a text as it is (frames built by hand)."""
+    """A frame's ``not_learning`` cell in words ('' when it learns): a configuration's (``in 2/3 training runs; seed
+    0: ...`` with more than one run) or a point's reasons; a text as it is (frames built by hand)."""
     if isinstance(value, str):
         return value
     if isinstance(value, NotLearning):
         said = "; ".join(reason_text(r) for r in value.reasons)
-        return said if value.seeds <= 1 or not said else f"in {value.flagged}/{value.seeds} seeds; seed " \
+        return said if value.seeds <= 1 or not said else f"in {value.flagged}/{value.seeds} training runs; seed " \
             f"{value.first_seed}: {said}"
     return "; ".join(reason_text(r) for r in value) if isinstance(value, tuple) else ""
 
@@ -214,10 +214,10 @@ def accuracy_flag_text(r: Mapping[str, Any] | pd.Series) -> str:
     """A summary row's ``accuracy_flag`` in words, with its numbers ('' when it has none)."""
     code = r.get("accuracy_flag") or ""
     if code == TARGET_MISSED:
-        return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} seeds"
+        return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} training runs"
     if code == BELOW_REFERENCE:
         return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
-                f"{r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds)")
+                f"{r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))})")
     return str(code)
 
 
@@ -238,7 +238,7 @@ def race_reason_text(why: Any) -> str:
     if code == NO_OK:
         return f"no ok repeat after {v[0]} ({v[1]})"
     if code == MISSES_TARGET:
-        return f"misses the target in {v[0]}/{v[1]} seeds"
+        return f"misses the target in {v[0]}/{v[1]} training runs"
     if code == BASELINE_OF_RUNNING:
         return f"baseline of a running configuration ({race_reason_text(v[0])})"
     if code == MAX:

@@ -11,48 +11,50 @@ import pandas as pd
 from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.keys import workload_dataset
 from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, with_backend, workload_title
+from bench.reporting.render.words import runs
 from bench.reporting.stats.sample import as_float
 
 
 def accuracy_range(r: pd.Series) -> str:
-    """Final validation accuracy over seeds: ``0.820 [0.664-0.922] over 5 seeds``, or ``0.946 (1 seed)``."""
+    """Final validation accuracy over training runs: ``0.820 [0.664-0.922] over 5 training runs``, or ``0.946 (1
+    training run)``."""
     n = int(r.get("n_seeds") or 0)
     if n <= 1 or not math.isfinite(as_float(r["val_acc_min"])):
-        return f"{r['final_val_accuracy']:.3f} ({n} seed{'s' if n != 1 else ''})"
-    return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}-{r['val_acc_max']:.3f}] over {n} seeds"
+        return f"{r['final_val_accuracy']:.3f} ({runs(n)})"
+    return f"{r['final_val_accuracy']:.3f} [{r['val_acc_min']:.3f}-{r['val_acc_max']:.3f}] over {runs(n)}"
 
 
 NO_CLAIM_HOW = "repeats=3 or more with distinct seeds give one"
 
 
-def accuracy_sentence(r: pd.Series) -> str:
-    """How a configuration's accuracy was judged, in one sentence (the answer section)."""
-    acc = f"final val accuracy {accuracy_range(r)}"
+def accuracy_evidence(r: pd.Series) -> str:
+    """How a configuration's accuracy was judged, the findings' evidence after its final accuracy
+    (:func:`bench.reporting.render.markdown.conclusions.accuracy`)."""
     n = int(r.get("n_seeds") or 0)
     if r["accuracy_test"] == "target":
         if not r["reached_target"]:
-            return f"**target {r['target_accuracy']:.2f} NOT reached** ({r['n_reached']}/{n} seeds); {acc}"
+            return f"**target {r['target_accuracy']:.2f} NOT reached** ({r['n_reached']}/{n} training runs)"
         spread = (f" [{seconds(r['time_to_target_min_s'])}, {seconds(r['time_to_target_max_s'])}]"
                   if r["n_reached"] > 1 else "")
-        claim = "" if n >= 3 else f"; {n} seed{'s' if n != 1 else ''}: no claim across training runs ({NO_CLAIM_HOW})"
-        return (f"**reached the target {r['target_accuracy']:.2f}** in {r['n_reached']}/{n} seeds, after "
+        claim = "" if n >= 3 else f"; {runs(n)}: no claim across training runs ({NO_CLAIM_HOW})"
+        return (f"**reached the target {r['target_accuracy']:.2f}** in {r['n_reached']}/{n} training runs, after "
                 f"{seconds(r['time_to_target_s'])} s{spread} of training (median epoch {r['epochs_to_target']:.0f}, "
-                f"warm-up included){claim}; {acc}")
+                f"warm-up included){claim}")
     if r["accuracy_test"] == "seeds":
         if r["accuracy_verdict"] == NO_CLAIM:
-            return (f"{acc}; against `{r['accuracy_ref']}` paired by seed: no claim with "
-                    f"{r['accuracy_seeds']} seed{'s' if r['accuracy_seeds'] != 1 else ''} ({NO_CLAIM_HOW})")
-        return (f"{acc}; against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
-                f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {r['accuracy_seeds']} seeds: "
+            return (f"against `{r['accuracy_ref']}` paired by seed: no claim with {runs(int(r['accuracy_seeds']))} "
+                    f"({NO_CLAIM_HOW})")
+        return (f"against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
+                f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))}: "
                 f"{r['accuracy_verdict']}")
     if r.get("baseline") == r["strategy"]:
-        return f"{acc}; it is the baseline, and the workload has no target here to judge it by"
-    return f"{acc}; not judged (no target, and no baseline at this configuration)"
+        return "it is the baseline, and the workload has no target here to judge it by"
+    return "not judged (no target, and no baseline at this configuration)"
 
 
 def accuracy_cell(r: pd.Series) -> str:
-    """Final validation accuracy: the median over seeds with the seeds' range and count (``0.820 [0.664, 0.922]
-    n=5``), one seed's alone."""
+    """Final validation accuracy: the median over training runs with their range and count (``0.820 [0.664, 0.922]
+    n=5``), one run's alone."""
     n = int(r.get("n_seeds") or 0) if r["status"] == "ok" else 0
     if n <= 1 or pd.isna(r["val_acc_min"]):
         return number(r["final_val_accuracy"], ".3f")

@@ -15,8 +15,8 @@ from bench.reporting.analysis.predict import PREDICTED, DevicePrediction, Pick, 
 from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import row_of, rows_of
+from bench.reporting.render.markdown import conclusions
 from bench.reporting.render.markdown.findings import backend_contrast
-from bench.reporting.render.markdown.limits import limit_brief
 from bench.reporting.render.text import anchor, seconds, sig, usd, workload_title
 from bench.reporting.render.words import (
     BACKEND_NAMES,
@@ -27,7 +27,6 @@ from bench.reporting.render.words import (
     none_learns,
     plain_config,
     priced_as,
-    runs,
     sureness,
     target_claim,
 )
@@ -53,36 +52,6 @@ def ran_on(summary: pd.DataFrame) -> str:
 def _listed(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def _quickest(c: Claims) -> list[str]:
-    """The quickest configuration to the target, where that is not the winner (and not a tie with it)."""
-    quick = c.quickest
-    if quick is None:
-        return []
-    return [f"- Quickest to the target {quick['target_accuracy']:.2f}: {plain_config(quick)}, "
-            f"{seconds(quick['time_to_target_s'])} s of training ({runs(int(quick['n_reached']))})."]
-
-
-def _against_baseline(a: Analysis, c: Claims) -> list[str]:
-    """Throughput and time to the target against the baseline's best configuration that learns: one pair."""
-    p = c.vs_baseline
-    if p is None:
-        win = c.winner
-        assert win is not None
-        target = win.get("target_accuracy", math.nan)
-        reached = (f"; it reached the target {target:.2f} after {seconds(win['time_to_target_s'])} s of training"
-                   if math.isfinite(target) and win["reached_target"] else "")
-        return [f"- No `{a.baseline}` configuration that learns ran beside it: no speedup{reached}."]
-    if c.is_baseline:
-        target = p.a.get("target_accuracy", math.nan)
-        reached = (f"; it reached the target {target:.2f} after {seconds(p.a_target_s)} s of training "
-                   f"({runs(p.a_reached)})" if p.a_reached else "")
-        return [f"- It is the best `{a.baseline}` configuration itself: no speedup{reached}."]
-    claim, figures = target_claim(p, "the baseline")
-    both = f"{sig(p.ratio.ratio)}x the throughput" + (f", {claim}" if claim else "")
-    return [f"- Against the best `{a.baseline}` configuration that learns ({plain_config(p.b)}): **{both}** "
-            f"({sureness(p.ratio)}; {figures})."]
 
 
 def _next_best(c: Claims) -> list[str]:
@@ -111,33 +80,15 @@ def _cost(priced: pd.DataFrame | None, win: pd.Series) -> str:
             f"as {priced_as(row)}.")
 
 
-def _accuracy(win: pd.Series) -> str:
-    """Its final accuracy and how many training runs it rests on."""
-    n = int(win.get("n_seeds") or 0)
-    acc = f"{win['final_val_accuracy']:.3f}"
-    if n > 1 and math.isfinite(win.get("val_acc_min", math.nan)):
-        acc += f" (range {win['val_acc_min']:.3f}-{win['val_acc_max']:.3f} over {n} training runs)"
-    else:
-        acc += f" ({n} training run{'s' if n != 1 else ''}: no interval)"
-    return f"final val accuracy {acc}"
-
-
-def _throughput(win: pd.Series) -> str:
-    """``135,000 examples/s over 3 processes (121,000-162,000)``: its throughput and its range over processes."""
-    n = int(win.get("n_repeats") or 0)
-    lo, hi = win.get("repeat_rates_low", math.nan), win.get("repeat_rates_high", math.nan)
-    spread = f" ({sig(lo)}-{sig(hi)})" if n >= 2 and math.isfinite(lo) and math.isfinite(hi) else ""
-    return f"{sig(win['examples_per_s'])} examples/s over {n} process{'es' if n != 1 else ''}{spread}"
-
-
 def _workload_lines(a: Analysis, priced: pd.DataFrame | None, c: Claims) -> list[str]:
     win = c.winner
     assert win is not None
-    lines = [f"- Fastest that learns: **{plain_config(win)}**, {_throughput(win)}; {_accuracy(win)}.",
-             *([f"- Read with: {said}."] if (said := caveats(a, c)) else []), *_against_baseline(a, c), *_quickest(c),
-             *_next_best(c)]
+    quick = conclusions.quickest(c)
+    lines = [f"- {conclusions.fastest(win)}; {conclusions.accuracy(win)}.",
+             *([f"- Read with: {said}."] if (said := caveats(a, c)) else []),
+             f"- {conclusions.against_baseline(a, c)}.", *([f"- {quick}."] if quick else []), *_next_best(c)]
     if c.limit is not None:
-        lines.append(f"- What limits it: {limit_brief(c.limit)}.")
+        lines.append(f"- {conclusions.limit(c.limit)}.")
     lines.append(_cost(priced, win))
     return lines
 
@@ -183,11 +134,7 @@ def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFram
     if c.outcome == NONE_LEARNS:
         lines.append(none_learns(c))
     elif t is not None and c.outcome == TRADEOFF:
-        fast, best = t.fastest, t.most_accurate
-        lines.append(f"- **No single answer**: the fastest that learns ({plain_config(fast)}) ends at "
-                     f"{fast['final_val_accuracy']:.3f}, the most accurate ({plain_config(best)}) "
-                     f"at {best['final_val_accuracy']:.3f}; a target accuracy would decide (*Findings*)."
-                     + earlier_note(c))
+        lines.append(f"- {conclusions.tradeoff(t.fastest, t.most_accurate)} (*Findings*)." + earlier_note(c))
     else:
         lines += _workload_lines(a, priced, c)
     if c.outcome != NONE_LEARNS:

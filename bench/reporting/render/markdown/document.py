@@ -35,7 +35,7 @@ from bench.reporting.render.markdown.tables import (
     skipped_files_section,
 )
 from bench.reporting.render.text import sig, workload_title
-from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text
+from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text, runs
 from bench.reporting.verdicts import Analysis
 
 HOW_TO_READ = ("How to read it: every figure comes from the point records alone; what warm-up, steady state, "
@@ -91,9 +91,9 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     if not parity.empty and parity["flag"].any():
         items = [f"{r['strategy']} at b{r['global_batch_size']} spe{r['steps_per_execution']} {r['precision']} "
                  f"({r['diff_pp']:+.1f} pp [{r['low_pp']:+.1f}, {r['high_pp']:+.1f}] vs {r['baseline']} over "
-                 f"{r['seeds']} seeds)" for _, r in parity[parity["flag"]].iterrows()]
-        out.append(f"**Accuracy differs** across seeds (paired by seed, the interval of the mean difference excludes "
-                   f"0): {'; '.join(items)}.")
+                 f"{runs(int(r['seeds']))})" for _, r in parity[parity["flag"]].iterrows()]
+        out.append(f"**Accuracy differs** across training runs (paired by seed, the interval of the mean difference "
+                   f"excludes 0): {'; '.join(items)}.")
     return out
 
 

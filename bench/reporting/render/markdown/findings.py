@@ -28,9 +28,11 @@ from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_
 from bench.reporting.frames.labels import config_label, config_name
 from bench.reporting.frames.learning import PROBABILITY_CODES
 from bench.reporting.frames.speedups import speedup_ci
-from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_range, accuracy_sentence
+from bench.reporting.render.markdown import conclusions
+from bench.reporting.render.markdown.accuracy import NO_CLAIM_HOW, accuracy_evidence, accuracy_range
+from bench.reporting.render.markdown.conclusions import ratio_words
 from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
-from bench.reporting.render.markdown.limits import limit_sentence
+from bench.reporting.render.markdown.limits import limit_evidence
 from bench.reporting.render.text import (
     counted,
     flag,
@@ -49,7 +51,7 @@ from bench.reporting.render.words import (
     codes_of,
     none_learns,
     not_learning_text,
-    target_claim,
+    runs,
 )
 from bench.reporting.verdicts import Analysis, winner
 
@@ -87,46 +89,31 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
             f"{win['final_val_accuracy']:.3f} (highest throughput among the configurations that learn).", ""]
 
 
-def _vs_best_baseline(a: Analysis, c: Claims) -> str:
-    """The winner against the baseline's best learning configuration (the claim's pair), with both times to the
-    target."""
-    p = c.vs_baseline
-    if p is None:
-        return f"no `{a.baseline}` configuration that learns to compare with"
-    if c.is_baseline:
-        return f"it is the best `{a.baseline}` configuration itself"
-    claim, figures = target_claim(p, "the baseline")
-    return (f"**{ratio_text(p.ratio)}** the throughput of the best `{a.baseline}` configuration that learns "
-            f"({config_label(p.b)}, {sig(p.b['examples_per_s'])} examples/s)"
-            + (f"; {claim} ({figures})" if claim else ""))
-
-
 def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
     """The bullets about the winner: its throughput against the baseline, every other strategy's best, accuracy,
     the fastest to the target (when that is another configuration) and warm-up."""
     win = c.winner
     assert win is not None
-    lines = [f"- **Fastest configuration that learns:** {config_label(win)}, {sig(win['examples_per_s'])} "
-             f"examples/s; {_vs_best_baseline(a, c)}."]
+    lines = [f"- {conclusions.fastest(win)}, the tables' {config_label(win)}. {conclusions.against_baseline(a, c)}."]
     said = caveats(a, c)
     lines += [f"- **Read with:** {said}."] if said else []
     if c.limit is not None:
-        lines.append(f"- **What limits it:** {limit_sentence(c.limit)}.")
-    same = ratio_text(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
+        evidence = limit_evidence(c.limit)
+        lines += [f"- {conclusions.limit(c.limit)}.", *([f"  - The evidence: {evidence}."] if evidence else [])]
+    same = ratio_words(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
     if same and not (c.vs_baseline is not None and same_settings(c.vs_baseline.b, win)):
         lines.append(f"- Against `{win['baseline']}` at its own batch, spe and precision (the results table's "
                      f"speedup column): {same}.")
     if c.others:
-        items = [f"`{p.a['strategy']}` {config_name(p.a)} {ratio_text(p.ratio)}" for p in c.others]
+        items = [f"`{p.a['strategy']}` {config_name(p.a)} {ratio_words(p.ratio)}" for p in c.others]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
     lines += _backend_line(a, c.workload, c.dataset)
-    lines.append(f"- **Accuracy:** {accuracy_sentence(win)}.")
-    quickest = c.quickest
-    if quickest is not None:
-        lines.append(f"- **Fastest to the target {quickest['target_accuracy']:.2f}:** {config_label(quickest)}, "
-                     f"{seconds(quickest['time_to_target_s'])} s of training (the highest throughput does not always "
-                     "reach an accuracy first: a larger batch takes fewer, bigger steps).")
+    lines.append(f"- **Accuracy:** {conclusions.accuracy(win)}; {accuracy_evidence(win)}.")
+    quick = conclusions.quickest(c)
+    if quick:
+        lines.append(f"- {quick}. The highest throughput does not always reach an accuracy first: a larger batch "
+                     "takes fewer, bigger steps.")
     be = rows_of(a.break_even, c.workload, c.dataset)
     be = be[be["strategy"] == win["strategy"]] if not be.empty else be
     payback = ""
@@ -166,7 +153,7 @@ def _backend_line(a: Analysis, workload: str, dataset: str) -> list[str]:
     its configuration and throughput, then every other backend's best relative to it, per process."""
     parts = []
     for name, top, pairs in backend_bests(a, workload, dataset):
-        rest = ", ".join(f"{_backend_id(p.a)} at {config_name(p.a)} {ratio_text(p.ratio)}" for p in pairs)
+        rest = ", ".join(f"{_backend_id(p.a)} at {config_name(p.a)} {ratio_words(p.ratio)}" for p in pairs)
         maths = {str(r["backend"]): arithmetic_words(r) for r in (top, *(p.a for p in pairs))}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
                   "different code" if len(set(maths.values())) > 1 and all(maths.values()) else "")
@@ -180,9 +167,9 @@ def _gap_text(t: Tradeoff) -> str:
     g = t.gap
     if g is None or g.verdict == NO_CLAIM:
         n = 0 if g is None else g.seeds
-        return f"paired by seed: no claim with {n} seed{'s' if n != 1 else ''} ({NO_CLAIM_HOW})"
+        return f"paired by seed: no claim with {runs(n)} ({NO_CLAIM_HOW})"
     said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else g.verdict
-    return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {g.seeds} seeds, "
+    return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {runs(g.seeds)}, "
             f"{said}")
 
 
@@ -191,8 +178,8 @@ def _tradeoff_vs_baseline(a: Analysis, fast: Pair | None, best: Pair | None) -> 
     if fast is None or best is None:
         return []
     base = fast.b
-    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio_text(fast.ratio)}**, the most accurate at "
-            f"**{ratio_text(best.ratio)}** the throughput of the best `{a.baseline}` configuration that learns "
+    return [f"- **Against `{a.baseline}`:** the fastest runs at **{ratio_words(fast.ratio)}**, the most accurate at "
+            f"**{ratio_words(best.ratio)}** the throughput of the best `{a.baseline}` configuration that learns "
             f"({config_label(base)}, {sig(base['examples_per_s'])} examples/s)."]
 
 
@@ -212,10 +199,10 @@ def tradeoff_lines(a: Analysis, summary: pd.DataFrame, t: Tradeoff) -> list[str]
     ratio = next(p.ratio.ratio for p in front if same_config(p.a, best))
     rows = [{"configuration": config_label(p.a), "examples/s": rate(p.a['examples_per_s']),
              "throughput vs fastest": f"{sig(p.ratio.ratio)}x",
-             "final val acc [seeds' range]": accuracy_range(p.a)} for p in front]
+             "final val acc [runs' range]": accuracy_range(p.a)} for p in front]
     example = math.floor(20 * best["final_val_accuracy"]) / 20
-    return [f"- **No single answer: the fastest configuration that learns is not the most accurate, and no target "
-            f"says which accuracy counts.** {config_label(fast)} ({sig(fast['examples_per_s'])} examples/s) ends at "
+    return [f"- {conclusions.tradeoff(fast, best)}: no target says which accuracy counts. {config_label(fast)} "
+            f"({sig(fast['examples_per_s'])} examples/s) ends at "
             f"{accuracy_range(fast)}; {config_label(best)} ends at {accuracy_range(best)} at {sig(ratio)}x its "
             f"throughput; {_gap_text(t)}. The trade-off, each configuration slower and more accurate than the one "
             f"before it by more than the ±{a.parity_margin_pp:g} pp margin:", "",

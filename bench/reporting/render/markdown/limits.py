@@ -107,9 +107,7 @@ def _why(lim: pd.Series) -> str:
     """The label's reason in words: what the evidence says, before the lever."""
     label = lim["limit"]
     if label in (COMPUTE, MEMORY):
-        floor = lim["compute_floor_ms" if label == COMPUTE else "memory_floor_ms"]
-        return (f"the {'FLOPs' if label == COMPUTE else 'bytes'} floor is {_share(floor, lim['step_ms'])} of the "
-                f"step, past the {ROOF_SHARE:.0%} that marks a roof")
+        return f"the {'FLOPs' if label == COMPUTE else 'bytes'} floor is past the {ROOF_SHARE:.0%} that marks a roof"
     if label == KERNEL:
         return (f"the step grows with the batch, yet no floor reaches {ROOF_SHARE:.0%} of it: the kernels run below "
                 "the device's roofs")
@@ -142,35 +140,37 @@ def _why(lim: pd.Series) -> str:
     return f"its fixed share's interval straddles {FIXED_SHARE:.0%} and no floor decides"
 
 
-def _lever(lim: pd.Series, short: bool = False) -> str:
+def _lever(lim: pd.Series) -> str:
+    """The lever in the answer's few words, with the command that measures it."""
     lever = lever_of(lim)
-    text = lever.short or lever.text if short else lever.text
+    text = lever.short or lever.text
     if "backends=" in lever.command:  # the quickstart installs TensorFlow alone
         return f"{text} (`{lever.command}`, after `pip install -e .[jax,torch]`)"
     return f"{text} (`{lever.command}`)" if lever.command else text
 
 
-def limit_sentence(lim: pd.Series) -> str:
-    """``**host-bound**: 1.71 ms a step at b128, 61% [29%, over 100%] of it fixed (1.21 ms at b32); its FLOPs at
-    the measured peak 0.77 µs (0.045%), no byte count; <why>; <processes>: <lever> (`<command>`)``."""
-    label = lim["limit"]
-    if label == INPUT:
-        return (f"**{label}**: training runs at {lim['input_share']:.0%} of the rate its input pipeline delivers "
-                f"alone: {_lever(lim)}")
+def limit_evidence(lim: pd.Series) -> str:
+    """What the findings add to :func:`limit_brief`: ``1.71 ms a step at b128, 61% [29%, over 100%] of it fixed
+    (1.21 ms at b32); its FLOPs at the measured peak take 0.77 µs (0.045%); no byte count; <why> (<processes>)``,
+    then the lever in full where it says more than the brief's."""
+    label, lever = lim["limit"], lever_of(lim)
+    more = lever.text if lever.short and lever.text != lever.short else ""
+    if label == INPUT:  # the brief's share is the evidence
+        return more
     said = ", ".join(p for p in (f"{_ms(lim['step_ms'])} a step at b{lim['global_batch_size']}", _fixed(lim)) if p)
     alone = "" if label == UNDETERMINED else _processes(lim)
     why = _why(lim)
-    parts = [said, _floors(lim), f"{why} ({alone})" if why and alone else why or alone]
-    return f"**{label}**: " + "; ".join(p for p in parts if p) + f": {_lever(lim)}"
+    return "; ".join(p for p in (said, _floors(lim), f"{why} ({alone})" if why and alone else why or alone, more)
+                     if p)
 
 
 def limit_brief(lim: pd.Series) -> str:
     """What limits a configuration in one short clause for the opening answer (the full sentence, with every floor:
-    :func:`limit_sentence`): the label, the figure it rests on, the lever and its command."""
+    :func:`limit_evidence` adds the rest): the label, the figure it rests on, the lever and its command."""
     label, step = lim["limit"], _ms(lim["step_ms"])
     if label == INPUT:
         return (f"**{label}**: it trains at {lim['input_share']:.0%} of its input pipeline's own rate; "
-                f"{_lever(lim, short=True)}")
+                f"{_lever(lim)}")
     floors = [f for f in (lim.get("compute_floor_ms", math.nan), lim.get("memory_floor_ms", math.nan))
               if math.isfinite(f)]
     device = max(floors) / lim["step_ms"] if floors else math.nan
@@ -196,4 +196,4 @@ def limit_brief(lim: pd.Series) -> str:
     else:
         figure = f"a {step} step, {_why(lim)}"
     alone = " (one process a side)" if int(lim.get("n_processes", 1) or 1) < 2 and label != UNDETERMINED else ""
-    return f"**{label}**: {figure}{alone}; {_lever(lim, short=True)}"
+    return f"**{label}**: {figure}{alone}; {_lever(lim)}"

@@ -87,11 +87,11 @@ def _row(r: pd.Series, baseline: str, has_target: bool) -> dict[str, Any]:
         "examples/s": rate(r["examples_per_s"]), f"same-settings speedup vs {baseline}": speedup_cell(r),
         "train s/epoch median [IQR]": f"{seconds(r['train_s_median'])} [{seconds(r['train_s_iqr'])}]" if ok else DASH,
         "warm-up s": seconds(r["warmup_overhead_s"]) + (" †" if flag(r.get("warmup_after_others")) else ""),
-        "final val acc [seeds' range]": accuracy_cell(r),
+        "final val acc [runs' range]": accuracy_cell(r),
     }
     if has_target:
         targeted = ok and math.isfinite(r["target_accuracy"])
-        reached = f" ({r['n_reached']}/{r['n_seeds']} seeds)" if targeted and r["n_reached"] < r["n_seeds"] else ""
+        reached = f" ({r['n_reached']}/{r['n_seeds']} runs)" if targeted and r["n_reached"] < r["n_seeds"] else ""
         row["target"] = number(r["target_accuracy"], ".2f")
         row["s to target"] = (seconds(r["time_to_target_s"]) + reached) if targeted else DASH
     row |= {"GFLOP/s": sig(r["gflops_per_s"]), "MFU %": sig(r["mfu_pct"]),
