@@ -150,7 +150,7 @@ def test_parity_table(result):
     r = p[(p["strategy"] == "cpu_x2") & (p["global_batch_size"] == 256) & (p["steps_per_execution"] == 8)]
     assert r["baseline"].item() == "cpu@hostA" and r["seeds"].item() == 1
     assert r["diff_pp"].item() == pytest.approx(-2.3, abs=0.1)
-    assert r["verdict"].item() == "no claim" and not r["flag"].item()
+    assert r["verdict"].item() == "no_claim" and not r["flag"].item()
     assert math.isnan(r["agreement"].item())  # hostA's records predate per-example predictions
 
 
@@ -189,7 +189,7 @@ def test_accuracy_is_judged_against_the_target_or_the_paired_baseline(result):
     assert tpu["learns"] and tpu["n_reached"] == 1 and tpu["n_seeds"] == 1 and 30 < tpu["time_to_target_s"] < 40
     old = s.loc[("cpu_x2", 256, 8, "float32")]  # hostA records have no target: compared by seed, one seed
     assert old["accuracy_test"] == "seeds" and old["accuracy_ref"] == "cpu@hostA" and old["learns"]
-    assert old["accuracy_verdict"] == "no claim" and old["accuracy_seeds"] == 1
+    assert old["accuracy_verdict"] == "no_claim" and old["accuracy_seeds"] == 1
     assert s.loc[("cpu_x2", 256, 1, "float32")]["learns"]
 
 
@@ -276,7 +276,7 @@ def test_without_a_target_a_configuration_is_below_the_baseline_only_across_seed
     close = analyze(_pair({"cpu": CPU, "cpu_x2": shuffled})).summary.set_index("strategy").loc["cpu_x2"]
     assert close["accuracy_verdict"] == "inconclusive" and close["learns"]
     one = analyze(_pair({"cpu": [0.88], "cpu_x2": [0.80]})).summary.set_index("strategy").loc["cpu_x2"]
-    assert one["accuracy_verdict"] == "no claim" and one["learns"] and 0 < one["accuracy_agreement"] < 1
+    assert one["accuracy_verdict"] == "no_claim" and one["learns"] and 0 < one["accuracy_agreement"] < 1
 
 
 def test_parity_is_paired_by_seed_and_flags_a_gap_that_every_seed_shows():

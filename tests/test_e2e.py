@@ -211,7 +211,7 @@ def test_both_backends_run_the_smoke_suite_from_the_same_weights_to_the_same_acc
 
     data = ReportData.model_validate(json.loads((tmp / "reports" / run_dir.name / "report.json").read_text()))
     assert {c.backend for c in data.configurations} == set(SMOKE_BACKENDS)
-    assert all(p.verdict == "no claim" and p.seeds == 1 for c in data.configurations for p in c.parity)
+    assert all(p.verdict == "no_claim" and p.seeds == 1 for c in data.configurations for p in c.parity)
 
 
 @pytest.mark.slow

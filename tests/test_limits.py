@@ -281,7 +281,7 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
            "dispatch_s": 1e-4, "second_batch": 64, "second_step_s": 0.011, "second_rates": (64 / 0.011,)}
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
-    assert lim["batch2"] == 64 and lim["batch2_from"] == "extra stage" and lim["fixed_share"] == pytest.approx(0.9)
+    assert lim["batch2"] == 64 and lim["batch2_from"] == "extra_stage" and lim["fixed_share"] == pytest.approx(0.9)
     assert lim["limit"] == HOST and "(11 ms at b64, a short extra stage)" in limit_evidence(lim)
     fuller = limits_frame(pd.DataFrame([{**row, "flops_per_example": 1e6}])).iloc[0]
     assert fuller["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_evidence(fuller)

@@ -338,7 +338,7 @@ def test_a_cpu_only_run_predicts_the_gpus_from_the_reference_and_reconciles(tmp_
         table = _devices_table(text, f"{w['workload']} on {w['dataset']}")
         assert len(next(iter(table.values()))) <= 8  # the section is one table of at most 8 columns
         for p in rows:
-            assert p["source"]["host_part"] == "other backends" and p["source"]["backend"] == "tensorflow"
+            assert p["source"]["host_part"] == "other_backends" and p["source"]["backend"] == "tensorflow"
             assert p["low_s"] < p["train_s"] < p["high_s"]
             row = table[p["device"]]
             assert row["s an epoch [90% interval]"] == (f"{seconds(p['train_s'])} [{seconds(p['low_s'])}, "

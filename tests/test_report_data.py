@@ -43,7 +43,7 @@ def test_every_report_writes_its_verdicts_as_data(tmp_path, folder) -> None:
         if c.val_accuracy.seeds > 1:
             assert c.val_accuracy.min <= c.val_accuracy.median <= c.val_accuracy.max
         for p in c.parity:
-            assert p.verdict in ("differs", "equivalent", "inconclusive", "no claim")
+            assert p.verdict in ("differs", "equivalent", "inconclusive", "no_claim")
     answers = {(w.workload, w.dataset): w for w in data.workloads}
     assert len(answers) == len({(c.workload, c.dataset) for c in data.configurations})
 
@@ -64,7 +64,7 @@ def test_the_json_says_what_the_markdown_says(tmp_path) -> None:
     x2 = next(c for c in data.configurations if c.strategy == "cpu_x2" and c.global_batch_size == 256
               and c.steps_per_execution == 8)
     (par,) = x2.parity
-    assert (par.vs, par.kind, par.verdict, par.seeds) == ("cpu@hostA", "strategy", "no claim", 1)
+    assert (par.vs, par.kind, par.verdict, par.seeds) == ("cpu@hostA", "strategy", "no_claim", 1)
     assert par.diff_pp.mean == pytest.approx(-2.3, abs=0.1) and par.diff_pp.low is None
     # the ranking figure is the geometric mean of the repeats' rates, what the results table prints
     assert x2.examples_per_s.value == pytest.approx(math.prod(x2.examples_per_s.samples) ** (1 / x2.examples_per_s.n))

@@ -22,6 +22,7 @@ NOT_OK = "not_ok"  # ((side, status, error), ...): "A and B" as the side when bo
 DEFAULT_FAIL_ABOVE = 1.10
 KEY = ["workload", "dataset", "strategy_key", "global_batch_size", "steps_per_execution", "precision"]
 
+BOTH = "both"  # a note's side where A and B failed alike (render words it)
 
 def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
     """Per key: one value per ok repeat (median of its steady ``metric``, seconds), plus status/error when none is
@@ -75,7 +76,7 @@ def compare_sides(a: pd.DataFrame, b: pd.DataFrame, fail_above: float = DEFAULT_
         sides = tuple((side, str(r[f"status_{s}"]), str(r[f"error_{s}"])) for side, s in (("A", "a"), ("B", "b"))
                       if r[f"status_{s}"] != "ok")
         if len(sides) == 2 and (r["status_a"], r["error_a"]) == (r["status_b"], r["error_b"]):
-            sides = (("A and B", str(r["status_a"]), str(r["error_a"])),)
+            sides = ((BOTH, str(r["status_a"]), str(r["error_a"])),)
         if sides:
             unmatched.append({**base, "note": (NOT_OK, sides)})
             continue

@@ -150,7 +150,7 @@ def match_price(table: Mapping[str, Price], device_kind: str | None, accelerator
             return Priced(FREE_TIER if tier.usd_per_hour == 0 else PLATFORM, tier.usd_per_hour, tier.key)
     entry = next((p for p in table.values() if p.kind == kind and (kind == "cpu" or any(
         _has_token(m, acc) for m in p.match))), None)
-    what = acc or kind or "device unknown"
+    what = acc or kind  # "": a skipped point never saw its device (render words it)
     if entry is None:
         return Priced(NO_ENTRY, math.nan, None, what=what)
     n = units(kind, acc, n_rep, vcpus)
@@ -174,11 +174,11 @@ def price_key(kind: str, model: str) -> str:
     return f"{kind}-{model.lower().replace(' ', '-')}"
 
 
-# (column, device kind, model in the datasheet table, price key in suites/prices/cloud.yaml): one chip or GPU each
-BOUND_DEVICES = tuple((name, kind, model, price_key(kind, model)) for name, kind, model in (
-    ("TPU v4 chip", "tpu", "v4"), ("TPU v5e chip", "tpu", "v5e"), ("TPU v6e chip", "tpu", "v6e"),
-    ("T4", "gpu", "T4"), ("L4", "gpu", "L4"), ("A100", "gpu", "A100"), ("H100", "gpu", "H100"),
-    ("H200", "gpu", "H200"), ("B200", "gpu", "B200")))
+# (name: the model, which render words as the device, device kind, model in the datasheet table, price key in
+# suites/prices/cloud.yaml): one chip or GPU each
+BOUND_DEVICES = tuple((model, kind, model, price_key(kind, model)) for kind, model in (
+    ("tpu", "v4"), ("tpu", "v5e"), ("tpu", "v6e"), ("gpu", "T4"), ("gpu", "L4"), ("gpu", "A100"), ("gpu", "H100"),
+    ("gpu", "H200"), ("gpu", "B200")))
 
 
 def bound_arithmetic(kind: str, model: str, precision: str) -> str | None:
@@ -202,8 +202,7 @@ def bound_devices(ran: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str, s
         chip = chip_of(kind, accelerator) if kind in ("tpu", "gpu") else None
         if chip is not None and (chip.kind, chip.model) not in known:
             known.add((chip.kind, chip.model))
-            name = f"TPU {chip.model} chip" if chip.kind == "tpu" else chip.model
-            out.insert(0, (name, chip.kind, chip.model, price_key(chip.kind, chip.model), True))
+            out.insert(0, (chip.model, chip.kind, chip.model, price_key(chip.kind, chip.model), True))
     return out
 
 

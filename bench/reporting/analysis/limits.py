@@ -150,6 +150,7 @@ def _classify(ev: Evidence) -> Limit:
     return Limit(UNDETERMINED, ev, phi, low, high, MISSING_FLOOR if missing else STRADDLES)
 
 
+FROM_SWEEP, FROM_STAGE = "sweep", "extra_stage"  # where a label's second batch came from (LIMIT_COLUMNS' batch2_from)
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the
 # same host, at another global batch
 PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precision", "host"]
@@ -272,8 +273,8 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
             rows.append({**{k: row[k] for k in PARTNER_KEY}, "global_batch_size": ev.batch, "limit": limit.label,
                          "reason": limit.reason, "n_processes": n, "process_labels": own,
                          "fixed_share": limit.fixed, "fixed_low": limit.fixed_low, "fixed_high": limit.fixed_high,
-                         "batch2": ev.batch2, "batch2_from": "" if not ev.batch2 else "sweep" if partner is not None
-                         else "extra stage", "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
+                         "batch2": ev.batch2, "batch2_from": "" if not ev.batch2 else FROM_SWEEP if partner is not None
+                         else FROM_STAGE, "step_ms": 1e3 * ev.step_s, "step2_ms": 1e3 * ev.step2_s,
                          "input_share": ev.input_share, "compute_floor_ms": 1e3 * ev.compute_floor_s,
                          "memory_floor_ms": 1e3 * ev.memory_floor_s,
                          "device_share": ev.device_share, "call_ms": 1e3 * ev.call_s,

@@ -63,7 +63,7 @@ class Reference:
             return base * (1 - self.host_error), base, base / (1 - self.host_error), "measured"
         low, high = self.ratios.get(backend) or (min([1.0, *(lo for lo, _ in self.ratios.values())]),
                                                  max([1.0, *(hi for _, hi in self.ratios.values())]))
-        how = "measured" if backend in self.ratios else "other backends"
+        how = "measured" if backend in self.ratios else "other_backends"
         return (base * low * (1 - self.host_error), base * math.sqrt(low * high),
                 base * high / (1 - self.host_error), how)
 

@@ -17,7 +17,7 @@ from bench.predictions import Predictions, paired
 from bench.reporting.stats.paired import interval
 from bench.reporting.stats.sample import MIN_REPEATS, finite_median
 
-DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no claim"
+DIFFERS, EQUIVALENT, INCONCLUSIVE, NO_CLAIM = "differs", "equivalent", "inconclusive", "no_claim"  # render words them
 
 
 def verdict(seeds: int, low: float, high: float, margin_pp: float) -> str:

@@ -18,7 +18,7 @@ from bench.reporting.load.throughput import ThroughputTable
 
 # the methods, in the order the error table shows them: the time model (bench's), then what a reader of datasheets
 # alone gets (one compute/memory mix for every model, fitted on the other GPUs), then no scaling at all
-TIME_MODEL, ROOFLINE, SAME = "time model", "one roofline mix", "same throughput"
+TIME_MODEL, ROOFLINE, SAME = "time_model", "roofline_mix", "same_throughput"  # render words them
 METHODS = (TIME_MODEL, ROOFLINE, SAME)
 MIXES = np.linspace(0.0, 1.0, 101)  # the roofline mixes tried (share of the time that scales with the peak)
 

@@ -12,7 +12,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from bench.records import RecordLike
-from bench.reporting.analysis.compare import NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
+from bench.reporting.analysis.compare import BOTH, NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
 from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
@@ -92,7 +92,7 @@ def note_text(note: tuple[Any, ...]) -> str:
     """Why a point was not compared, in words: ``only in A``, ``B: failed (OOM)``."""
     if note[0] == ONLY_IN:
         return f"only in {note[1]}"
-    return "; ".join(f"{side}: {status} ({error})" for side, status, error in note[1])
+    return "; ".join(f"{'A and B' if side == BOTH else side}: {status} ({error})" for side, status, error in note[1])
 
 
 def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -> str:

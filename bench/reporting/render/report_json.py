@@ -97,7 +97,7 @@ class Parity(_Part):
 
     vs: str
     kind: str
-    verdict: str  # differs | equivalent | inconclusive | no claim
+    verdict: str  # differs | equivalent | inconclusive | no_claim
     diff_pp: Interval
     seeds: int
     test: str = "paired t across seeds, Bonferroni over the workload's comparisons"
@@ -348,7 +348,8 @@ def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = N
 
 
 def _predicted(p: DevicePrediction) -> Predicted:
-    return Predicted(device=p.device, kind=p.kind, model=p.model, basis=p.basis, train_s=_num(p.train_s),
+    return Predicted(device=device_name(p.device, kind=p.kind), kind=p.kind, model=p.model, basis=p.basis,
+                     train_s=_num(p.train_s),
                      low_s=_num(p.low_s), high_s=_num(p.high_s), examples_per_s=_num(p.examples_per_s),
                      fixed_share=_num(p.fixed_share), limit=p.limit, error=_num(p.error),
                      usd_per_epoch=_num(p.usd_per_epoch), usd_to_target=_num(p.usd_to_target),
@@ -359,7 +360,7 @@ def _predicted(p: DevicePrediction) -> Predicted:
 def _floors(g: pd.DataFrame, prices: Mapping[str, Price], limits: pd.DataFrame) -> list[DeviceFloor]:
     floors = workload_floors(g, prices, limits)
     return [] if floors is None else [
-        DeviceFloor(device=device_name(f.device, f.role), kind=f.kind, model=f.model, arithmetic=f.arithmetic,
+        DeviceFloor(device=device_name(f.device, f.role, f.kind), kind=f.kind, model=f.model, arithmetic=f.arithmetic,
                     compute_s=_num(f.compute_s), memory_s=_num(f.memory_s), host_s=_num(f.host_s),
                     measured_ratio=_num(f.measured_ratio), usd_per_million=_num(f.usd_per_million))
         for f in floors.devices]

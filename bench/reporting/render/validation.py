@@ -8,9 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from bench.reporting.analysis.validate import METHODS, TIME_MODEL, error_summary
+from bench.reporting.analysis.validate import METHODS, ROOFLINE, SAME, TIME_MODEL, error_summary
 from bench.reporting.load.throughput import NO_DATASHEET, SECOND_ROW, SEVERAL_GPUS, ThroughputTable
 from bench.reporting.render.text import markdown_table
+
+METHOD_WORDS = {TIME_MODEL: "time model", ROOFLINE: "one roofline mix", SAME: "same throughput"}
 
 
 def _pct(v: float) -> str:
@@ -24,8 +26,8 @@ def _wide(summary: pd.DataFrame, keys: list[str]) -> list[dict[str, str]]:
     for r in summary.to_dict("records"):
         key = tuple(str(r[k]) for k in keys)
         row = rows.setdefault(key, dict(zip(keys, key, strict=True)))
-        row[f"{r['method']} median %"] = _pct(r["median"])
-        row[f"{r['method']} p90 %"] = _pct(r["p90"])
+        row[f"{METHOD_WORDS[r['method']]} median %"] = _pct(r["median"])
+        row[f"{METHOD_WORDS[r['method']]} p90 %"] = _pct(r["p90"])
         counts[key] = str(int(r["n"]))
     return [{**row, "predictions": counts[key]} for key, row in rows.items()]
 
@@ -56,7 +58,7 @@ def validation_text(tables: Sequence[ThroughputTable], frame: pd.DataFrame) -> s
     out = ["Leave-one-device-out: for every model and every ordered pair of GPUs (measured -> unmeasured) of a table, "
            "the unmeasured GPU's examples/s predicted from the measured one's and the datasheets; nothing fitted sees "
            "the predicted GPU's rows. Error = |predicted / measured - 1|; same generation = one architecture. Methods: "
-           f"{', '.join(METHODS)} (docs/predict.md).", ""]
+           f"{', '.join(METHOD_WORDS[m] for m in METHODS)} (docs/predict.md).", ""]
     for t in tables:
         out.append(f"{t.path.name} ({t.precision}): {len(t.chips)} GPUs ({', '.join(sorted(t.chips))}), "
                    f"{len(t.models)} models")

@@ -26,6 +26,7 @@ from bench.reporting.analysis.race import (
     SEPARATED,
 )
 from bench.reporting.analysis.race_replay import LOST, UNFINISHED
+from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.claims import (
     EARLIER_DEFINITION,
     INPUT_BOUND,
@@ -271,7 +272,7 @@ def predicted_reason(code: str, short: bool = False) -> str:
 def priced_as(row: Mapping[str, Any] | pd.Series) -> str:
     """How a priced summary row's price was found (``price_basis``, :mod:`bench.reporting.analysis.cost`), in words:
     ``TPU v5e x 8 chips``, ``2 vCPU (cpu-vcpu)``, ``kaggle free tier``, ``no price (NVIDIA H100 ...)``."""
-    basis, key, what = row.get("price_basis"), row.get("price_key"), row.get("price_what")
+    basis, key, what = row.get("price_basis"), row.get("price_key"), row.get("price_what") or "device unknown"
     if basis == FREE_TIER:
         return f"{key} free tier"
     if basis == PLATFORM:
@@ -287,10 +288,14 @@ def priced_as(row: Mapping[str, Any] | pd.Series) -> str:
     return f"{key} x {count}" if row.get("device_kind") != "cpu" else f"{count} ({key})"
 
 
-def device_name(name: str, role: str = "") -> str:
-    """A device of the floors and predictions tables by its role (:data:`~bench.reporting.analysis.floors.OWN_DEVICE`:
+def device_name(name: str, role: str = "", kind: str = "") -> str:
+    """A device of the floors and predictions tables: a TPU chip of the table as ``TPU v5e chip``, a GPU by its model
+    (``H100``), and by its role (:data:`~bench.reporting.analysis.floors.OWN_DEVICE`: the record's own name,
     ``NVIDIA H200, measured``; :data:`~bench.reporting.analysis.floors.RAN_HERE`: ``TPU v3 chip, ran here``)."""
-    return f"{name}, measured" if role == OWN_DEVICE else f"{name}, ran here" if role == RAN_HERE else name
+    if role == OWN_DEVICE:
+        return f"{name}, measured"
+    chip = f"TPU {name} chip" if kind == "tpu" else name
+    return f"{chip}, ran here" if role == RAN_HERE else chip
 
 
 def arithmetic_words(row: Mapping[str, Any] | pd.Series) -> str:
@@ -298,3 +303,9 @@ def arithmetic_words(row: Mapping[str, Any] | pd.Series) -> str:
     where the matmul's is inferred (:func:`bench.reporting.frames.points.arithmetic_of`)."""
     inferred = row.get("arithmetic_inferred")
     return str(row.get("arithmetic") or "") + (" (matmul inferred from its probe)" if inferred is True else "")
+
+
+def verdict_words(code: str) -> str:
+    """A paired-by-seed verdict (:mod:`bench.reporting.analysis.seeds`: ``differs``, ``equivalent``,
+    ``inconclusive``, ``no_claim``) in words."""
+    return {NO_CLAIM: "no claim"}.get(code, code)

@@ -11,7 +11,7 @@ import pandas as pd
 from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.keys import workload_dataset
 from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, with_backend, workload_title
-from bench.reporting.render.words import runs
+from bench.reporting.render.words import runs, verdict_words
 from bench.reporting.stats.sample import as_float
 
 
@@ -46,7 +46,7 @@ def accuracy_evidence(r: pd.Series) -> str:
                     f"({NO_CLAIM_HOW})")
         return (f"against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
                 f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))}: "
-                f"{r['accuracy_verdict']}")
+                f"{verdict_words(r['accuracy_verdict'])}")
     if r.get("baseline") == r["strategy"]:
         return "it is the baseline, and the workload has no target here to judge it by"
     return "not judged (no target, and no baseline at this configuration)"
@@ -77,8 +77,8 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
         workload, dataset = workload_dataset(key)
         rows = []
         for _, r in g.iterrows():
-            claim = r["verdict"] != "no claim"
-            verdict = f"**{r['verdict']}**" if r["flag"] else r["verdict"]
+            claim = r["verdict"] != NO_CLAIM
+            verdict = f"**{verdict_words(r['verdict'])}**" if r["flag"] else verdict_words(r["verdict"])
             rows.append({"global batch": r["global_batch_size"], "spe": r["steps_per_execution"],
                          "precision": r["precision"], "strategy": r["strategy"],
                          "vs": (f"{r['baseline_backend']}/{r['baseline_label']}" if show_backend else r["baseline"])

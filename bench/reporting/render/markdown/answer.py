@@ -22,6 +22,7 @@ from bench.reporting.render.words import (
     BACKEND_NAMES,
     backend_name,
     caveats,
+    device_name,
     device_words,
     earlier_note,
     none_learns,
@@ -97,11 +98,12 @@ def _pick_text(p: Pick) -> str:
     money = p.figure != "train_s"
     shown = usd if money else (lambda v: f"{seconds(v)} s")
     what = {"train_s": "an epoch", "usd_to_target": "to the target", "usd_per_epoch": "an epoch"}[p.figure]
-    first = p.tied[0].device
+    first = device_name(p.tied[0].device, kind=p.tied[0].kind)
     figure = f"{shown(p.value)} {what} [{shown(p.low)}, {shown(p.high)}]"
     if len(p.tied) == 1:
         return f"{p.what}: {first}, {figure}"
-    return f"{p.what}: {first} ({figure}) not told apart from {_listed([d.device for d in p.tied[1:]])}"
+    rest = [device_name(d.device, kind=d.kind) for d in p.tied[1:]]
+    return f"{p.what}: {first} ({figure}) not told apart from {_listed(rest)}"
 
 
 def predicted_line(devices: Sequence[DevicePrediction]) -> list[str]:

@@ -52,6 +52,7 @@ from bench.reporting.render.words import (
     none_learns,
     not_learning_text,
     runs,
+    verdict_words,
 )
 from bench.reporting.verdicts import Analysis, winner
 
@@ -168,7 +169,7 @@ def _gap_text(t: Tradeoff) -> str:
     if g is None or g.verdict == NO_CLAIM:
         n = 0 if g is None else g.seeds
         return f"paired by seed: no claim with {runs(n)} ({NO_CLAIM_HOW})"
-    said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else g.verdict
+    said = "clearly more accurate" if g.verdict == DIFFERS and g.mean_pp > 0 else verdict_words(g.verdict)
     return (f"paired by seed: {g.mean_pp:+.1f} pp [{g.low_pp:+.1f}, {g.high_pp:+.1f}] over {runs(g.seeds)}, "
             f"{said}")
 

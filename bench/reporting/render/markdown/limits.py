@@ -10,6 +10,7 @@ import pandas as pd
 from bench.reporting.analysis.limits import (
     COMPUTE,
     FIXED_SHARE,
+    FROM_STAGE,
     HOST,
     HOST_SHARE,
     INPUT,
@@ -82,7 +83,7 @@ def _fixed(lim: pd.Series) -> str:
     """``86% [62%, over 100%] of it fixed (1.71 ms at b128)``; '' without a second batch or a fixed share."""
     if not lim["batch2"] or not math.isfinite(lim.get("fixed_share", math.nan)):
         return ""
-    extra = ", a short extra stage" if lim.get("batch2_from") == "extra stage" else ""
+    extra = ", a short extra stage" if lim.get("batch2_from") == FROM_STAGE else ""
     low, high = _bound(lim["fixed_low"]), _bound(lim["fixed_high"])
     fixed = (f"{_point(lim['fixed_share'])} [{low}, {high}] of it fixed" if low != high else
              f"{_point(lim['fixed_share'])} of it fixed, {low} throughout its 95% interval")

@@ -48,14 +48,16 @@ def _limit(p: DevicePrediction) -> str:
 def _row(p: DevicePrediction, floors: Floors | None) -> dict[str, str]:
     """A device's row: predicted, or why not with its largest floor."""
     if p.basis in (PREDICTED, REFERENCED):
-        return {"device": p.device, SPAN: _span(p), "examples/s": sig(p.examples_per_s), "limited there by": _limit(p),
+        return {"device": device_name(p.device, kind=p.kind), SPAN: _span(p), "examples/s": sig(p.examples_per_s),
+                "limited there by": _limit(p),
                 "USD an epoch": usd(p.usd_per_epoch), "USD to the target": usd(p.usd_to_target),
                 "basis": "predicted from reference records (no GPU run)" if p.basis == REFERENCED
                 else f"predicted (error {100 * p.error:.0f}% at p90)"}
     floor = next((f for f in (floors.devices[1:] if floors is not None else [])
                   if (f.kind, f.model) == (p.kind, p.model)), None)
     shown = bound_cell(floor.largest_s) if floor is not None else DASH
-    return {"device": p.device, SPAN: f"{shown} (floor)" if shown != DASH else DASH, "examples/s": DASH,
+    return {"device": device_name(p.device, kind=p.kind), SPAN: f"{shown} (floor)" if shown != DASH else DASH,
+            "examples/s": DASH,
             "limited there by": DASH, "USD an epoch": DASH, "USD to the target": DASH,
             "basis": "measured: not the fastest configuration (*Results*)" if p.basis == MEASURED
             else predicted_reason(p.basis, short=True)}
@@ -135,7 +137,7 @@ def floors_section(floors: Floors | None, priced: bool = False) -> list[str]:
                              "model's." if (missed := tuple(fastest.get("flops_uncounted") or ())) else "."))
     rows = []
     for f in floors.devices:
-        name = device_name(f.device, f.role) + (f" ({f.arithmetic.upper()})" if f.arithmetic else "")
+        name = device_name(f.device, f.role, f.kind) + (f" ({f.arithmetic.upper()})" if f.arithmetic else "")
         row = {"device": name, "compute floor (FLOPs ÷ peak)": bound_cell(f.compute_s),
                "memory floor (bytes ÷ bandwidth)": bound_cell(f.memory_s),
                f"host floor (steps × a step's fixed cost: {HOST_HOW.get(floors.host_how, 'not measured')})":
@@ -165,7 +167,8 @@ def predictions_csv(predicted: Mapping[tuple[str, str], Sequence[DevicePredictio
     """Every workload's devices as CSV (one row each; seconds, examples/s, fractions, USD; the measured
     configuration a prediction scales from as ``source_*``): the file ``predictions.csv`` beside report.md, the
     same figures as report.json's ``workloads[].predictions`` and the section's table."""
-    rows = [{"workload": w, "dataset": d, "device": p.device, "kind": p.kind, "model": p.model, "basis": p.basis,
+    rows = [{"workload": w, "dataset": d, "device": device_name(p.device, kind=p.kind), "kind": p.kind,
+             "model": p.model, "basis": p.basis,
              **{k: getattr(p, k) for k in _CSV_FIGURES},
              **{f"source_{k}": p.source.get(k) for k in ("backend", "strategy", "global_batch_size",
                                                          "steps_per_execution", "precision", "host_part")}}
