@@ -49,33 +49,41 @@ def _reason(g: dict[str, list[Any]], bad: list[int]) -> dict[str, Any]:
 
 
 def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> dict[str, Any]:
-    """One configuration's summary row from its points (column -> values, one per point)."""
+    """One configuration's summary row from its points (column -> values, one per point): what it is, how its points
+    ended, then its timing, learning, compute and memory columns."""
     ok_at = [i for i, s in enumerate(g["status"]) if s == "ok"]
     ok = {c: [v[i] for i in ok_at] for c, v in g.items()}
     statuses = set(g["status"])
     status = next(s for s in STATUS_ORDER if s in statuses) if not ok_at else "ok"
     bad = [i for i, s in enumerate(g["status"]) if s != "ok"]
+    first = {c: v[0] for c, v in g.items()}
+    timing = _timing(g, ok, bool(ok_at))
+    return {"host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
+            "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at), **_reason(g, bad), **timing,
+            "final_val_accuracy": finite_median(ok["final_val_accuracy"]), **target_columns(ok),
+            "chance_accuracy": finite_median(g["chance_accuracy"]),
+            "not_learning": configuration_not_learning(list(ok["seed"]), list(ok["not_learning"])),
+            **_compute(ok, first, timing["examples_per_s"], input_bound_fraction), **_memory(g, first),
+            "race_looks": int(max(g["race_looks"]))}
+
+
+def _timing(g: dict[str, list[Any]], ok: dict[str, list[Any]], any_ok: bool) -> dict[str, Any]:
+    """Steady epochs and training time (seconds), throughput per process and pooled (examples/s), warm-up, and the
+    steps that ran."""
     epoch_s = tuple(v for t in ok["steady_epoch_s"] for v in t if math.isfinite(v))
     repeat_rates = tuple(v for v in ok["repeat_examples_per_s"] if math.isfinite(v))
     summ = summarize_sample(epoch_s)
     train = summarize_sample([v for t in ok["steady_train_s"] for v in t])
     found = two_speeds(per_process := tuple(finite_median(t) for t in ok["steady_train_s"] if len(t)))  # per process
-    ex_s = geometric_mean(repeat_rates)
-    inp = finite_median(ok["input_examples_per_s"])
-    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
     fresh = [e for e, first in zip(ok["epoch1_train_s"], ok["first_in_process"], strict=True) if first]
-    sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
-    first = {c: v[0] for c, v in g.items()}
-    partial = bool(first["flops_uncounted"]) and first["flop_count"] != COMPILED  # no GFLOP/s, MFU: XLA's count only
     return {
-        "host": ", ".join(sorted(set(g["host"]))), **{c: first[c] for c in FIRST_OF_GROUP},
-        "status": status, "n_points": len(g["status"]), "n_ok": len(ok_at), **_reason(g, bad),
         "epoch_s_samples": epoch_s, "n_steady": summ.n, "epoch_s_median": summ.median,
         "epoch_s_q1": summ.q1, "epoch_s_q3": summ.q3, "epoch_s_iqr": summ.iqr, "epoch_s_cv": summ.cv,
         "train_s_median": train.median, "train_s_iqr": train.iqr,
         "process_train_s": per_process, **_steady_state(ok, train.median),
         "two_speeds": found,  # a TwoSpeeds, or None (bench.reporting.stats.spread; its text: render.text)
-        **_per_repeat("repeat_rates", repeat_rates), "n_repeats": len(repeat_rates), "examples_per_s": ex_s,
+        **_per_repeat("repeat_rates", repeat_rates), "n_repeats": len(repeat_rates),
+        "examples_per_s": geometric_mean(repeat_rates),
         **_per_repeat("repeat_train_s", [finite_median(t) for t in ok["steady_train_s"]]),
         **_per_repeat("repeat_epoch_s", [finite_median(t) for t in ok["steady_epoch_s"]]),
         **_per_repeat("others_busy", ok["others_busy"]),  # a neighbour's share of the CPUs per process
@@ -84,13 +92,20 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         # shorter: libraries loaded, kernels compiled); warmup_after_others marks a figure from later points only
         "warmup_overhead_s": finite_median(fresh or ok["epoch1_train_s"]) - train.median
         + finite_median(ok["stage_warmup_s"]),
-        "warmup_after_others": bool(ok_at) and not any(ok["first_in_process"]),
+        "warmup_after_others": any_ok and not any(ok["first_in_process"]),
         "spe_requested": tuple(sorted({int(v) for v in g["spe_requested"]})),  # the requests behind what ran
-        "steps_per_epoch": finite_median(as_float(v) for v in g["steps_per_epoch"]),
-        "final_val_accuracy": finite_median(ok["final_val_accuracy"]),
-        **target_columns(ok),
-        "chance_accuracy": finite_median(g["chance_accuracy"]),
-        "not_learning": configuration_not_learning(list(ok["seed"]), list(ok["not_learning"])),
+        "steps_per_epoch": finite_median(as_float(v) for v in g["steps_per_epoch"])}
+
+
+def _compute(ok: dict[str, list[Any]], first: dict[str, Any], ex_s: float, input_bound_fraction: float
+             ) -> dict[str, Any]:
+    """The input pipeline's own rate against training, FLOPs, peaks, bytes and the extra stage, GFLOP/s and MFU (none
+    from a count that misses layers, unless XLA counted the whole step)."""
+    inp = finite_median(ok["input_examples_per_s"])
+    flops, peak = finite_median(ok["flops_per_example"]), finite_median(ok["run_peak_flops_per_s"])
+    sheet, gflops = finite_median(ok["datasheet_peak_flops_per_s"]), flops * ex_s / 1e9
+    partial = bool(first["flops_uncounted"]) and first["flop_count"] != COMPILED  # no GFLOP/s, MFU: XLA's count only
+    return {
         "input_examples_per_s": inp,
         "input_bound": bool(math.isfinite(inp) and ex_s >= input_bound_fraction * inp),
         "input_share": ex_s / inp if inp > 0 else math.nan,  # of the rate its input pipeline delivers alone
@@ -101,13 +116,15 @@ def _summarize_group(g: dict[str, list[Any]], input_bound_fraction: float) -> di
         # above 100 %: the probe measured less than the model reached; shown as no figure, never as > 100 %
         "mfu_pct": 100 * gflops * 1e9 / peak if peak > 0 and gflops * 1e9 <= peak and not partial else math.nan,
         "mfu_over_peak": bool(peak > 0 and gflops * 1e9 > peak and not partial),
-        "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 and not partial else math.nan,
-        "peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
-        "device_scope": next((s for s in ("process+probe", "process") if s in set(g["device_scope"])),
-                             first["device_scope"]),
-        "step_mib": _max(g["step_mib"]),
-        "race_looks": int(max(g["race_looks"])),
-    }
+        "mfu_datasheet_pct": 100 * gflops * 1e9 / sheet if sheet > 0 and not partial else math.nan}
+
+
+def _memory(g: dict[str, list[Any]], first: dict[str, Any]) -> dict[str, Any]:
+    """Peak memory (MiB): the process's, the device's (with its scope) and the compiled step's."""
+    return {"peak_rss_mib": _max(g["peak_rss_mib"]), "device_peak_mib": _max(g["device_peak_mib"]),
+            "device_scope": next((s for s in ("process+probe", "process") if s in set(g["device_scope"])),
+                                 first["device_scope"]),
+            "step_mib": _max(g["step_mib"])}
 
 
 def _steady_state(ok: dict[str, list[Any]], train_s: float) -> dict[str, Any]:

@@ -124,6 +124,23 @@ def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, fo
     return part, bool(bound)
 
 
+def _opening(a: Analysis, loaded: LoadResult[Record], found: Mapping[tuple[str, str], Claims],
+             priced: pd.DataFrame | None, devices: Mapping[tuple[str, str], list[DevicePrediction]]) -> list[str]:
+    """The report's title, what it read, how to read it and the answer, a few lines per workload."""
+    hosts = sorted(set(a.points["host"]))
+    lines = ["# bench report", "",
+             f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
+             f"host(s) ({', '.join(hosts)}): {ran_on(a.summary)}. Speedups are against the best configuration of the "
+             f"`{a.baseline}` strategy that learns; accuracies within ±{a.parity_margin_pp:g} pp count as equal; "
+             f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
+             "## The answer", ""]
+    for key in a.summary.groupby(["workload", "dataset"], sort=True).groups:
+        workload, dataset = workload_dataset(key)
+        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)),
+                                list(devices.get((workload, dataset), [])))
+    return lines
+
+
 def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None,
@@ -135,27 +152,15 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
     ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without);
     ``parents`` the runs' own processes' seconds (:func:`bench.reporting.load.parents.parent_times`); ``predicted``
     each workload's devices (:func:`bench.reporting.analysis.predict.predictions_by_workload`; none without)."""
-    s = a.summary
     found = claims if claims is not None else all_claims(a)
-    hosts = sorted(set(a.points["host"]))
-    workloads = [workload_dataset(key) for key in s.groupby(["workload", "dataset"], sort=True).groups]
-    lines = ["# bench report", "",
-             f"{len(a.points)} point records from {a.points['run_id'].nunique()} run(s) on {len(hosts)} "
-             f"host(s) ({', '.join(hosts)}): {ran_on(s)}. Speedups are against the best configuration of the "
-             f"`{a.baseline}` strategy that learns; accuracies within ±{a.parity_margin_pp:g} pp count as equal; "
-             f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
-             "## The answer", ""]
-    for workload, dataset in workloads:
-        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)),
-                                list((predicted or {}).get((workload, dataset), [])))
-    lines += race_section(a.race)  # repeats=auto: where its repeats went
-    lines += pipelines_section(s, a.show_backend)
-    lines += ["## Environment", "", environment_table(loaded.records), "",
-              "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), ""]
-    lines += time_section(a.points, parents)
+    devices = predicted or {}
+    lines = [*_opening(a, loaded, found, priced, devices), *race_section(a.race),  # repeats=auto: its repeats
+             *pipelines_section(a.summary, a.show_backend),
+             "## Environment", "", environment_table(loaded.records), "",
+             "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), "", *time_section(a.points, parents)]
     seen: dict[str, str] = {}
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
-    for key, g in s.groupby(["workload", "dataset"], sort=True):
+    for key, g in a.summary.groupby(["workload", "dataset"], sort=True):
         workload, dataset = workload_dataset(key)
         title = workload_title(workload, dataset)
         if not (g["status"] == "ok").any():  # what was asked and why nothing finished, with nothing measured on it
@@ -163,7 +168,7 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
             continue
         part, bound = _workload_part(a, g, workload, dataset, found.get((workload, dataset)),
                                      dict(figures.get((workload, dataset), {})), priced, table,
-                                     list((predicted or {}).get((workload, dataset), [])))
+                                     list(devices.get((workload, dataset), [])))
         bounded = bounded or bound
         lines += once(part, seen, title)  # each note and legend in full once
     if priced is not None and table is not None:
