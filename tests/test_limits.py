@@ -204,8 +204,8 @@ def test_the_sentence_gives_the_label_its_numbers_and_the_lever_with_its_command
         "side); a larger batch or steps_per_execution would help (`batch_sizes=[32,128] steps_per_execution=[1,8]`)")
     assert limit_evidence(pd.Series(row)) == (
         "1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); its FLOPs at the measured peak "
-        "take 0.11 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it; a larger batch or "
-        "steps_per_execution would help; a faster device would not")
+        "take 0.11 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it; a faster device "
+        "would not")  # the lever's words the brief does not say
     assert limit_brief(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
         "**input-bound**: it trains at 94% of its input pipeline's own rate")
     assert limit_evidence(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(

@@ -156,6 +156,7 @@ def limit_evidence(lim: pd.Series) -> str:
     then the lever in full where it says more than the brief's."""
     label, lever = lim["limit"], lever_of(lim)
     more = lever.text if lever.short and lever.text != lever.short else ""
+    more = more[len(lever.short):].lstrip(";, ") if more.startswith(lever.short) else more  # only what it adds
     if label == INPUT:  # the brief's share is the evidence
         return more
     said = ", ".join(p for p in (f"{_ms(lim['step_ms'])} a step at b{lim['global_batch_size']}", _fixed(lim)) if p)
