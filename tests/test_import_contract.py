@@ -421,3 +421,20 @@ def test_every_name_a_package_exports_exists() -> None:
             continue
         module = importlib.import_module(module_name(path, BENCH))
         assert [n for n in getattr(module, "__all__", []) if not hasattr(module, n)] == [], module.__name__
+
+
+def test_every_engine_folder_declares_its_backend_and_every_framework_ban_holds_all_of_them() -> None:
+    """A backend is declared in its engine's folder (bench/engines/<name>/backend.yaml, read by
+    bench.records.backends, issue 75): every engine package has one, named as its folder, and every import contract
+    that bans a framework bans every declared backend's frameworks (a new engine's modules join each list)."""
+    from bench.records.backends import BACKENDS, SPECS
+
+    engines = sorted(p.name for p in (BENCH / "engines").iterdir() if (p / "__init__.py").is_file())
+    assert engines == sorted(BACKENDS) and BACKENDS[0] == "tensorflow"  # the first: labels without a prefix
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((BENCH.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    frameworks = {f for b in SPECS.values() for f in b.frameworks}
+    banning = [c for c in config["contracts"] if set(c.get("forbidden_modules", ())) & frameworks]
+    assert len(banning) >= 3  # the report side's, the run side's orchestrator's, the worker-free packages'
+    for contract in banning:
+        assert frameworks <= set(contract["forbidden_modules"]), (contract["id"], frameworks)

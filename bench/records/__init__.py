@@ -8,6 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+# BACKENDS: the Keras backends bench runs, each by the engine of that name (bench.engines.<name>), in the order their
+# folders declare (bench.records.backends): the one definition the config, the engines and the report read. A record
+# without ``backend`` is tensorflow's (the only one before).
+from bench.records.backends import BACKENDS
 from bench.records.model import REQUIRED_FIELDS, Dataset, Epoch, ErrorInfo, Record, Stage, Strategy
 from bench.records.parts import Check, Memory, Placement, Process, ProcessShare, RaceSettings, Topology
 from bench.records.store import (
@@ -24,11 +28,6 @@ from bench.records.store import (
     write_record,
 )
 from bench.records.upgrade import SCHEMA_VERSION, STATUSES, RecordError, check_header, parse, upgrade
-
-# The Keras backends bench runs, each by the engine of that name (bench.engines.<name>): the one definition the
-# config, the engines and the report read. A record without ``backend`` is tensorflow's (the only one before).
-BACKENDS = ("tensorflow", "jax", "torch")
-
 
 RecordLike = Record | Mapping[str, Any]  # a typed record, or one as stored (upgraded on the way in)
 

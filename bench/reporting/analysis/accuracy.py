@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.records.backends import BACKENDS
 from bench.reporting.analysis.seeds import DIFFERS, SeedIndex, compare_seeds
 from bench.reporting.frames.keys import (
     CONFIG_KEY,
@@ -107,7 +108,7 @@ PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "backend", "strate
                   "baseline_label", "seeds", "val_accuracy", "baseline_val_accuracy",
                   "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "same_predictions", "compared",
                   "per_seed", "flag"]
-REFERENCE_BACKENDS = ("tensorflow", "jax", "torch")  # a backend is compared with the first of these that ran
+REFERENCE_BACKENDS = BACKENDS  # a backend is compared with the first of these that ran (their declared order)
 
 
 def _other_backend(row: Mapping[str, Any], by_name: Mapping[str, Any]) -> str | None:

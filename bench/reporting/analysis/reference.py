@@ -19,6 +19,7 @@ import pandas as pd
 
 from bench.measure.datasheets import chip_of
 from bench.records import Record
+from bench.records.backends import BACKENDS
 from bench.reporting.analysis.transfer import StepModel, device, fit_steps, steps_left_out
 from bench.reporting.frames.keys import plain_rows
 from bench.reporting.load.throughput import host_reference_path, read_host_reference
@@ -153,7 +154,7 @@ def provenance(records: Sequence[Record]) -> dict[str, Any]:
 
     return {"accelerators": gpus, "dates": sorted({str(r.started_at)[:10] for r in records if r.started_at}),
             "bench_commits": seen("git_commit"), "cpus": seen("cpu"),
-            "versions": {k: seen(k) for k in ("keras", "jax", "torch", "tensorflow") if seen(k)}}
+            "versions": {k: seen(k) for k in ("keras", *sorted(BACKENDS)) if seen(k)}}
 
 
 def load_reference(path: Path = REFERENCE_PATH) -> Reference | None:

@@ -10,6 +10,8 @@ from typing import Any, cast
 
 import pandas as pd
 
+from bench.records.backends import spec
+
 # A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
 CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
 
@@ -79,5 +81,6 @@ def compared_spe(frame: pd.DataFrame) -> list[int]:
     for _, r in frame.iterrows():
         ran = int(r["steps_per_execution"])
         asked = {int(a) for a in r.get("spe_requested") or ()} - {ran}
-        out.append(asked.pop() if r.get("backend") == "torch" and ran == 1 and len(asked) == 1 else ran)
+        one = (b := spec(r.get("backend"))) is not None and b.one_step_per_call
+        out.append(asked.pop() if one and ran == 1 and len(asked) == 1 else ran)
     return out

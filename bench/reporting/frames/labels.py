@@ -12,10 +12,8 @@ from typing import Any
 import pandas as pd
 
 from bench.records import Dataset, Record, RecordLike, as_records
+from bench.records.backends import BACKENDS, spec
 from bench.records.revisions import earlier_definition
-
-TF_XLA = "XLA (tf.function"  # a TensorFlow point compiled with jit_compile=True (bench.engines.tensorflow.placement)
-TORCH_COMPILE = "torch.compile"  # a PyTorch point compiled with jit_compile=True (bench.engines.torch.strategies)
 
 
 def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
@@ -47,12 +45,17 @@ def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
         backend, name = scope(r)[2:]
         requested = r.strategy.requested or name
         label = name if requested == name else f"{requested} ({name})"
-        label = label if backend == "tensorflow" else f"{backend}/{label}"
+        label = f"{backend}/{label}" if _prefixed(backend) else label
         mark = compiler_mark(r, ran.get(_configuration(r)))  # jit_compile true or auto: named by what ran
         label = f"{label} ({mark})" if mark else label
         label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
         out.append(f"{label}@{host_of(r)}" if len(hosts[scope(r)]) > 1 else label)
     return out
+
+
+def _prefixed(backend: str | None) -> bool:
+    """Whether a backend's strategy labels carry its name (``jax/cpu_x2``): all but the first declared."""
+    return str(backend or BACKENDS[0]) != BACKENDS[0]
 
 
 def _configuration(r: Record) -> str:
@@ -67,17 +70,17 @@ def compiler_mark(r: Record, sibling: str | None = None) -> str:
     configuration; what was asked if none got that far); ``jit auto: XLA`` / ``graph`` / ``eager`` where Keras
     chose, and ``jit true: graph`` where Keras turned an asked compiler off (a layer that does not support it)."""
     asked = (r.point or {}).get("jit_compile", False)
-    if r.backend == "jax" or r.strategy.device_kind == "tpu" or r.strategy.name == "tpu":
+    b = spec(r.backend)
+    if b is None or b.always_compiles or r.strategy.device_kind == "tpu" or r.strategy.name == "tpu":
         return ""
-    compiler = "torch.compile" if r.backend == "torch" else "XLA"
     recorded = r.compiler or sibling
-    if not recorded:  # never compiled (skipped, failed early): what was asked; PyTorch's auto is always eager
-        return "" if asked is False else compiler if asked is True else (
-            "jit auto: eager" if r.backend == "torch" else "jit auto")
-    ran = compiler if recorded.startswith((TF_XLA, TORCH_COMPILE)) else "eager" if r.backend == "torch" else "graph"
+    if not recorded:  # never compiled (skipped, failed early): what was asked; an auto that never compiles: eager
+        return "" if asked is False else b.compiler if asked is True else (
+            "jit auto" if b.auto_compiles else f"jit auto: {b.uncompiled}")
+    ran = b.compiler if recorded.startswith(b.compiled_prefix) else b.uncompiled
     if asked is False:
-        return compiler if ran == compiler else ""  # a workload that sets jit_compile itself: what it set
-    return ran if asked is True and ran == compiler else f"jit {'auto' if asked == 'auto' else 'true'}: {ran}"
+        return b.compiler if ran == b.compiler else ""  # a workload that sets jit_compile itself: what it set
+    return ran if asked is True and ran == b.compiler else f"jit {'auto' if asked == 'auto' else 'true'}: {ran}"
 
 
 def host_of(record: Record) -> str:
@@ -149,7 +152,7 @@ def shows_backends(points: pd.DataFrame) -> bool:
     if points.empty or "backend" not in points:
         return False
     ran = points["backend"][points["status"] == "ok"] if "status" in points else points["backend"]
-    return bool((ran != "tensorflow").any())
+    return bool((ran != BACKENDS[0]).any())
 
 
 def config_label(row: Mapping[str, Any] | pd.Series) -> str:
@@ -196,7 +199,7 @@ def identity_columns(r: Record, label: str, workload: str) -> dict[str, Any]:
             "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
             "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
             # the label beside a backend column (strategy_labels prefixed it with the backend's name)
-            "strategy_label": label.removeprefix(f"{r.backend}/") if r.backend != "tensorflow" else label,
+            "strategy_label": label.removeprefix(f"{r.backend}/") if _prefixed(r.backend) else label,
             "global_batch_size": int(r.global_batch_size or (r.point or {}).get("batch_size") or 0),
             "steps_per_execution": r.effective_spe(), "precision": r.precision, "repeat": r.repeat,
             "status": r.status}

@@ -15,6 +15,7 @@ import pandas as pd
 from bench.measure.datasheets import datasheet_peak
 from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
+from bench.records.backends import spec
 from bench.reporting.frames.floors import probe_columns
 from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.frames.labels import (
@@ -77,7 +78,8 @@ def arithmetic_of(r: Record) -> tuple[str, bool]:
         probe = peaks.get("float32") if isinstance(peaks, dict) else peaks
         fp32 = datasheet_peak(r.strategy.device_kind or "", r.env.get("accelerator"), "float32",
                               r.strategy.num_replicas or 1, "fp32")
-        if r.backend == "torch" and r.math_mode == "tf32" and probe and fp32 and probe <= fp32:
+        fp32_default = (b := spec(r.backend)) is not None and b.gpu_float32_matmul == "fp32"
+        if fp32_default and r.math_mode == "tf32" and probe and fp32 and probe <= fp32:
             ops["matmul"], inferred = "fp32", True
     if not ops:
         return "", False

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from bench.records.backends import BACKENDS, spec
 from bench.reporting.analysis.limits import (
     COMPUTE,
     HOST,
@@ -61,10 +62,16 @@ def _precision(lim: Any) -> tuple[str, str, bool]:
             "precisions=[float32,mixed_bfloat16]", False)
 
 
+def _always_compiles(lim: Any) -> bool:
+    """Whether the configuration's backend compiles every step (no jit_compile lever: another backend is)."""
+    b = spec(lim.get("backend"))
+    return b is not None and b.always_compiles
+
+
 def _compilers(lim: Any) -> str:
     """The keys that try another compiler and backend from this configuration's."""
-    others = "backends=[tensorflow,jax,torch]"
-    return others if str(lim.get("backend")) == "jax" else f"jit_compile=[false,true] {others}"
+    others = f"backends=[{','.join(BACKENDS)}]"
+    return others if _always_compiles(lim) else f"jit_compile=[false,true] {others}"
 
 
 def measured_alternative(lim: Any) -> str:
@@ -117,7 +124,7 @@ def lever_of(lim: Any) -> Lever:
                  "a faster device would help; mixed precision: measure it" if command else "a faster device would help")
         return Lever(("device", "precision") if command else ("device",), text, command, short)
     if label == MEMORY:
-        fuse = "backends=[tensorflow,jax,torch]" if str(lim.get("backend")) == "jax" else "jit_compile=[false,true]"
+        fuse = f"backends=[{','.join(BACKENDS)}]" if _always_compiles(lim) else "jit_compile=[false,true]"
         narrow = "a narrower dtype, " if narrower else ""
         return Lever(("compiler", *(("precision",) if narrower else ()), "device"),
                      f"fewer bytes moved (a fusing compiler, {narrow}larger fused ops) or more bandwidth would help",

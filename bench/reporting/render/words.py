@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.records.backends import SPECS
 from bench.reporting.analysis.accuracy import BELOW_REFERENCE, TARGET_MISSED
 from bench.reporting.analysis.floors import OWN_DEVICE, RAN_HERE
 from bench.reporting.analysis.predict import NO_ACCELERATOR, NO_COUNT, NO_DATASHEET, TOO_FEW, TPU
@@ -53,7 +54,7 @@ from bench.reporting.render.text import seconds, sig
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis
 
-BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+BACKEND_NAMES = {name: b.display for name, b in SPECS.items()}  # each engine's declaration (records.backends)
 
 # a configuration with a process that bench ran again with one training step in flight (records' steps_in_flight)
 ONE_STEP_WORDS = "run again with one step in flight after XLA's CPU all-reduce deadlocked (slower steps)"

@@ -10,10 +10,11 @@ import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from bench.records.backends import SPECS
 from bench.reporting.render.figures import layout
 from bench.reporting.render.text import sig
 
-BACKEND_COLOURS = {"tensorflow": "#ff8f00", "jax": "#5e35b1", "torch": "#00897b"}
+BACKEND_COLOURS = {name: b.colour for name, b in SPECS.items()}  # each engine's declaration (records.backends)
 
 
 def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from bench.records.backends import SPECS, spec
 from bench.reporting.analysis.race import NO_OK
 from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.labels import config_label
@@ -27,9 +28,10 @@ def spe_notes(summary: pd.DataFrame) -> list[str]:
         if not other:
             continue
         asked_text = " and ".join(f"spe{a}" for a in other)
-        if r.get("backend") == "torch" and ran == 1:
+        b = spec(r.get("backend"))
+        if b is not None and b.one_step_per_call and ran == 1:
             out.append(f"{r['strategy']} at b{r['global_batch_size']}: {asked_text} ran as spe1, the only value Keras' "
-                       "PyTorch backend runs (one step per call)")
+                       f"{b.display} backend runs (one step per call)")
             continue
         steps = as_float(r.get("steps_per_epoch"))
         why = (f"the largest divisor of the epoch's {int(steps)} steps not above it" if math.isfinite(steps)
@@ -45,7 +47,8 @@ def jax_spe_note(summary: pd.DataFrame) -> str | None:
     once per step (``keras/src/backend/jax/trainer.py``, ``_make_function``), where TensorFlow compiles the loop
     into one ``tf.function`` and TPUStrategy into one TPU program; Keras' main branch has since moved to
     ``lax.scan``. So a JAX spe sweep measures fewer host callbacks only, and can change with the Keras version."""
-    jax = summary[(summary["backend"] == "jax") & (summary["steps_per_execution"] > 1)]
+    looped = [name for name, b in SPECS.items() if b.spe_python_loop]
+    jax = summary[summary["backend"].isin(looped) & (summary["steps_per_execution"] > 1)]
     if jax.empty:
         return None
     versions = sorted({v for v in jax.get("keras", pd.Series(dtype=str)) if v}) or ["(version not recorded)"]

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bench.records import LoadResult, RecordLike, as_records
+from bench.records.backends import SPECS
 from bench.reporting.claims import pipeline_pairs
 from bench.reporting.frames.keys import plain_rows
 from bench.reporting.frames.runs import run_peaks
@@ -61,8 +62,9 @@ def environment_table(records: Sequence[RecordLike]) -> str:
     full = {(str(r.env.get("hostname")), r.run_id) for r in typed if r.status != "skipped" and r.env.get("python")}
     blind = [r for r in typed if not r.env.get("python") and (str(r.env.get("hostname")), r.run_id) not in full]
     unseen = {id(r) for r in blind}
-    # a JAX or PyTorch column only where that framework ran
-    extra = [(k, c) for k, c in (("jax", "JAX"), ("torch", "PyTorch")) if any(r.env.get(k) for r in typed)]
+    # the first backend's column always, another's only where that framework ran (records name their versions by it)
+    first, *others = SPECS.values()
+    extra = [(b.name, b.display) for b in others if any(r.env.get(b.name) for r in typed)]
     envs: dict[tuple[str, ...], set[str]] = {}
     for r in typed:
         e = r.env
@@ -71,11 +73,11 @@ def environment_table(records: Sequence[RecordLike]) -> str:
             continue
         commit = str(e.get("git_commit") or DASH) + ("+dirty" if e.get("git_dirty") else "")
         devices = f"{e.get('device_count', DASH)} x {e.get('accelerator') or e.get('device_kind') or DASH}"
-        fields = ("hostname", "cpu", "cpu_count", "python", "tensorflow", *(k for k, _ in extra), "keras")
+        fields = ("hostname", "cpu", "cpu_count", "python", first.name, *(k for k, _ in extra), "keras")
         shown = [str(e.get(f)) if e.get(f) is not None else DASH for f in fields]
         key = (*shown[:3], devices, *shown[3:], f"{e.get('bench_version') or DASH} ({commit})")
         envs.setdefault(key, set()).add(r.run_id)
-    cols = ["host", "CPU", "cores", "devices", "Python", "TensorFlow", *(c for _, c in extra), "Keras",
+    cols = ["host", "CPU", "cores", "devices", "Python", first.display, *(c for _, c in extra), "Keras",
             "bench (commit)", "runs"]
     table = markdown_table([dict(zip(cols, [*k, ", ".join(sorted(v))], strict=True)) for k, v in sorted(envs.items())])
     gpus = {(str(r.env.get("hostname")), gpu_summary(r.env.get("gpu"))) for r in typed if r.env.get("gpu")}

@@ -1,0 +1,55 @@
+"""The Keras backends bench runs, each declared by its engine's folder (``bench/engines/<name>/backend.yaml``: its
+name, words, install extra, colour, the frameworks only it imports, and how its compiler is named). Read as data, so
+that the report side, which never imports an engine, asks the declaration instead of spelling a backend's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ENGINES_DIR = Path(__file__).resolve().parents[1] / "engines"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One backend's declaration (the fields of its ``backend.yaml``)."""
+
+    name: str
+    order: int  # 0: the first backend (labels without a backend prefix; the default of ``backends``)
+    display: str  # TensorFlow, JAX, PyTorch
+    extra: str  # the install extra: pip install -e .[<extra>]
+    colour: str  # its bars in the backends figure
+    frameworks: tuple[str, ...]  # the modules only its engine imports
+    always_compiles: bool  # every train step compiled: no compiler mark in labels
+    compiler: str  # what jit_compile=true compiles with, as labels name it
+    compiled_prefix: str  # how the record's ``compiler`` starts when that compiler ran
+    uncompiled: str  # what runs the step without it
+    auto_compiles: bool  # whether Keras' jit_compile="auto" may choose the compiler
+    one_step_per_call: bool  # Keras' trainer runs one step a call whatever steps_per_execution asks
+    spe_python_loop: bool  # several steps a call are a Python loop over the compiled step, not one program
+    gpu_float32_matmul: str  # the arithmetic of its float32 matmuls on a GPU by default (tf32, fp32)
+
+
+def _read(path: Path) -> Backend:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if raw.get("name") != path.parent.name:
+        raise ValueError(f"{path}: name={raw.get('name')!r}, the folder is {path.parent.name!r}")
+    return Backend(**{**raw, "frameworks": tuple(raw["frameworks"])})
+
+
+def declared(engines_dir: Path = ENGINES_DIR) -> dict[str, Backend]:
+    """Every engine folder's declaration, by name, in their ``order``."""
+    found = [_read(p) for p in sorted(engines_dir.glob("*/backend.yaml"))]
+    return {b.name: b for b in sorted(found, key=lambda b: (b.order, b.name))}
+
+
+SPECS = declared()
+BACKENDS = tuple(SPECS)  # ("tensorflow", "jax", "torch")
+
+
+def spec(name: str | None) -> Backend | None:
+    """A backend's declaration (None for a name no engine declares: a record of another bench)."""
+    return SPECS.get(str(name))
