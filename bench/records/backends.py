@@ -47,7 +47,7 @@ def declared(engines_dir: Path = ENGINES_DIR) -> dict[str, Backend]:
 
 
 SPECS = declared()
-BACKENDS = tuple(SPECS)  # ("tensorflow", "jax", "torch")
+BACKENDS = tuple(SPECS)  # the engines' names, the first declared first
 
 
 def spec(name: str | None) -> Backend | None:

@@ -11,18 +11,19 @@ from typing import Any
 
 from bench.engines import PlacementError
 from bench.records import Memory, Placement
+from bench.records.backends import spec
+
 
 # Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's and
 # PyTorch's are the point's jit_compile, passed explicitly (default False) so that every strategy compared runs the
 # same compiler unless "auto" is asked: Keras' "auto" turns XLA on for a no-scope TensorFlow model when a GPU or TPU
 # is physically present and off inside any strategy scope, and runs PyTorch eagerly. The record's ``compiler`` says
 # what ran, read from the compiled model.
-ALWAYS_JIT = {"jax": True}
-
-
 def jit_compile(backend: str, requested: bool | str) -> bool | str:
-    """The ``jit_compile`` a point's model is compiled with under ``backend`` (``"auto"``: Keras resolves it)."""
-    return ALWAYS_JIT.get(backend, requested)
+    """The ``jit_compile`` a point's model is compiled with under ``backend`` (``"auto"``: Keras resolves it): True
+    where its declaration says it always compiles (bench.records.backends)."""
+    b = spec(backend)
+    return True if b is not None and b.always_compiles else requested
 
 
 def record_placement(fit: Any) -> None:
