@@ -204,7 +204,7 @@ def test_the_sentence_gives_the_label_its_numbers_and_the_lever_with_its_command
         "side); a larger batch or steps_per_execution would help (`batch_sizes=[32,128] steps_per_execution=[1,8]`)")
     assert limit_evidence(pd.Series(row)) == (
         "1.21 ms a step at b32, 86% [62%, over 100%] of it fixed (1.71 ms at b128); its FLOPs at the measured peak "
-        "take 0.11 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it; a faster device "
+        "take 0.110 µs (0.00912%); no byte count; read from one process a side: repeats=3 checks it; a faster device "
         "would not")  # the lever's words the brief does not say
     assert limit_brief(pd.Series({**row, "limit": INPUT, "input_share": 0.94})).startswith(
         "**input-bound**: it trains at 94% of its input pipeline's own rate")
@@ -282,9 +282,9 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
     assert lim["batch2"] == 64 and lim["batch2_from"] == "extra_stage" and lim["fixed_share"] == pytest.approx(0.9)
-    assert lim["limit"] == HOST and "(11 ms at b64, a short extra stage)" in limit_evidence(lim)
+    assert lim["limit"] == HOST and "(11.0 ms at b64, a short extra stage)" in limit_evidence(lim)
     fuller = limits_frame(pd.DataFrame([{**row, "flops_per_example": 1e6}])).iloc[0]
-    assert fuller["limit"] == OVERHEAD and "(11 ms at b64, a short extra stage)" in limit_evidence(fuller)
+    assert fuller["limit"] == OVERHEAD and "(11.0 ms at b64, a short extra stage)" in limit_evidence(fuller)
     # the stage's ratio carries the spread within one process (5.5 %), not between processes: 90 % [72 %, 105 %]
     assert (lim["fixed_low"], lim["fixed_high"]) == pytest.approx((0.72, 1.05), abs=0.01)
     alone = limits_frame(pd.DataFrame([{**row, "second_batch": 0, "second_step_s": math.nan, "second_rates": ()}]))

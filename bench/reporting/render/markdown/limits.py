@@ -34,8 +34,8 @@ from bench.reporting.render.text import sig
 def _ms(value: float) -> str:
     """Milliseconds in three significant figures; µs below 0.1 ms."""
     if value >= 1000:  # never in exponent notation
-        return f"{value / 1e3:.3g} s"
-    return f"{1e3 * value:.3g} µs" if value < 0.1 else f"{value:.3g} ms"
+        return f"{sig(value / 1e3)} s"
+    return f"{sig(1e3 * value)} µs" if value < 0.1 else f"{sig(value)} ms"
 
 
 def _bound(share: float) -> str:
