@@ -18,6 +18,7 @@ from bench.reporting.frames.summary import summarize
 from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
+from tests.rows import identified
 
 RECORDS = Path(__file__).parent / "data" / "records"
 
@@ -224,7 +225,8 @@ def _frame(*rows: dict) -> pd.DataFrame:
     base = {"workload": "w", "dataset": "d", "status": "ok", "not_learning": "", "final_val_accuracy": 0.9,
             "n_val_eval": 10_000, "train_s_median": 1.0, "global_batch_size": 64, "steps_per_execution": 1,
             "precision": "float32"}
-    return pd.DataFrame([{**base, "backend": "tensorflow", "strategy_label": r.get("strategy", ""), **r} for r in rows])
+    return pd.DataFrame([identified({**base, "backend": "tensorflow", "strategy_label": r.get("strategy", ""), **r})
+                         for r in rows])
 
 
 def test_winner_prefers_learning_configuration():

@@ -12,6 +12,7 @@ from bench.reporting.analysis.cost import epoch_flops, lower_bound_s
 from bench.reporting.analysis.floors import epoch_bytes, workload_floors
 from bench.reporting.render.markdown.cost import bound_cell
 from bench.reporting.render.markdown.reach import floors_section, reach_section
+from tests.rows import identified
 
 
 def test_the_bound_is_flops_over_peak() -> None:
@@ -106,9 +107,10 @@ def test_where_it_ran_the_floors_are_the_measured_peak_bandwidth_and_fixed_cost(
 
 def test_the_host_floor_reads_the_fixed_share_of_the_step_when_two_batches_gave_one() -> None:
     """A limits row with a fixed share of 0.8 of a 25 ms step: 100 steps x 20 ms = 2 s."""
-    limits = pd.DataFrame([{"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 64,
-                            "steps_per_execution": 1, "precision": "float32", "fixed_share": 0.8, "step_ms": 25.0}])
-    row = {**_measured(), "workload": "w", "dataset": "d"}
+    limits = pd.DataFrame([identified({"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 64,
+                                       "steps_per_execution": 1, "precision": "float32", "fixed_share": 0.8,
+                                       "step_ms": 25.0})])
+    row = identified({**_measured(), "workload": "w", "dataset": "d"})
     table = _table("\n".join(_floors(pd.DataFrame([row]), limits=limits)))
     host = _column(table, "host floor")
     assert "fixed share" in host and table["CPU, measured"][host] == "≥ 2.00 s"

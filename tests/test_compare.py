@@ -144,3 +144,35 @@ def test_two_report_jsons_gate_as_their_records_do(tmp_path, capsys):
     bad.write_text('{"configurations": 3}')
     assert compare_main([str(bad), str(HOST_A)]) == 2
     assert f"bench compare: {bad} is not a bench report.json" in capsys.readouterr().err
+
+
+def _compared(out: str) -> tuple[list[str], list[list[str]]]:
+    """compare's table of matched points, and the strategy and point count of each row not compared."""
+    table, _, rest = out.partition("Not compared:")
+    rows = [ln.split()[:2] for ln in rest.splitlines()[3:] if ln.strip() and not ln.startswith("skipped")]
+    return [ln for ln in table.splitlines() if ln.startswith(("fashion", "imdb"))], rows
+
+
+def test_two_reports_join_on_identity_not_on_labels(tmp_path, capsys):
+    """compare joins configurations on their identity columns (report.json's ``identity``), not their display
+    labels: a report whose labels were all reworded still meets its records point for point; a report.json written
+    before it carried an identity is joined on its labels, as it was."""
+    from bench.reporting.build import build_report
+
+    ra = build_report([HOST_A], tmp_path / "ra").parent / "report.json"
+    assert compare_main([str(HOST_A), str(HOST_A)]) == 0
+    same = _compared(capsys.readouterr().out)
+    report = json.loads(ra.read_text())
+    assert all(c["identity"]["strategy_name"] for c in report["configurations"])
+    for c in report["configurations"]:
+        c["strategy"], c["dataset"] = f"renamed {c['strategy']}", f"renamed {c['dataset']}"
+    relabelled = tmp_path / "relabelled.json"
+    relabelled.write_text(json.dumps(report))
+    assert compare_main([str(HOST_A), str(relabelled)]) == 0
+    out = _compared(capsys.readouterr().out)
+    assert out == same and len(out[0]) > 0  # every point met, in A's labels; what was not compared, the same
+    for c in report["configurations"]:
+        del c["identity"]  # an older report.json: labels alone, here reworded, so nothing meets
+    relabelled.write_text(json.dumps(report))
+    assert compare_main([str(HOST_A), str(relabelled)]) == 2
+    assert "nothing to compare" in capsys.readouterr().err

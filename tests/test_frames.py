@@ -73,3 +73,20 @@ def test_one_data_set_at_two_paths_has_one_name_in_both_frames() -> None:
                         dataset={"name": "csv:plants.csv", "sha256": "f0"})
     records = as_records([trained, never])
     assert set(points_frame(records)["dataset"]) == set(epochs_frame(records)["dataset"]) == {"csv:plants.csv"}
+
+
+def test_configurations_are_keyed_by_identity_columns_and_labelled_from_them() -> None:
+    """CONFIG_KEY holds no display label; the labels are made from the identity columns alone (relabelling a frame
+    stripped of them gives them back), and they name each configuration once: as many labelled configurations as
+    keyed ones, over records of two hosts (one strategy on both: ``cpu@hostA``) and three backends."""
+    from bench.reporting.frames.keys import CONFIG_KEY, LABEL_ORDER
+    from bench.reporting.frames.labels import with_labels
+    from bench.reporting.frames.points import points_frame
+
+    assert not {"strategy", "dataset", "data", "strategy_label"} & set(CONFIG_KEY)
+    points = points_frame(load_records(RECORDS, warn=False).records)
+    labels = ["strategy", "strategy_label", "dataset", "data", "host_shown"]
+    again = with_labels(points.drop(columns=labels))
+    assert (again[labels] == points[labels]).all().all()
+    assert points.groupby(CONFIG_KEY).ngroups == points.groupby(LABEL_ORDER).ngroups > 20
+    assert {"cpu@hostA", "cpu@hostB"} <= set(points["strategy"]) and points["host_shown"].any()

@@ -29,6 +29,7 @@ from bench.reporting.analysis.limits import (
     classify,
     fixed_share,
 )
+from tests.rows import identified
 
 TIGHT = 1e-9  # a log spread so small that the interval is the point: the thresholds alone decide
 
@@ -279,6 +280,7 @@ def test_a_configuration_swept_at_one_batch_reads_its_extra_stage() -> None:
            "input_examples_per_s": math.nan, "flops_per_example": 1e3, "peak_flops_per_s": 1e11,
            "bytes_per_example": 1e3, "weight_bytes_per_step": 1e3, "peak_bytes_per_s": 1e10,
            "dispatch_s": 1e-4, "second_batch": 64, "second_step_s": 0.011, "second_rates": (64 / 0.011,)}
+    row = identified(row)
     frame = limits_frame(pd.DataFrame([row]))
     lim = frame.iloc[0]
     assert lim["batch2"] == 64 and lim["batch2_from"] == "extra_stage" and lim["fixed_share"] == pytest.approx(0.9)

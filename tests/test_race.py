@@ -24,7 +24,9 @@ from bench.reporting.analysis.race import (
     pooled_sigma,
     t_critical,
 )
+from bench.reporting.frames.keys import CONFIG_KEY, config_key
 from bench.reporting.render.words import race_reason_text
+from tests.rows import identified
 
 FIXTURE = Path(__file__).parent / "data" / "race_cnn_r5.json.gz"
 TRIALS = 400
@@ -39,15 +41,15 @@ def said(standing: Standing) -> str:
 def row(c: tuple[str, str, int, int], rates: list[float], **kw) -> dict:
     """One summary row as :func:`bench.reporting.frames.summary.summarize` gives it, with only what the race reads, for
     configuration ``c`` = (workload, strategy, global batch, spe)."""
-    return {"workload": c[0], "dataset": "d", "strategy": c[1], "global_batch_size": c[2],
+    return identified({"workload": c[0], "dataset": "d", "strategy": c[1], "global_batch_size": c[2],
             "steps_per_execution": c[3], "precision": "float32", "host": "h", "backend": "tensorflow",
             "strategy_requested": c[1], "strategy_name": c[1], "status": "ok", "n_points": len(rates),
             "repeat_rates": tuple(rates), "not_learning": "", "n_seeds": len(rates), "target_accuracy": 0.8,
-            "n_reached": len(rates), "final_val_accuracy": 0.9, **kw}
+            "n_reached": len(rates), "final_val_accuracy": 0.9, **kw})
 
 
 def key(c: tuple[str, str, int, int]) -> tuple:
-    return (c[0], "d", c[1], c[2], c[3], "float32")
+    return config_key(row(c, []))
 
 
 def run_race(full: dict[tuple, list[float]], most: int = 5) -> tuple[dict, dict[tuple, list[float]]]:
@@ -141,7 +143,9 @@ def test_the_rules_one_by_one() -> None:
 
     def standing(*rows: dict, **kw) -> dict:
         found = Race(pd.DataFrame(rows), 5).standings(**kw)
-        return {k[2] if k[3:5] == (32, 1) else k[2:5]: st for k, st in found.items()}  # b32 spe1 by strategy
+        at = [CONFIG_KEY.index(c) for c in ("strategy_name", "global_batch_size", "steps_per_execution")]
+        named = {tuple(k[i] for i in at): st for k, st in found.items()}
+        return {k[0] if k[1:] == (32, 1) else k: st for k, st in named.items()}  # b32 spe1 by strategy
 
     s = standing(row(cpu, [300.0]), row(x2, [100.0]))  # 3x apart, but one repeat each: no spread measured yet
     assert {st.state for st in s.values()} == {RUNNING}

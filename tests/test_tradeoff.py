@@ -17,6 +17,7 @@ from bench.reporting.frames.keys import CONFIG_KEY
 from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.report_json import report_data
 from bench.reporting.verdicts import analyze
+from tests.rows import identified
 
 
 def _sweep(finals: dict[int, list[float]], target: float | None = None) -> list[dict]:
@@ -79,8 +80,8 @@ def _frames(accs: np.ndarray, rates: list[float]) -> tuple[pd.DataFrame, pd.Data
     """Summary and points frames of k configurations (rows of ``accs``: per-seed final accuracy) of one workload."""
     points, summary = [], []
     for k, (row, rate) in enumerate(zip(accs, rates, strict=True)):
-        conf = {"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 32 * 2 ** k,
-                "steps_per_execution": 1, "precision": "float32"}
+        conf = identified({"workload": "w", "dataset": "d", "strategy": "cpu", "global_batch_size": 32 * 2 ** k,
+                           "steps_per_execution": 1, "precision": "float32"})
         points += [{**conf, "status": "ok", "seed": s, "repeat": s, "final_val_accuracy": v}
                    for s, v in enumerate(row)]
         summary.append({**conf, "learns": True, "target_accuracy": math.nan, "examples_per_s": rate,

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import PIPELINE_KEY, row_of, rows_of, same_config
+from bench.reporting.frames.keys import PIPELINE_KEY, SETTINGS, row_of, rows_of, same_config
 from bench.reporting.frames.speedups import baseline_rows, ratio_ci
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis, best_baseline, fastest_to_target, winner
@@ -213,7 +213,8 @@ def pipeline_pairs(summary: pd.DataFrame) -> list[tuple[pd.DataFrame, dict[str, 
     pipeline's throughput against ``default``'s (none where ``default`` did not run)."""
     ok = summary[summary["status"] == "ok"]
     out = []
-    for _, g in ok.groupby(PIPELINE_KEY, sort=True):
+    ok = ok.sort_values(["workload", "data", "strategy", *SETTINGS], kind="mergesort")  # in the order of their labels
+    for _, g in ok.groupby(PIPELINE_KEY, sort=False, dropna=False):
         if g["input_pipeline"].nunique() < 2:
             continue
         by = {str(r["input_pipeline"]): r for _, r in g.iterrows()}

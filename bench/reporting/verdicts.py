@@ -19,7 +19,7 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import CONFIG_KEY, MATCH_KEY, config_key, rows_of, same_config
+from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config
 from bench.reporting.frames.labels import config_label, config_name, shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
@@ -144,7 +144,7 @@ def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
             if w.empty or p.empty:
                 continue
             # the same backend and compiler on both sides: a wrapper's cost, not another backend's or compiler's
-            both = w.merge(p, on=["host", "backend", "compiler_mark", *MATCH_KEY[2:]], suffixes=("_w", "_p"))
+            both = w.merge(p, on=["host", "backend", "compiler_mark", *SETTINGS], suffixes=("_w", "_p"))
             ratios = tuple(float(a / b) for a, b in zip(both["examples_per_s_p"], both["examples_per_s_w"],
                                                          strict=True))
             if ratios:

@@ -104,7 +104,7 @@ def _flag(r: Mapping[str, Any], margin_pp: float = PARITY_MARGIN_PP) -> str:
     return ""
 
 
-PARITY_COLUMNS = [*MATCH_KEY, "strategy", "kind", "baseline", "backend", "strategy_label", "baseline_backend",
+PARITY_COLUMNS = [*CONFIG_KEY, "dataset", "strategy", "kind", "baseline", "strategy_label", "baseline_backend",
                   "baseline_label", "seeds", "val_accuracy", "baseline_val_accuracy",
                   "diff_pp", "low_pp", "high_pp", "p", "verdict", "agreement", "same_predictions", "compared",
                   "per_seed", "flag"]
@@ -135,10 +135,11 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
         return pd.DataFrame(columns=PARITY_COLUMNS)
     pairs: list[tuple[str, Mapping[str, Any], Mapping[str, Any] | pd.Series]] = []  # (kind, row, its reference)
     # _spe: PyTorch's spe1 (asked 8) beside the others' spe8; the index: row positions
-    conf = conf.assign(_spe=compared_spe(conf)).reset_index(drop=True)
+    conf = conf.assign(_spe=compared_spe(conf)).sort_values(  # in the order of their labels
+        ["workload", "dataset", "global_batch_size", "_spe", "precision"], kind="mergesort").reset_index(drop=True)
     exact, resolved = baseline_masks(conf, baseline)  # once: per group they cost 0.2 s over 1,000 records
     rows_at = plain_rows(conf)  # plain rows: a Series a row cost 0.1 s
-    for _, g in conf.groupby([*MATCH_KEY[:3], "_spe", *MATCH_KEY[4:]], sort=True, dropna=False):
+    for _, g in conf.groupby([*MATCH_KEY[:-2], "_spe", "precision"], sort=False, dropna=False):
         at = g.index.to_numpy()
         strategies = sorted(set(g["strategy"]))
         cands = Candidates(conf.iloc[at[preferred(exact[at], resolved[at])]])
@@ -158,8 +159,8 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
     for kind, row, ref in pairs:
         c = compare_seeds(index, config_of(row), config_of(ref), int(counts[(row["workload"], row["dataset"])]),
                           margin_pp)
-        rows.append({**{k: row[k] for k in MATCH_KEY}, "strategy": row["strategy"], "kind": kind,
-                     "baseline": ref["strategy"], "backend": row["backend"], "strategy_label": row["strategy_label"],
+        rows.append({**{k: row[k] for k in (*CONFIG_KEY, "dataset")}, "strategy": row["strategy"], "kind": kind,
+                     "baseline": ref["strategy"], "strategy_label": row["strategy_label"],
                      "baseline_backend": ref["backend"], "baseline_label": ref["strategy_label"],
                      "seeds": c.seeds, "val_accuracy": row["final_val_accuracy"],
                      "baseline_val_accuracy": ref["final_val_accuracy"], "diff_pp": c.mean_pp, "low_pp": c.low_pp,

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.levers import LEVER_COLUMNS, lever_facts
-from bench.reporting.frames.keys import plain_rows
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.stats.trend import EPOCH_CV
 
@@ -153,11 +153,11 @@ def _classify(ev: Evidence) -> Limit:
 FROM_SWEEP, FROM_STAGE = "sweep", "extra_stage"  # where a label's second batch came from (LIMIT_COLUMNS' batch2_from)
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the
 # same host, at another global batch
-PARTNER_KEY = ["workload", "dataset", "strategy", "steps_per_execution", "precision", "host"]
-LIMIT_COLUMNS = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5], "limit", "reason", "n_processes",
+PARTNER_KEY = [k for k in CONFIG_KEY if k != "global_batch_size"]
+LIMIT_COLUMNS = [*CONFIG_KEY, "dataset", "strategy", "limit", "reason", "n_processes",
                  "process_labels", "fixed_share", "fixed_low", "fixed_high", "batch2", "batch2_from", "step_ms",
                  "step2_ms", "input_share", "compute_floor_ms", "memory_floor_ms", "device_share", "call_ms",
-                 "others_busy", "uncounted", *LEVER_COLUMNS]
+                 "others_busy", "uncounted", *(c for c in LEVER_COLUMNS if c not in CONFIG_KEY)]
 
 
 def log_step_se(rates: Sequence[float], rates2: Sequence[float]) -> float:
@@ -270,7 +270,8 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
             partner = max(others, key=lambda o: abs(math.log(o["global_batch_size"] / b))) if others else None
             limit, n, own = label_of(row, partner)
             ev = limit.evidence
-            rows.append({**{k: row[k] for k in PARTNER_KEY}, "global_batch_size": ev.batch, "limit": limit.label,
+            rows.append({**{k: row[k] for k in (*PARTNER_KEY, "dataset", "strategy")}, "global_batch_size": ev.batch,
+                         "limit": limit.label,
                          "reason": limit.reason, "n_processes": n, "process_labels": own,
                          "fixed_share": limit.fixed, "fixed_low": limit.fixed_low, "fixed_high": limit.fixed_high,
                          "batch2": ev.batch2, "batch2_from": "" if not ev.batch2 else FROM_SWEEP if partner is not None

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.race import SEPARATED, standings_of
-from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.keys import CONFIG_KEY, LABEL_ORDER
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
@@ -40,23 +40,24 @@ def replay(points: pd.DataFrame, baseline: str = DEFAULT_BASELINE, margin_pp: fl
         return None
     raced = points[points["race_looks"] > 1]
     most, budget = int(raced["race_looks"].max()), float(raced["race_budget_s"].max())
-    counts = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["repeat"].max() + 1
+    groups = raced.sort_values(LABEL_ORDER, kind="mergesort").groupby(CONFIG_KEY, sort=False, dropna=False)
+    counts = groups.agg(dataset=("dataset", "first"), strategy=("strategy", "first"), n=("repeat", "max"))
     final = standings_of(raced, most, baseline, budget, margin_pp)  # look by look, as the run decided
     rows = []
     settled: dict[tuple[str, str], bool] = {}
-    for label, n in counts.items():
+    for label, r in counts.iterrows():
         key = cast(tuple[Any, ...], label)  # a label of the MultiIndex over CONFIG_KEY: pandas types it Hashable
         st = final.get(tuple(key))
         state, reason = (st.state, st.reason) if st is not None else (LOST, (LOST,))
         if st is not None and st.running:
             state, reason = UNFINISHED, (UNFINISHED,)
-        rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "repeats": int(n), "state": state,
-                     "reason": reason})
+        rows.append({**dict(zip(CONFIG_KEY, key, strict=True)), "dataset": r["dataset"], "strategy": r["strategy"],
+                     "repeats": int(r["n"]) + 1, "state": state, "reason": reason})
         if state == SEPARATED:
-            settled[(key[0], key[1])] = True
+            settled[(key[0], r["dataset"])] = True
     table = pd.DataFrame(rows)
     for wd in set(zip(table["workload"], table["dataset"], strict=True)):
         settled.setdefault(wd, False)
-    per_config = raced.groupby(CONFIG_KEY, sort=True, dropna=False)["point_wall_s"].mean()
+    per_config = groups["point_wall_s"].mean()
     used = float(np.nansum(raced["point_wall_s"]))
     return Spent(table, used, float(np.nansum(per_config.to_numpy() * most)), most, settled)

@@ -11,13 +11,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bench.records import RecordLike, as_records
-from bench.reporting.frames.labels import (
-    content_names,
-    identity_columns,
-    one_name_per_content,
-    strategy_labels,
-    workload_labels,
-)
+from bench.reporting.frames.keys import plain_rows
+from bench.reporting.frames.labels import identity_rows, with_labels
 from bench.reporting.stats.sample import as_float
 
 EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -51,10 +46,10 @@ EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (
 def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
     """One row per point and epoch, the columns of :data:`EPOCH_COLUMNS`, in the per-point frame's labels."""
     typed = as_records(records)
+    labelled = with_labels(identity_rows(typed))  # of every record, as the per-point frame's
     rows = []
-    for r, label, workload in zip(typed, strategy_labels(typed), workload_labels(typed), strict=True):
+    for r, ids in zip(typed, plain_rows(labelled), strict=True):
         steady = {e.epoch for e in r.steady_epochs()}
-        ids = identity_columns(r, label, workload)  # as the per-point frame's
         for e in r.epochs:
             train_s, examples = as_float(e.training_s()), as_float(e.examples)
             rows.append({
@@ -66,5 +61,4 @@ def epochs_frame(records: Sequence[RecordLike]) -> pd.DataFrame:
                 "val_accuracy": as_float(e.val_accuracy)})
     if not rows:
         return pd.DataFrame(columns=[c for c, _, _ in EPOCH_COLUMNS])
-    names = content_names((r.dataset.sha256 or "", r.dataset.name or "?") for r in typed)  # as the points frame
-    return one_name_per_content(pd.DataFrame(rows), names)[[c for c, _, _ in EPOCH_COLUMNS]]
+    return pd.DataFrame(rows)[[c for c, _, _ in EPOCH_COLUMNS]]

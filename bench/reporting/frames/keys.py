@@ -12,8 +12,16 @@ import pandas as pd
 
 from bench.records.backends import spec
 
-# A configuration; repeats of it are pooled. ``strategy`` is the display label (see strategy_labels).
-CONFIG_KEY = ["workload", "dataset", "strategy", "global_batch_size", "steps_per_execution", "precision"]
+# What varies between the configurations of one strategy (a configuration's name without its strategy).
+SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
+# A data set: its name (one per content), scale ('' none), examples used and the whole set's (-1: not known), pipeline.
+DATASET_KEY = ["dataset_name", "dataset_scale", "dataset_n_train", "dataset_whole", "input_pipeline"]
+# A strategy: the backend, the strategy asked for and the one resolved, the compiler mark, processes and host.
+STRATEGY_KEY = ["backend", "strategy_requested", "strategy_name", "compiler_mark", "process_count", "host"]
+# A configuration; repeats of it are pooled. Identity columns only (frames.labels.identity_columns): no display label.
+CONFIG_KEY = ["workload", *DATASET_KEY, *STRATEGY_KEY, *SETTINGS]
+# The order reports list configurations in: by their labels (frames.labels.with_labels), which name each one once.
+LABEL_ORDER = ["workload", "dataset", "strategy", *SETTINGS]
 
 
 def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -37,10 +45,9 @@ def workload_dataset(key: Hashable) -> tuple[str, str]:
 
 
 # What must be equal for two strategies to be compared (speedup, accuracy parity).
-MATCH_KEY = ["workload", "dataset", "global_batch_size", "steps_per_execution", "precision"]
-PIPELINE_KEY = ["workload", "data", "strategy", "global_batch_size", "steps_per_execution", "precision"]
-# What varies between the configurations of one strategy (a configuration's name without its strategy).
-SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
+MATCH_KEY = ["workload", *DATASET_KEY, *SETTINGS]
+# One configuration across input pipelines.
+PIPELINE_KEY = ["workload", *DATASET_KEY[:-1], *STRATEGY_KEY, *SETTINGS]
 
 
 def config_of(row: Mapping[str, Any] | pd.Series) -> dict[str, Any]:

@@ -11,46 +11,66 @@ from typing import Any
 
 import pandas as pd
 
-from bench.records import Dataset, Record, RecordLike, as_records
+from bench.records import Record, RecordLike, as_records
 from bench.records.backends import BACKENDS, spec
 from bench.records.revisions import earlier_definition
+from bench.reporting.frames.keys import plain_rows
 
 
 def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
-    """Display label per record: the strategy name as typed, ``"@host"`` added only when needed.
+    """Display label per record (:func:`with_labels` over its :func:`identity_rows`)."""
+    return list(with_labels(identity_rows(as_records(records)))["strategy"])
 
-    The label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
-    backend when it is not tensorflow (``jax/cpu_x2``), followed by the process count of a multi-process
-    point (``jax/cpu_x2 (2 processes)``: another configuration than ``jax/cpu_x2`` in one process), and the
-    compiler where it is not the backend's default (:func:`compiler_mark`: ``cpu (XLA)``, ``torch/cpu
-    (torch.compile)``, ``gpu (jit auto: XLA)``; TPUStrategy and JAX always compile with XLA: no mark). When one
-    resolved name ran on two or more hosts for the same workload and dataset, those labels get ``@hostname``.
-    """
-    typed = as_records(records)
 
-    def scope(r: Record) -> tuple[str, str, str, str]:
-        return (r.workload, dataset_label(r.dataset), str(r.backend), str(r.strategy.name or r.strategy.requested))
-
-    hosts: dict[tuple[str, str, str, str], set[str]] = {}
-    for r in typed:
-        hosts.setdefault(scope(r), set()).add(host_of(r))
-    # a configuration's compiler as any of its repeats recorded it: a repeat that never compiled (failed early) is
-    # labelled by what its siblings ran, so one configuration keeps one label
+def compiler_marks(typed: Sequence[Record]) -> list[str]:
+    """Each record's :func:`compiler_mark`, a repeat that never compiled (failed early) marked by what any of its
+    siblings ran, so one configuration keeps one mark."""
     ran: dict[str, str] = {}
     for r in typed:
         if r.compiler:
             ran.setdefault(_configuration(r), r.compiler)
-    out = []
-    for r in typed:
-        backend, name = scope(r)[2:]
-        requested = r.strategy.requested or name
+    return [compiler_mark(r, ran.get(_configuration(r))) for r in typed]
+
+
+def identity_rows(typed: Sequence[Record]) -> pd.DataFrame:
+    """One row of :func:`identity_columns` per record, one name per data set content (:func:`one_name_per_content`),
+    in the records' order."""
+    rows = [identity_columns(r, workload, mark)
+            for r, workload, mark in zip(typed, workload_labels(typed), compiler_marks(typed), strict=True)]
+    return one_name_per_content(pd.DataFrame(rows)) if rows else pd.DataFrame()
+
+
+def with_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (identity columns: :func:`identity_columns`) with its display labels, made from those columns alone:
+    ``dataset`` (:func:`dataset_label`), ``data`` (the same, any pipeline), ``strategy`` and ``strategy_label`` (the
+    latter without the backend's prefix, for a table with a backend column).
+
+    The strategy label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
+    backend when it is not the first declared (``jax/cpu_x2``), followed by the process count of a multi-process
+    point (``jax/cpu_x2 (2 processes)``), and the compiler where it is not the backend's default
+    (:func:`compiler_mark`: ``cpu (XLA)``, ``torch/cpu (torch.compile)``, ``gpu (jit auto: XLA)``). When one
+    resolved name ran on two or more hosts for the same workload and data set, those labels get ``@hostname``
+    (``host_shown``)."""
+    if frame.empty:
+        return frame
+    frame = frame.copy()
+    parts = list(zip(frame["dataset_name"], frame["dataset_scale"], frame["dataset_n_train"], frame["dataset_whole"],
+                     frame["input_pipeline"], strict=True))
+    frame["dataset"] = [dataset_label(name, scale, n, whole, pipe) for name, scale, n, whole, pipe in parts]
+    frame["data"] = [dataset_label(name, scale, n, whole) for name, scale, n, whole, _ in parts]
+    scope = ["workload", "dataset", "backend", "strategy_name"]
+    frame["host_shown"] = frame.groupby(scope, sort=False, dropna=False)["host"].transform("nunique") > 1
+    plain = []
+    for r in plain_rows(frame):
+        name, requested = r["strategy_name"], r["strategy_requested"] or r["strategy_name"]
         label = name if requested == name else f"{requested} ({name})"
-        label = f"{backend}/{label}" if _prefixed(backend) else label
-        mark = compiler_mark(r, ran.get(_configuration(r)))  # jit_compile true or auto: named by what ran
-        label = f"{label} ({mark})" if mark else label
-        label = label if r.process_count() == 1 else f"{label} ({r.process_count()} processes)"
-        out.append(f"{label}@{host_of(r)}" if len(hosts[scope(r)]) > 1 else label)
-    return out
+        label = f"{label} ({r['compiler_mark']})" if r["compiler_mark"] else label
+        label = label if r["process_count"] == 1 else f"{label} ({r['process_count']} processes)"
+        plain.append(f"{label}@{r['host']}" if r["host_shown"] else label)
+    frame["strategy_label"] = plain
+    frame["strategy"] = [f"{b}/{label}" if _prefixed(b) else label
+                         for b, label in zip(frame["backend"], plain, strict=True)]
+    return frame
 
 
 def _prefixed(backend: str | None) -> bool:
@@ -88,17 +108,15 @@ def host_of(record: Record) -> str:
     return str(record.env.get("hostname") or "unknown-host")
 
 
-def dataset_label(ds: Dataset, with_pipeline: bool = True) -> str:
-    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ. Real
-    data (a data source, a user's arrays) says how much of it was used: ``"keras:mnist (n_train=4096 of
-    60000)"``."""
-    name = ds.name or "?"
-    whole = ds.source_n_train
-    extra = [str(ds.scale)] if ds.scale and whole is None else []
-    if ds.n_train is not None:
-        extra.append(f"n_train={ds.n_train}" + (f" of {whole}" if whole is not None else ""))
-    if with_pipeline and ds.pipeline not in (None, "default"):
-        extra.append(f"pipeline={ds.pipeline}")  # a deliberately slow input pipeline is another dataset
+def dataset_label(name: str, scale: str, n_train: int, whole: int, pipeline: str = "default") -> str:
+    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ (the columns of
+    :func:`identity_columns`: -1 for a count not known). Real data (a data source, a user's arrays) says how much of it
+    was used: ``"keras:mnist (n_train=4096 of 60000)"``; a pipeline other than the default is named."""
+    extra = [str(scale)] if scale and whole < 0 else []
+    if n_train >= 0:
+        extra.append(f"n_train={n_train}" + (f" of {whole}" if whole >= 0 else ""))
+    if pipeline != "default":
+        extra.append(f"pipeline={pipeline}")  # a deliberately slow input pipeline is another dataset
     return f"{name} ({', '.join(extra)})" if extra else str(name)
 
 
@@ -122,26 +140,16 @@ def content_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str
     return rename
 
 
-def one_name_per_content(frame: pd.DataFrame, rename: dict[tuple[str, str], str] | None = None) -> pd.DataFrame:
-    """``frame`` (with ``dataset_name`` and ``dataset_sha256`` columns) with the ``dataset``, ``data`` and
-    ``dataset_name`` of rows of one content hash under one name, so that they form one comparison; ``rename``
-    (:func:`content_names`) when the names come from more records than the frame's rows (the per-epoch frame has
-    none of a point that never trained, yet must name its data as the per-point frame does)."""
+def one_name_per_content(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (with ``dataset_name`` and ``dataset_sha256`` columns) with the ``dataset_name`` of rows of one
+    content hash as one name, so that they form one comparison."""
     hashed = frame[frame["dataset_sha256"].astype(bool)]
-    if rename is None:
-        rename = content_names(zip(hashed["dataset_sha256"], hashed["dataset_name"], strict=True))
+    rename = content_names(zip(hashed["dataset_sha256"], hashed["dataset_name"], strict=True))
     if not rename:
         return frame
     frame = frame.copy()
-    for i, row in hashed.iterrows():
-        new = rename.get((row["dataset_sha256"], row["dataset_name"]))
-        if new is None:
-            continue
-        old = row["dataset_name"]
-        for col in ("dataset", "data"):
-            if col in frame:
-                frame.at[i, col] = new + str(row[col])[len(old):]
-        frame.at[i, "dataset_name"] = new
+    frame["dataset_name"] = [rename.get((sha, name), name)
+                             for sha, name in zip(frame["dataset_sha256"], frame["dataset_name"], strict=True)]
     return frame
 
 
@@ -189,17 +197,23 @@ def workload_labels(records: Sequence[Record]) -> list[str]:
     return out
 
 
-def identity_columns(r: Record, label: str, workload: str) -> dict[str, Any]:
-    """The columns that say which point a row belongs to, the same in the per-point and the per-epoch frame:
-    run, point, ``workload`` (its label: :func:`workload_labels`), data set (label, name, content hash), strategy
-    ``label`` (:func:`strategy_labels`), backend, global batch (examples; a skipped point that never knew it: its
-    planned batch, else 0), steps_per_execution that ran, precision, repeat and status."""
-    return {"run_id": r.run_id, "point_id": r.point_id,
-            "workload": workload,
-            "dataset": dataset_label(r.dataset), "dataset_name": r.dataset.name or "?",
-            "dataset_sha256": r.dataset.sha256 or "", "strategy": label, "backend": r.backend,
-            # the label beside a backend column (strategy_labels prefixed it with the backend's name)
-            "strategy_label": label.removeprefix(f"{r.backend}/") if _prefixed(r.backend) else label,
+def identity_columns(r: Record, workload: str, compiler: str) -> dict[str, Any]:
+    """The columns that say which point a row belongs to, the same in the per-point and the per-epoch frame, codes
+    and numbers (no label; :func:`with_labels` makes those from them): run, point, ``workload`` (its label:
+    :func:`workload_labels`); the data set's name, content hash, scale ('' none), ``n_train`` and the whole set's
+    ``n_train`` (-1: not known) and input pipeline; backend, the strategy as requested and as resolved, the compiler
+    mark (``compiler``: :func:`compiler_marks`), the cooperating processes and the host; global batch (examples; a
+    skipped point that never knew it: its planned batch, else 0), steps_per_execution that ran, precision, repeat and
+    status."""
+    ds, s = r.dataset, r.strategy
+    return {"run_id": r.run_id, "point_id": r.point_id, "workload": workload,
+            "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "", "dataset_scale": ds.scale or "",
+            "dataset_n_train": -1 if ds.n_train is None else int(ds.n_train),
+            "dataset_whole": -1 if ds.source_n_train is None else int(ds.source_n_train),
+            "input_pipeline": ds.pipeline or "default",
+            "backend": r.backend, "strategy_requested": s.requested or "",
+            "strategy_name": s.name or s.requested or "?",
+            "compiler_mark": compiler, "process_count": r.process_count(), "host": host_of(r),
             "global_batch_size": int(r.global_batch_size or (r.point or {}).get("batch_size") or 0),
             "steps_per_execution": r.effective_spe(), "precision": r.precision, "repeat": r.repeat,
             "status": r.status}

@@ -17,17 +17,8 @@ from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.records.backends import spec
 from bench.reporting.frames.floors import probe_columns
-from bench.reporting.frames.keys import CONFIG_KEY
-from bench.reporting.frames.labels import (
-    compiler_mark,
-    dataset_label,
-    earlier_of,
-    host_of,
-    identity_columns,
-    one_name_per_content,
-    strategy_labels,
-    workload_labels,
-)
+from bench.reporting.frames.keys import LABEL_ORDER, plain_rows
+from bench.reporting.frames.labels import earlier_of, identity_rows, with_labels
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, Reason, learning_reasons
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
@@ -53,15 +44,14 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
     are read as the current typed model (:func:`bench.records.upgrade`: what an absent field means is settled
     there)."""
     typed = as_records(records)
-    rows = [_point_row(r, label, workload, min_loss_drop, chance_margin_pp)
-            for r, label, workload in zip(typed, strategy_labels(typed), workload_labels(typed), strict=True)]
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame = with_run_peaks(one_name_per_content(frame))  # one data set at two paths is one data set
+    ids = identity_rows(typed)  # one data set at two paths is one data set
+    if ids.empty:
+        return ids
+    rows = [_point_row(r, i, min_loss_drop, chance_margin_pp) for r, i in zip(typed, plain_rows(with_labels(ids)),
+                                                                              strict=True)]
+    frame = with_run_peaks(pd.DataFrame(rows))
     frame["first_in_process"] = _first_in_process(frame)
-    return frame.sort_values([*CONFIG_KEY, "repeat", "run_id", "point_id"], kind="mergesort",
-                             ignore_index=True)
+    return frame.sort_values([*LABEL_ORDER, "repeat", "run_id", "point_id"], kind="mergesort", ignore_index=True)
 
 
 def arithmetic_of(r: Record) -> tuple[str, bool]:
@@ -126,10 +116,9 @@ def _first_training_s(first: Sequence[Any]) -> float:
     return as_float(first[0].training_s()) if first else math.nan
 
 
-def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
-    """One row of :func:`points_frame` (timing, identity, learning)."""
+def _point_row(r: Record, ids: dict[str, Any], min_loss_drop: float, chance_margin_pp: float) -> dict[str, Any]:
+    """One row of :func:`points_frame` (timing, learning) beside its identity and labels, ``ids``."""
     s, ds = r.strategy, r.dataset
-    ids = identity_columns(r, label, workload)
     gb = ids["global_batch_size"]
     steady = r.steady_epochs()
     times = [(as_float(e.training_s()), as_float(e.examples)) for e in steady]
@@ -142,12 +131,8 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
     scored = [e.val_examples for e in r.epochs if e.val_examples]  # recorded since every example is scored
     n_val = float(scored[-1]) if scored else n_val
     return {
-        **ids, "suite": r.suite, "host": host_of(r), "input_pipeline": ds.pipeline or "default",
-        "started_at": str(r.started_at or ""),
-        "data": dataset_label(ds, with_pipeline=False),  # the label, any pipeline
-        "keras": str(r.env.get("keras") or ""),
-        "compiler_mark": compiler_mark(r), "strategy_requested": s.requested,
-        "strategy_name": s.name or s.requested or "?", "strategy_class": s.cls, "device_kind": s.device_kind,
+        **ids, "suite": r.suite, "started_at": str(r.started_at or ""), "keras": str(r.env.get("keras") or ""),
+        "strategy_class": s.cls, "device_kind": s.device_kind,
         "accelerator": r.env.get("accelerator") or "", "cpu_count": as_float(r.env.get("cpu_count")),
         "cpu_flags": tuple(str(f) for f in r.env.get("cpu_flags") or ()),
         "env_var_names": tuple(sorted(r.env.get("env_vars") or ())),  # names only: the Cost section's free tiers
@@ -170,7 +155,7 @@ def _point_row(r: Record, label: str, workload: str, min_loss_drop: float, chanc
         "predictions": decode(r.val_predictions),
         "earlier_definition": earlier_of(r),  # a built-in's record of an earlier definition (words: render)
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
-        **_process_columns(r, label),
+        **_process_columns(r, ids["strategy"]),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         **_spent_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
@@ -220,10 +205,17 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("host", "text", "the machine's host name"),
     ("workload", "text", "the workload's name (its variant, or a built-in's earlier definition, after a slash)"),
     ("dataset", "text", "the data set: name (no path) and how much of it was used"),
+    ("dataset_name", "text", "the data set's name (one per content hash)"),
+    ("dataset_scale", "text", "reduced, full or '' (a data source or a user's arrays)"),
+    ("dataset_n_train", "examples", "training examples used (-1: not recorded)"),
+    ("dataset_whole", "examples", "training examples of the whole data source (-1: generated data, or not known)"),
     ("input_pipeline", "text", "default, cached, slow_decode, autotune or numpy"),
     ("strategy", "text", "the strategy as the report labels it (backend/ prefix under JAX)"),
     ("backend", "text", "tensorflow, jax or torch"),
+    ("strategy_requested", "text", "the strategy as asked for (auto, or a name)"),
     ("strategy_name", "text", "the strategy that ran (auto resolved)"),
+    ("compiler_mark", "text", "the compiler where it is not the backend's default (XLA, torch.compile, ...; '' none)"),
+    ("process_count", "count", "cooperating processes that ran the point (1 unless multi-process)"),
     ("device_kind", "text", "cpu, gpu or tpu"),
     ("num_replicas", "count", "replicas the strategy trained on"),
     ("global_batch_size", "examples", "examples per training step, all replicas"),

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bench.records import BACKENDS
-from bench.reporting.frames.keys import MATCH_KEY
+from bench.reporting.frames.keys import MATCH_KEY, config_key
 from bench.reporting.stats.ratio import CONFIDENCE, RatioCI, repeat_ratio_ci
 
 DEFAULT_BASELINE = "cpu"
@@ -89,7 +89,7 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
         base = pick_baseline(row, cands) if row["status"] == "ok" else None
         if base is None:
             ci = RatioCI(math.nan, math.nan, math.nan, 0, 0)
-        elif base["strategy"] == row["strategy"]:
+        elif config_key(base) == config_key(row):
             ci = RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
         else:
             ci = ratio_ci(row, base)

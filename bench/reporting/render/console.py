@@ -77,7 +77,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
 
 
 def _key_cells(r: pd.Series) -> list[Any]:
-    return [r["workload"], r["dataset"], r["strategy_key"], r["global_batch_size"], r["steps_per_execution"],
+    return [r["workload"], r["dataset"], r["strategy"], r["global_batch_size"], r["steps_per_execution"],
             r["precision"]]
 
 
@@ -114,7 +114,7 @@ def compare_table(matched: pd.DataFrame, unmatched: pd.DataFrame, metric: str) -
         out.append("No point was measured in both folders.")
     if not unmatched.empty:
         # one line per strategy and reason: a missing GPU should not fill a screen with identical lines
-        groups = unmatched.groupby(["strategy_key", "note"], sort=True)
+        groups = unmatched.groupby(["strategy", "note"], sort=True)
         rows = [[strategy, len(g), ", ".join(sorted({str(w) for w in g["workload"]})),
                  note_text(cast(tuple[Any, ...], note))]  # the note column holds tuples (compare's unmatched)
                 for (strategy, note), g in groups]

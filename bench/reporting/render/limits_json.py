@@ -10,11 +10,9 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from bench.reporting.analysis.limits import LIMIT_COLUMNS, PARTNER_KEY
-from bench.reporting.frames.keys import plain_rows
+from bench.reporting.analysis.limits import LIMIT_COLUMNS
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows
 from bench.reporting.render.levers import lever_of
-
-LIMIT_KEY = [*PARTNER_KEY[:3], "global_batch_size", *PARTNER_KEY[3:5]]  # a limits row's configuration
 
 
 class Limit(BaseModel):
@@ -67,14 +65,14 @@ def _num(x: Any) -> float | None:
 
 def limits_by_config(limits: pd.DataFrame) -> dict[tuple[Any, ...], Limit]:
     """Each limits row (:data:`~bench.reporting.analysis.limits.LIMIT_COLUMNS`) as a :class:`Limit`, keyed by its
-    configuration's :data:`LIMIT_KEY` values."""
+    configuration's :data:`CONFIG_KEY` values."""
     out = {}
     words = ("reason", "narrow_math", "alt_strategy")
     numbers = [c for c in LIMIT_COLUMNS if c in Limit.model_fields and c not in ("batch2", "n_processes",
                                                                                  "process_labels", "uncounted", *words)]
     for row in plain_rows(limits):
         lever = lever_of(row)
-        out[tuple(row[k] for k in LIMIT_KEY)] = Limit(
+        out[tuple(row[k] for k in CONFIG_KEY)] = Limit(
             label=row["limit"], lever=lever.text, lever_codes=list(lever.codes), lever_command=lever.command,
             batch2=int(row["batch2"]) or None, n_processes=int(row["n_processes"]),
             process_labels=list(row["process_labels"]), uncounted=list(row["uncounted"]),

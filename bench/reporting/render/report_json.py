@@ -24,9 +24,10 @@ from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
-from bench.reporting.render.limits_json import LIMIT_KEY, Limit, limits_by_config
-from bench.reporting.render.text import flag, two_speeds_text, workload_title
-from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text, race_reason_text
+from bench.reporting.render.limits_json import Limit, limits_by_config
+from bench.reporting.render.race_json import RaceSpent, race_data
+from bench.reporting.render.text import flag, two_speeds_text
+from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
 from bench.reporting.verdicts import Analysis
@@ -105,6 +106,26 @@ class Parity(_Part):
     same_seed_agreement: float | None = None
 
 
+class Identity(_Part):
+    """What a configuration is, as columns (bench.reporting.frames.keys.CONFIG_KEY; its labels are made from them):
+    the data set's name, scale ('' none), examples used and the whole set's (-1: not known), input pipeline; the
+    backend, the strategy as requested and as resolved, the compiler mark ('' the backend's default), the cooperating
+    processes, the host, and ``host_key``: the host where the label names it (one strategy on several hosts), else
+    ''. ``bench compare`` joins two reports on these."""
+
+    dataset_name: str
+    dataset_scale: str
+    dataset_n_train: int
+    dataset_whole: int
+    input_pipeline: str
+    strategy_requested: str
+    strategy_name: str
+    compiler_mark: str
+    process_count: int
+    host: str
+    host_key: str
+
+
 class Configuration(_Part):
     """One configuration of the report."""
 
@@ -138,6 +159,7 @@ class Configuration(_Part):
     # ok processes that trained with one step in flight (run again after XLA's CPU all-reduce deadlocked): slower
     one_step_processes: int = 0
     reason: Reason | None = None  # why some or all of its points did not finish (null when every one did)
+    identity: Identity | None = None  # what it is, as columns (null: a report.json written before it carried one)
 
 
 class Predicted(_Part):
@@ -204,32 +226,6 @@ class Answer(_Part):
 
 
 
-class RaceStop(_Part):
-    """One configuration of a ``repeats=auto`` run: the repeats it got and why it stopped
-    (bench.reporting.analysis.race)."""
-
-    workload: str
-    dataset: str
-    strategy: str
-    global_batch_size: int
-    steps_per_execution: int
-    precision: str
-    repeats: int
-    state: str  # out | separated | max | budget | misses_target | not_learning | no_ok_repeat | unfinished | lost
-    reason: str
-
-
-class RaceSpent(_Part):
-    """How a ``repeats=auto`` run spent its repeats: point seconds used against ``max_repeats`` everywhere, the
-    workloads whose answer is settled, and each configuration's stop."""
-
-    max_repeats: int
-    used_s: float | None
-    full_s: float | None
-    settled: list[str]  # "<workload> on <dataset>" of the workloads whose leader separated
-    configurations: list[RaceStop]
-
-
 class ReportData(_Part):
     """``report.json``."""
 
@@ -288,7 +284,11 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
     said = (not_learning_text(r["not_learning"]), accuracy_flag_text(r), two_speeds_text(r.get("two_speeds")))
     flags = [f for f in said if f] + (["parity"] if r["parity_flag"] else [])
+    ints = ("dataset_n_train", "dataset_whole", "process_count")
+    ident = Identity.model_validate({**{k: int(r[k]) if k in ints else str(r[k] or "") for k in Identity.model_fields
+                                        if k != "host_key"}, "host_key": str(r["host"]) if r["host_shown"] else ""})
     return Configuration(
+        identity=ident,
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],
         global_batch_size=int(r["global_batch_size"]), steps_per_execution=int(r["steps_per_execution"]),
         precision=r["precision"], status=r["status"], learns=bool(r["learns"]), flags=flags,
@@ -337,14 +337,14 @@ def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = N
     devices = predicted if predicted is not None else predictions_by_workload(a.summary, measured_error(), table)
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
-    configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in LIMIT_KEY)))
+    configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in CONFIG_KEY)))
                for r in plain_rows(a.summary)]
     keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
                       workloads=[_answer(a, w, d, found[(w, d)]).model_copy(update={
                           "predictions": [_predicted(p) for p in devices.get((w, d), [])],
                           "floors": _floors(rows_of(a.summary, w, d), table, a.limits)}) for w, d in keys],
-                      race=_race(a))
+                      race=race_data(a.race))
 
 
 def _predicted(p: DevicePrediction) -> Predicted:
@@ -364,18 +364,6 @@ def _floors(g: pd.DataFrame, prices: Mapping[str, Price], limits: pd.DataFrame) 
                     compute_s=_num(f.compute_s), memory_s=_num(f.memory_s), host_s=_num(f.host_s),
                     measured_ratio=_num(f.measured_ratio), usd_per_million=_num(f.usd_per_million))
         for f in floors.devices]
-
-
-def _race(a: Analysis) -> RaceSpent | None:
-    """report.json's ``race`` (None for a run with a fixed number of repeats)."""
-    spent = a.race
-    if spent is None:
-        return None
-    stops = [RaceStop(**{**{k: r[k] for k in RaceStop.model_fields}, "reason": race_reason_text(r["reason"])})
-             for r in plain_rows(spent.table)]
-    return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
-                     settled=sorted(workload_title(w, d) for (w, d), done in spent.settled.items() if done),
-                     configurations=stops)
 
 
 def to_json(data: ReportData) -> str:
