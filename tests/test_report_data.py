@@ -97,3 +97,26 @@ def test_plain_rows_hold_what_iterrows_holds() -> None:
         for k, v in series.items():
             assert (math.isnan(row[k]) and math.isnan(v)) if isinstance(v, float) and math.isnan(v) else row[k] == v
     assert plain_rows(frame.iloc[:0]) == []
+
+
+def test_a_point_failed_without_a_reason_says_so_in_every_file(tmp_path) -> None:
+    """A record that failed and recorded no error: the summary keeps its reason empty (frames write no text); the
+    results table, results.csv and report.json each say that no reason was recorded."""
+    import csv
+    import shutil
+
+    from bench.reporting.render.text import NO_REASON
+
+    run = tmp_path / "records" / "run"
+    shutil.copytree(DATA / "records" / "hostA" / "20261121T101500Z-cnn-3f2a9c1", run)
+    for p in run.glob("fashion_cnn-cpu-b256-spe1-fp32-r*.json"):
+        rec = json.loads(p.read_text())
+        rec.update(status="failed", error=None, epochs=[])
+        p.write_text(json.dumps(rec))
+    md = build_report([run], tmp_path / "out").read_text()
+    out = tmp_path / "out"
+    assert NO_REASON in md
+    rows = [r for r in csv.DictReader((out / "results.csv").open()) if r["status"] == "failed"]
+    assert rows and all(r["error"] == NO_REASON for r in rows)
+    failed = [c for c in json.loads((out / "report.json").read_text())["configurations"] if c["status"] == "failed"]
+    assert failed and all(c["reason"]["text"] == NO_REASON for c in failed)

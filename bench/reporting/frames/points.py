@@ -275,7 +275,7 @@ def points_table(records: Sequence[RecordLike],
     return out[[c for c, _, _ in POINT_COLUMNS]].reset_index(drop=True)
 
 
-COMPILED = "XLA cost analysis"  # flop_count where the layer rules missed layers and the compiler counted them
+COMPILED = "xla_cost_analysis"  # flop_count where the layer rules missed layers and the compiler counted them
 
 
 def _flop_columns(r: Record) -> dict[str, Any]:

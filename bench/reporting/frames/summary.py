@@ -44,7 +44,7 @@ def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:
 
 def _reason(g: dict[str, list[Any]], bad: list[int]) -> dict[str, Any]:
     """Why a configuration's points did not all finish: the first such point's reason and its kind, and how many."""
-    return {"error": "" if not bad else (g["error"][bad[0]] or "(no reason recorded)"),
+    return {"error": "" if not bad else str(g["error"][bad[0]] or ""),
             "error_type": "" if not bad else str(g["error_type"][bad[0]] or ""), "n_not_ok": len(bad)}
 
 

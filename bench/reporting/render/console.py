@@ -15,7 +15,7 @@ from bench.records import RecordLike
 from bench.reporting.analysis.compare import BOTH, NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
 from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
-from bench.reporting.render.text import number, ratio_text, seconds, speedup_cell
+from bench.reporting.render.text import number, ratio_text, reason_text, seconds, speedup_cell
 from bench.reporting.render.words import accuracy_flag_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import MIN_REPEATS
@@ -50,7 +50,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
         flags = [f for f, on in (("not learning", r["not_learning"]),
                                  (accuracy_flag_text(r), r["accuracy_flag"] and not r["not_learning"]),
                                  ("input-bound", r["input_bound"])) if on]
-        status = r["status"] if ok else f"{r['status']}: {str(r['error'])[:80]}"
+        status = r["status"] if ok else f"{r['status']}: {reason_text(r['error'])[:80]}"
         speedup = "-"
         if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
             speedup = speedup_cell(r)
@@ -72,7 +72,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
                    "train s/epoch", "val acc", *(["s to target"] if targets else []), f"vs {baseline}", "status"]
         lines.append(tabulate(rows, headers=headers, disable_numparse=True))
     for _, s in absent.iterrows():
-        lines.append(f"skipped {s['strategy']} ({s['n_points']} points): {s['reason']}")
+        lines.append(f"skipped {s['strategy']} ({s['n_points']} points): {reason_text(s['reason'])}")
     return "\n".join(lines)
 
 

@@ -26,7 +26,7 @@ from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import Limit, limits_by_config
 from bench.reporting.render.race_json import RaceSpent, race_data
-from bench.reporting.render.text import flag, two_speeds_text
+from bench.reporting.render.text import flag, reason_text, two_speeds_text
 from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
@@ -301,8 +301,8 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
         target=target, speedup=speedup, limit=limit, epochs=[int(n) for n in r.get("epochs") or ()],
         trending=bool(r.get("trending", False)), epoch_too_short=bool(r.get("too_short", False)),
         one_step_processes=int(r.get("one_step") or 0),
-        reason=(Reason(code=str(r.get("error_type") or ""), text=str(r["error"]), points=int(r.get("n_not_ok") or 0))
-                if r.get("error") else None),
+        reason=(Reason(code=str(r.get("error_type") or ""), text=reason_text(r["error"]),
+                       points=int(r.get("n_not_ok") or 0)) if r.get("n_not_ok") else None),
         parity=[Parity(vs=p["baseline"], kind=p["kind"], verdict=p["verdict"], seeds=int(p["seeds"]),
                        diff_pp=Interval(mean=_num(p["diff_pp"]), low=_claimed(p, "low_pp"),
                                         high=_claimed(p, "high_pp")),

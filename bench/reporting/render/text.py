@@ -45,6 +45,14 @@ def markdown_table(rows: list[dict[str, Any]] | pd.DataFrame) -> str:
     return str(frame.to_markdown(index=False, disable_numparse=True))
 
 
+NO_REASON = "(no reason recorded)"
+
+
+def reason_text(error: object) -> str:
+    """Why a point did not finish, as its record says it ('' in a record: :data:`NO_REASON`)."""
+    return str(error or "") or NO_REASON
+
+
 def shorten(text: str, limit: int = 90) -> str:
     """``text`` cut to at most ``limit`` characters with an ellipsis (long error messages in table cells), at the
     last word boundary when one lies in the second half of the cut (a word is never cut in two: "(tpu: INT…" read

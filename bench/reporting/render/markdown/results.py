@@ -22,6 +22,7 @@ from bench.reporting.render.text import (
     names_of,
     number,
     rate,
+    reason_text,
     seconds,
     shorten,
     sig,
@@ -54,7 +55,7 @@ def _flags(row: pd.Series) -> str:
     host-bound or mixed from analysis.limits: undetermined is no flag), two speeds, parity, MFU above the probe, a
     steady state that still trends, an epoch too short to time, processes run again with one step in flight."""
     limit = row.get("limit", "")
-    flags = [f"**{row['status']}**: " + shorten(str(row["error"])) if row["status"] != "ok" else
+    flags = [f"**{row['status']}**: " + shorten(reason_text(row["error"])) if row["status"] != "ok" else
              f"{row['n_points'] - row['n_ok']} of {row['n_points']} repeats not ok" if row["n_ok"] < row["n_points"]
              else "",
              "not learning" if row["not_learning"] else accuracy_flag_text(row),
@@ -199,5 +200,7 @@ def results_csv(summary: pd.DataFrame) -> str:
         out["not_learning"] = out["not_learning"].map(not_learning_text)
     if "arithmetic" in out:
         out["arithmetic"] = [arithmetic_words(r) for _, r in summary.iterrows()]
+    if "error" in out:  # a configuration with a point that did not finish: its reason, or that none was recorded
+        out["error"] = [reason_text(e) if n else "" for e, n in zip(out["error"], summary["n_not_ok"], strict=True)]
     out["flags"] = [_flags(r) for _, r in summary.iterrows()]
     return str(out.to_csv(index=False, lineterminator="\n", float_format="%.6g"))

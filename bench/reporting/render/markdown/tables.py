@@ -23,6 +23,7 @@ from bench.reporting.render.text import (
     number,
     rate,
     ratio_text,
+    reason_text,
     seconds,
     shorten,
     sig,
@@ -186,10 +187,10 @@ def _problem_rows(points: pd.DataFrame, by: list[str]) -> list[dict[str, Any]]:
         if statuses[key] == {"skipped"} and len(g) > 1:
             rows.append({"host": g.iloc[0]["host"], "run": g.iloc[0]["run_id"],
                          "point": f"all {len(g)} points of {g.iloc[0]['strategy']}",
-                         "status": "skipped", "reason": shorten(g.iloc[0]["error"] or "(no reason recorded)", 200)})
+                         "status": "skipped", "reason": shorten(reason_text(g.iloc[0]["error"]), 200)})
             continue
         rows += [{"host": r["host"], "run": r["run_id"], "point": r["point_id"], "status": r["status"],
-                  "reason": shorten(r["error"] or "(no reason recorded)", 200)} for r in plain_rows(g)]
+                  "reason": shorten(reason_text(r["error"]), 200)} for r in plain_rows(g)]
     return rows
 
 
