@@ -11,6 +11,8 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from bench.records.backends import BACKENDS, spec
+
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
 PRECISION_TAGS = {"float32": "fp32", "mixed_float16": "mp16", "mixed_bfloat16": "bf16"}
 BATCH_SCALINGS = ("global", "per_replica")
@@ -36,14 +38,9 @@ TF_ONLY_STRATEGIES = ("cpu_onedevice", "gpu_onedevice", "default")
 LAUNCHERS = ("local", "dask", "slurm")
 DASK_INSTALL = "pip install 'bench[dask]'"
 SLURM_INSTALL = "pip install 'bench[slurm]'"
-TF_INSTALL = "pip install 'bench[tensorflow]' (or run backends=[jax])"
 JIT_COMPILE = ("auto", "true", "false")  # the values of the jit_compile key (Keras' own, as text)
 MEASURE_PEAK = ("true", "false", "fresh")  # the values of the measure_peak key
 FLOAT32_MATMUL = ("framework", "tf32", "highest")  # the values of the float32_matmul key
-TORCH_INSTALL = ("pip install 'bench[torch]' (PyPI's Linux wheel brings CUDA; for the CPU alone first "
-                 "pip install torch --index-url https://download.pytorch.org/whl/cpu)")
-JAX_INSTALL = ("pip install 'bench[jax]' (CPU); on a GPU box pip install -U 'jax[cuda12]'; "
-               "on a TPU VM pip install -U 'jax[tpu]'")
 STRATEGY_HELP = ("cpu, cpu_onedevice, cpu_xN (N >= 2 logical CPUs, e.g. cpu_x2), gpu, gpu_onedevice, gpus, tpu, "
                  "default, auto")
 CPU_X = re.compile(r"cpu_x(\d+)")
@@ -77,7 +74,7 @@ class SuiteConfig:
         "a list of positive integers (steps per host call), e.g. [1,16]"))
     precisions: list[str] = field(default_factory=lambda: ["float32"], metadata=_help(
         "float32 | mixed_float16 | mixed_bfloat16"))
-    backends: list[str] = field(default_factory=lambda: ["tensorflow"], metadata=_help(
+    backends: list[str] = field(default_factory=lambda: [BACKENDS[0]], metadata=_help(
         "a list of Keras backends: tensorflow | jax | torch, e.g. [tensorflow,jax,torch] (torch: one device, spe 1)"))
     epochs: int = field(default=3, metadata=_help("an integer >= 2 (epoch 1 is the warm-up epoch)"))
     # auto: adaptive repeats (bench.reporting.analysis.race), up to max_repeats, within budget_s
@@ -277,7 +274,8 @@ def jit_values(cfg: SuiteConfig, backend: str, strategy: str = "") -> list[bool 
     """The ``jit_compile`` values a backend's points on ``strategy`` run with: the suite's, as Keras takes them; one
     (False in the point) under JAX, where Keras always jits, and for TensorFlow's ``tpu``, which TPUStrategy always
     compiles with XLA (their records say so)."""
-    if backend == "jax" or (backend == "tensorflow" and strategy == "tpu"):
+    b = spec(backend)
+    if (b is not None and b.always_compiles) or strategy == "tpu":
         return [False]
     return [JIT_VALUES[v] for v in cfg.jit_compile]
 

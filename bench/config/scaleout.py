@@ -5,6 +5,9 @@ SLURM settings (a sweep on a cluster). Each failure is one line naming the key a
 from __future__ import annotations
 
 from bench.config.keys import LAUNCHERS, ConfigError, SuiteConfig, check_list, splits
+from bench.records.backends import SPECS
+
+MULTI = [name for name, b in SPECS.items() if b.multi_process]  # backends that run a point over processes
 
 
 def check_processes(cfg: SuiteConfig) -> None:
@@ -16,10 +19,11 @@ def check_processes(cfg: SuiteConfig) -> None:
             raise ConfigError(f"processes[{i}]={p!r}: must be a positive integer (1 = one process per point)")
         if p == 1:
             continue
-        if "jax" not in cfg.backends:
-            raise ConfigError(f"processes[{i}]={p}: more than one process per point runs under backends=[jax] only "
-                              "(TensorFlow's MultiWorkerMirroredStrategy does not train Keras 3 models: "
-                              "keras-team/keras#20585); add jax to backends, e.g. backends=[jax]")
+        if not set(cfg.backends) & set(MULTI):
+            raise ConfigError(f"processes[{i}]={p}: more than one process per point runs under backends="
+                              f"[{', '.join(MULTI)}] only (TensorFlow's MultiWorkerMirroredStrategy does not train "
+                              f"Keras 3 models: keras-team/keras#20585); add {MULTI[0]} to backends, e.g. "
+                              f"backends=[{MULTI[0]}]")
         if not any(splits(s, p, cfg.process_id >= 0) for s in cfg.strategies):
             raise ConfigError(f"processes[{i}]={p}: none of strategies={list(cfg.strategies)} splits into {p} "
                               f"processes on one machine; allowed: cpu_xN with N a multiple of {p}, e.g. "
@@ -78,8 +82,8 @@ def check_hosts(cfg: SuiteConfig) -> None:
     if not host or not port.isdigit() or not 0 < int(port) <= 65535:
         raise ConfigError(f"coordinator={cfg.coordinator!r}: allowed: HOST:PORT of process 0's machine, e.g. "
                           "coordinator=10.0.0.2:8476 (needed with process_id)")
-    if list(cfg.backends) != ["jax"]:
-        raise ConfigError(f"backends={list(cfg.backends)}: a multi-host job runs backends=[jax] only")
+    if not set(cfg.backends) <= set(MULTI):
+        raise ConfigError(f"backends={list(cfg.backends)}: a multi-host job runs backends=[{', '.join(MULTI)}] only")
     if cfg.resume:
         raise ConfigError(f"resume={cfg.resume!r}: not with process_id (every host must run the same points; "
                           "start the job again)")

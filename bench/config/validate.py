@@ -23,7 +23,6 @@ from bench.config.keys import (
     FLOAT32_MATMUL,
     IDENT,
     INPUT_PIPELINES,
-    JAX_INSTALL,
     JIT_COMPILE,
     MEASURE_PEAK,
     MULTI_WORKER_REFUSAL,
@@ -33,9 +32,7 @@ from bench.config.keys import (
     REPEAT_SEEDS,
     SLURM_INSTALL,
     STRATEGY_HELP,
-    TF_INSTALL,
     TF_ONLY_STRATEGIES,
-    TORCH_INSTALL,
     ConfigError,
     SuiteConfig,
     axes_for,
@@ -44,7 +41,7 @@ from bench.config.keys import (
     strategy_replicas,
 )
 from bench.config.scaleout import check_launcher, check_processes
-from bench.records import BACKENDS
+from bench.records.backends import BACKENDS, SPECS
 
 
 def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -121,21 +118,21 @@ def _check_backends(cfg: SuiteConfig) -> None:
     for i, b in enumerate(cfg.backends):
         if b not in BACKENDS:
             raise ConfigError(f"backends[{i}]={b!r} is not a Keras backend bench runs; allowed: {', '.join(BACKENDS)}")
-    if "jax" not in cfg.backends:
-        return
+    plain = [b for b in cfg.backends if not SPECS[b].wrapper_strategies]
     for i, s in enumerate(cfg.strategies):
-        if s in TF_ONLY_STRATEGIES:
-            raise ConfigError(f"strategies[{i}]={s!r} is a tf.distribute wrapper with no meaning under backends=jax; "
-                              "allowed with jax: cpu, cpu_xN, gpu, gpus, tpu, auto")
+        if plain and s in TF_ONLY_STRATEGIES:
+            raise ConfigError(f"strategies[{i}]={s!r} is a tf.distribute wrapper with no meaning under backends="
+                              f"{plain[0]}; allowed with {plain[0]}: cpu, cpu_xN, gpu, gpus, tpu, auto")
 
 
 def _check_installed(cfg: SuiteConfig) -> None:
     """Every backend asked for is installed here (found, not imported: validation imports no framework)."""
     import importlib.util
 
-    for backend, install in (("tensorflow", TF_INSTALL), ("jax", JAX_INSTALL), ("torch", TORCH_INSTALL)):
-        if backend in cfg.backends and importlib.util.find_spec(backend) is None:
-            raise ConfigError(f"backends: {backend} is not installed in this environment; install it with {install}")
+    for backend in cfg.backends:
+        b = SPECS[backend]
+        if importlib.util.find_spec(b.frameworks[0]) is None:
+            raise ConfigError(f"backends: {backend} is not installed in this environment; install it with {b.install}")
     needs = {"dask": [("distributed", DASK_INSTALL)],
              "slurm": [("distributed", SLURM_INSTALL), ("dask_jobqueue", SLURM_INSTALL)]}.get(cfg.launcher, [])
     for module, install in needs:

@@ -4,7 +4,8 @@ NumPy pipelines, no TensorFlow; ``torch``: one device, the same NumPy pipelines,
 
 A worker loads an engine module with :func:`load`. The contract is :class:`Engine`, a Protocol that
 ``tests/test_engine_contract.py`` and the type checker hold every engine to (``make_pipelines`` returns
-:class:`Pipelines`); a new engine is a module plus its name in :data:`bench.records.BACKENDS`. Promises:
+:class:`Pipelines`); a new engine is a folder: its module and its ``backend.yaml`` (:mod:`bench.records.backends`;
+one outside bench is named by ``BENCH_ENGINE_DIRS``). Promises:
 - ``make_strategy``: first thing in the process; :class:`StrategyUnavailable` when the hardware is absent;
 - ``make_pipelines``: batches in :mod:`bench.data.order`'s order with :mod:`bench.data.augment`'s draws (equal under
   every backend); ``cached`` decodes once; ``autotune``: the ``tf.data.AUTOTUNE`` pipeline, or
@@ -24,14 +25,17 @@ A worker loads an engine module with :func:`load`. The contract is :class:`Engin
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bench.config import logical_cpus
 from bench.records import BACKENDS
+from bench.records.backends import SPECS
 
 if TYPE_CHECKING:
     from bench.workloads import Workload
@@ -166,7 +170,15 @@ def load(name: str) -> Engine:
     an unknown one, TypeError for a module that does not provide the contract's names."""
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; allowed: {', '.join(ENGINES)}")
-    module = importlib.import_module(f"bench.engines.{name}")
+    folder = SPECS[name].folder
+    if folder == Path(__file__).parent / name:
+        module = importlib.import_module(f"bench.engines.{name}")
+    else:  # declared outside bench (BENCH_ENGINE_DIRS): its folder is the module
+        found = importlib.util.spec_from_file_location(f"bench_engine_{name}", folder / "__init__.py")
+        if found is None or found.loader is None:
+            raise ValueError(f"engine {name!r}: no module at {folder / '__init__.py'}")
+        module = importlib.util.module_from_spec(found)
+        found.loader.exec_module(module)
     if not isinstance(module, Engine):
         missing = [m for m in contract_names() if not hasattr(module, m)]
         raise TypeError(f"engine {name!r} does not implement bench.engines.Engine: missing {', '.join(missing)}")

@@ -12,11 +12,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.config import PRECISION_TAGS, USER_PIPELINE, SuiteConfig, race_settings
+from bench.records.backends import BACKENDS, spec
 from bench.workloads import get_workload, is_import_path
 
 # Point fields left out of its record form at these values (each one the only value before the field existed: one
 # backend, synthetic data, spe as asked, one process, TensorFlow without XLA), so an old point's hash is unchanged
-OMITTED_AT = {"backend": "tensorflow", "data": "synthetic", "requested_steps_per_execution": None, "processes": 1,
+OMITTED_AT = {"backend": BACKENDS[0], "data": "synthetic", "requested_steps_per_execution": None, "processes": 1,
               "jit_compile": False}
 
 
@@ -44,7 +45,7 @@ class Point:
     input_pipeline: str = "default"
     all_reduce: str = "auto"  # group-level settings, part of the hash so resume re-runs a changed point
     tpu: str = ""
-    backend: str = "tensorflow"  # the Keras backend (its worker process sets KERAS_BACKEND)
+    backend: str = BACKENDS[0]  # the Keras backend (its worker process sets KERAS_BACKEND)
     data: str = "synthetic"  # the data source (bench.data.sources); synthetic: the workload's own data
     # the steps_per_execution the suite asked for, when the plan resolved it to another (None: it runs as asked)
     requested_steps_per_execution: int | None = None
@@ -70,11 +71,11 @@ class Point:
         than the default; ``…-jax-cpu_x2-p2-…`` run by two cooperating processes; ``cpu-xla``, ``torch-cpu-compile``,
         ``cpu-jitauto``: jit_compile true under TensorFlow or PyTorch, auto)."""
         b = f"b{self.global_batch_size}" if self.global_batch_size is not None else f"pr{self.per_replica_batch_size}"
-        backend = "" if self.backend == "tensorflow" else f"{self.backend}-"  # tensorflow: the ids bench always wrote
+        backend = "" if self.backend == BACKENDS[0] else f"{self.backend}-"  # the first: the ids bench always wrote
         name = get_workload(self.workload, self.data).name if is_import_path(self.workload) else self.workload
         pipeline = "" if self.input_pipeline == "default" else f"-{self.input_pipeline}"
         procs = "" if self.processes == 1 else f"-p{self.processes}"  # jax-cpu_x2-p2: two processes
-        procs += JIT_MARKS.get((self.backend, self.jit_compile), "")  # cpu-xla: XLA under TensorFlow
+        procs += jit_mark(self.backend, self.jit_compile)  # cpu-xla: XLA under TensorFlow
         return (f"{name}-{backend}{self.strategy}{procs}-{b}-spe{self.steps_per_execution}-"
                 f"{PRECISION_TAGS[self.precision]}{pipeline}-r{self.repeat}")
 
@@ -125,7 +126,7 @@ class WorkerJob:
     suite: str
     strategy: str
     points: tuple[Point, ...]
-    backend: str = "tensorflow"
+    backend: str = BACKENDS[0]
     all_reduce: str = "auto"
     tpu: str = ""
     tpu_connect_timeout_s: float = 60.0
@@ -171,8 +172,13 @@ class WorkerJob:
         return cls(**{**d, "points": tuple(Point.from_record(p) for p in d["points"])})
 
 
-JIT_MARKS = {("tensorflow", True): "-xla", ("torch", True): "-compile", ("tensorflow", "auto"): "-jitauto",
-             ("torch", "auto"): "-jitauto"}  # in a point id after the strategy
+def jit_mark(backend: str, jit_compile: bool | str) -> str:
+    """What a point id adds after the strategy for its ``jit_compile``: its backend's declared mark where true
+    (``-xla``, ``-compile``), ``-jitauto`` where auto, nothing under a backend that always compiles."""
+    b = spec(backend)
+    if b is None or b.always_compiles or jit_compile is False:
+        return ""
+    return b.point_id_compiled if jit_compile is True else "-jitauto"
 
 
 def tuned(pipeline: str, backend: str) -> bool:
@@ -180,10 +186,12 @@ def tuned(pipeline: str, backend: str) -> bool:
     ``tf.data`` pipeline Keras reads as NumPy, so its worker needs TensorFlow), ``numpy`` under TensorFlow, where
     Keras makes the arrays an autotuned ``tf.data`` pipeline (under JAX Keras slices arrays itself), and ``user``, a
     workload's own ``input_fn``, whatever it builds."""
-    return pipeline in ("autotune", USER_PIPELINE) or (pipeline == "numpy" and backend == "tensorflow")
+    native = (b := spec(backend)) is not None and b.tf_data_native
+    return pipeline in ("autotune", USER_PIPELINE) or (pipeline == "numpy" and native)
 
 
 def with_tensorflow(point: Point) -> bool:
     """A JAX or PyTorch point fed by a ``tf.data`` pipeline (``autotune``, or a ``user`` one that may be): its worker
     may import TensorFlow."""
-    return point.backend in ("jax", "torch") and point.input_pipeline in ("autotune", USER_PIPELINE)
+    native = (b := spec(point.backend)) is not None and b.tf_data_native
+    return not native and point.input_pipeline in ("autotune", USER_PIPELINE)

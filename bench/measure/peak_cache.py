@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.measure.env import cpu_model
+from bench.records.backends import spec
 
 MAX_AGE_DAYS = 30  # an entry older than this is measured again (a driver or BIOS update, a new box behind a name)
 PROBE_VERSION = 1  # bump when the probe's method changes: older entries are then measured again
 CHILD_TIMEOUT_S = 600.0
 BANDWIDTH = "bandwidth"  # the bandwidth probe's entry beside the precisions' (bench.measure.probes.stream_bandwidth)
-PACKAGES = {"tensorflow": ("tensorflow", "keras"), "jax": ("jax", "jaxlib", "keras"), "torch": ("torch", "keras")}
 
 
 class ProbeFailed(RuntimeError):
@@ -60,7 +60,7 @@ def _gpu_names() -> list[str]:
 
 def _versions(backend: str) -> dict[str, str]:
     found = {}
-    for package in PACKAGES.get(backend, (backend,)):
+    for package in b.packages if (b := spec(backend)) is not None else (backend,):
         with contextlib.suppress(metadata.PackageNotFoundError):
             found[package] = metadata.version(package)
     return found

@@ -11,6 +11,8 @@ from typing import Any
 import keras
 import numpy as np
 
+from bench.records.backends import spec
+
 
 def classify(model: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """(predicted class, label) per example of one batch, as Keras' ``accuracy`` judges them: argmax of the outputs,
@@ -20,10 +22,11 @@ def classify(model: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     config = loss.get_config() if loss is not None and hasattr(loss, "get_config") else {}
     threshold = 0.0 if isinstance(config, dict) and config.get("from_logits") else 0.5
     # TensorFlow: a plain forward call (predict_on_batch under MirroredStrategy returned every replica's copy of
-    # the batch). JAX: predict_on_batch, one jitted forward pass (a plain call there runs op by op, each op
-    # compiled on its first use: 12 s for MobileNetV2 on a 2-core CPU, against about 2 s jitted)
-    jax = keras.backend.backend() == "jax"
-    out = np.asarray(model.predict_on_batch(x) if jax else keras.ops.convert_to_numpy(model(x, training=False)),
+    # the batch). A backend that always compiles (JAX): predict_on_batch, one jitted forward pass (a plain call there
+    # runs op by op, each op compiled on its first use: 12 s for MobileNetV2 on a 2-core CPU, against about 2 s
+    # jitted)
+    jitted = (b := spec(keras.backend.backend())) is not None and b.always_compiles  # JAX's declaration says so
+    out = np.asarray(model.predict_on_batch(x) if jitted else keras.ops.convert_to_numpy(model(x, training=False)),
                      dtype=np.float64)
     out = out.reshape(len(out), -1)
     predicted = (out[:, 0] > threshold).astype(np.int64) if out.shape[1] == 1 else out.argmax(axis=1)

@@ -12,6 +12,7 @@ import numpy as np
 
 from bench.config import USER_PIPELINE
 from bench.readiness.findings import FAIL, Finding, first_line
+from bench.records.backends import spec
 
 BATCH = 8  # examples in the one batch the checks compile and run (the shapes, not the size, matter)
 
@@ -28,23 +29,24 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
     n = max(1, min(BATCH, *wl.full)) if all(wl.full) else BATCH
     examples = load_examples(workload, data, data_scale, n, n, 0) if wl.input_fn is None else None
     engine = load(backend)
+    native = (b := spec(backend)) is not None and b.tf_data_native  # tf.data is this backend's own input
     out: list[Finding] = []
     batch: tuple[Any, Any] | None = None
     if wl.input_fn is not None:  # its own pipeline: checked as the workers will feed it, the model on its batch
         from bench.engines.user_feed import KINDS, UserFeed
 
         feed = UserFeed(wl, n, 0)
-        if backend == "tensorflow" and feed.kind == KINDS[0]:
+        if native and feed.kind == KINDS[0]:
             out.extend(fc.pipeline_findings(feed.train, USER_PIPELINE, workload, backend))
         batch, pipelines = feed.first_batch(), []
-    # numpy: arrays straight into fit, no pipeline of the user's to check; under JAX, autotune is a tf.data pipeline
-    # (its graph is checked under tensorflow) and this process, like a JAX worker of the other pipelines, has no
-    # TensorFlow: the model's checks run on bench's default batches
-    checked = [p for p in pipelines if not (backend == "jax" and p == "autotune")] or ([] if batch else ["default"])
+    # numpy: arrays straight into fit, no pipeline of the user's to check; under a backend not fed tf.data natively,
+    # autotune is a tf.data pipeline (its graph is checked under tensorflow) and this process, like such a worker of
+    # the other pipelines, has no TensorFlow: the model's checks run on bench's default batches
+    checked = [p for p in pipelines if native or p != "autotune"] or ([] if batch else ["default"])
     for pipeline in checked:
         pipes = engine.make_pipelines(wl, examples, n, 0, slow_decode=pipeline == "slow_decode",
                                       cached=pipeline == "cached", autotune=pipeline == "autotune")
-        if backend == "tensorflow" and pipeline != "numpy":
+        if native and pipeline != "numpy":
             out.extend(fc.pipeline_findings(pipes.train, pipeline, workload, backend))
         if batch is None:
             x_first, y_first = next(iter(pipes.train))
@@ -61,7 +63,7 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
         return [Finding(workload, backend, "build", FAIL, f"the model does not run on the CPU: {first_line(e)}",
                         "fix this before any accelerator: python -m bench runs it and records the error"), *out]
     out.extend(fc.dtype_findings(model, x, workload, backend))
-    xla = fc.xla_tensorflow if backend == "tensorflow" else fc.xla_jax
+    xla = fc.xla_tensorflow if native else fc.xla_jax
     out[:0] = xla(model, settings, x, y, workload, backend)  # the first row: does it compile at all
     return out
 
@@ -70,7 +72,7 @@ def main() -> int:
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
-    prepare_process(job["backend"], tensorflow=job.get("tensorflow", False))  # a workload's own tf.data input_fn
+    prepare_process(job["backend"], tensorflow=job.get("own_input_fn", False))  # a workload's own tf.data input_fn
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
     findings: list[Finding] = []

@@ -34,7 +34,7 @@ def framework_findings(cfg: SuiteConfig, backend: str) -> list[Finding]:
     env = cpu_child_env(backend, os.environ)
     own = any(get_workload(w, cfg.data).input_fn is not None for w in cfg.workloads)  # may be tf.data under JAX
     job = json.dumps({"workloads": list(cfg.workloads), "data": cfg.data, "data_scale": cfg.data_scale,
-                      "backend": backend, "pipelines": list(cfg.input_pipelines), "tensorflow": own})
+                      "backend": backend, "pipelines": list(cfg.input_pipelines), "own_input_fn": own})
     try:
         proc = subprocess.run([sys.executable, "-m", "bench.readiness.child"], input=job + "\n", text=True,
                               capture_output=True, env=env, timeout=CHILD_TIMEOUT_S)

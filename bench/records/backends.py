@@ -5,12 +5,15 @@ that the report side, which never imports an engine, asks the declaration instea
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 ENGINES_DIR = Path(__file__).resolve().parents[1] / "engines"
+# More folders of engine folders, os.pathsep-separated: an engine declared outside bench (a plug-in's, a test's double)
+ENGINE_DIRS = "BENCH_ENGINE_DIRS"
 
 
 @dataclass(frozen=True)
@@ -31,18 +34,33 @@ class Backend:
     one_step_per_call: bool  # Keras' trainer runs one step a call whatever steps_per_execution asks
     spe_python_loop: bool  # several steps a call are a Python loop over the compiled step, not one program
     gpu_float32_matmul: str  # the arithmetic of its float32 matmuls on a GPU by default (tf32, fp32)
+    install: str  # how to install it, where a run asks for it and it is not installed
+    packages: tuple[str, ...]  # the packages whose versions key a cached peak probe
+    multi_process: bool  # runs one point over several cooperating processes
+    tf_data_native: bool  # Keras feeds it tf.data natively (else a tf.data pipeline makes its worker import TF)
+    wrapper_strategies: bool  # the tf.distribute wrapper strategies mean something under it
+    point_id_compiled: str  # what a point id adds after the strategy where jit_compile=true
+    stalls_in_cpu_all_reduce: bool  # a worker may die in XLA's CPU all-reduce (run again with one step in flight)
+    folder: Path = ENGINES_DIR  # the folder that declares it (its engine module's ``__init__.py``)
 
 
 def _read(path: Path) -> Backend:
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if raw.get("name") != path.parent.name:
         raise ValueError(f"{path}: name={raw.get('name')!r}, the folder is {path.parent.name!r}")
-    return Backend(**{**raw, "frameworks": tuple(raw["frameworks"])})
+    return Backend(**{**raw, "frameworks": tuple(raw["frameworks"]), "packages": tuple(raw["packages"]),
+                      "folder": path.parent})
 
 
 def declared(engines_dir: Path = ENGINES_DIR) -> dict[str, Backend]:
-    """Every engine folder's declaration, by name, in their ``order``."""
-    found = [_read(p) for p in sorted(engines_dir.glob("*/backend.yaml"))]
+    """Every engine folder's declaration, by name, in their ``order``: bench's own (``engines_dir``), then those of
+    the folders :data:`ENGINE_DIRS` names (ValueError for a name declared twice)."""
+    more = [Path(p) for p in os.environ.get(ENGINE_DIRS, "").split(os.pathsep) if p]
+    found = [_read(p) for d in (engines_dir, *more) for p in sorted(d.glob("*/backend.yaml"))]
+    names = [b.name for b in found]
+    twice = sorted(n for n in set(names) if names.count(n) > 1)
+    if twice:
+        raise ValueError(f"{ENGINE_DIRS}: a backend is declared twice: {', '.join(twice)}")
     return {b.name: b for b in sorted(found, key=lambda b: (b.order, b.name))}
 
 

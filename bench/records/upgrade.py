@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bench.records.backends import BACKENDS
 from bench.records.model import REQUIRED_FIELDS, Record
 
 SCHEMA_VERSION = 1
@@ -70,7 +71,7 @@ def upgrade(raw: Any, source: str = "record") -> Record:
 
 def _from_v1(r: Record) -> Record:
     if r.backend is None:
-        r.backend = "tensorflow"
+        r.backend = BACKENDS[0]  # the first declared: the only backend before JAX
     if r.requested_steps_per_execution is None:
         r.requested_steps_per_execution = r.steps_per_execution
     if r.effective_steps_per_execution is None:

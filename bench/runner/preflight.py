@@ -28,7 +28,7 @@ def preflight(cfg: SuiteConfig) -> tuple[dict[str, str], dict[str, str]]:
     backend = cfg.backends[0]
     env = cpu_child_env(backend, os.environ)
     own = any(get_workload(w, cfg.data).input_fn is not None for w in users)  # may be tf.data under JAX
-    job = json.dumps({"workloads": users, "data": cfg.data, "backend": backend, "tensorflow": own})
+    job = json.dumps({"workloads": users, "data": cfg.data, "backend": backend, "own_input_fn": own})
     try:
         proc = subprocess.run([sys.executable, "-m", "bench.worker.preflight"], input=job + "\n", text=True,
                               capture_output=True, env=env, timeout=PREFLIGHT_TIMEOUT_S)

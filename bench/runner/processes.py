@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.config import SuiteConfig
+from bench.records.backends import BACKENDS
 from bench.records.fatal import FATAL_LINES, fatal_line
 
 REAP_GRACE_S = 5.0  # seconds an exiting worker gets before its stdin is closed, then again before SIGKILL
@@ -109,7 +110,7 @@ def new_log(log_dir: Path, backend: str, strategy: str) -> Path:
     """A fresh ``log_dir/<strategy>-worker<N>.log`` (``jax-<strategy>-…`` under JAX; never overwrites one a
     record may point to)."""
     log_dir.mkdir(exist_ok=True)
-    prefix = strategy if backend == "tensorflow" else f"{backend}-{strategy}"
+    prefix = strategy if backend == BACKENDS[0] else f"{backend}-{strategy}"
     for i in range(1, 100_000):
         path = log_dir / f"{prefix}-worker{i}.log"
         try:

@@ -135,7 +135,7 @@ def main() -> int:
     job = json.loads(sys.stdin.readline())
     from bench.engines import prepare_process
 
-    prepare_process(job["backend"], tensorflow=job.get("tensorflow", False))  # a workload's own tf.data input_fn
+    prepare_process(job["backend"], tensorflow=job.get("own_input_fn", False))  # a workload's own tf.data input_fn
     out = sys.stdout
     sys.stdout = sys.stderr  # Keras' prints stay out of the answer
     result, warned = {}, {}
