@@ -14,4 +14,4 @@ def identified(row: dict[str, Any]) -> dict[str, Any]:
     return {"dataset": "d", "dataset_name": str(row.get("dataset", "d")), "dataset_scale": "", "dataset_n_train": -1,
             "dataset_whole": -1, "input_pipeline": "default", "backend": "tensorflow",
             "strategy_requested": strategy, "strategy_name": strategy, "compiler_mark": "", "process_count": 1,
-            "host": "h", **row}
+            "host": "h", "host_key": "", **row}

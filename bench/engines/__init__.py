@@ -170,7 +170,7 @@ def load(name: str) -> Engine:
     an unknown one, TypeError for a module that does not provide the contract's names."""
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; allowed: {', '.join(ENGINES)}")
-    folder = SPECS[name].folder
+    folder = SPECS[name].folder if name in SPECS else Path(__file__).parent / name
     if folder == Path(__file__).parent / name:
         module = importlib.import_module(f"bench.engines.{name}")
     else:  # declared outside bench (BENCH_ENGINE_DIRS): its folder is the module

@@ -22,6 +22,7 @@ from bench.reporting.frames.keys import (
     plain_rows,
     same_config,
     same_settings,
+    same_strategy,
 )
 from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.speedups import Candidates, baseline_masks, baseline_rows, pick_baseline, preferred
@@ -118,7 +119,7 @@ def _other_backend(row: Mapping[str, Any], by_name: Mapping[str, Any]) -> str | 
     backend = row["backend"]
     for ref in REFERENCE_BACKENDS[:REFERENCE_BACKENDS.index(backend)] if backend in REFERENCE_BACKENDS else ():
         for label, other in by_name.items():
-            if other["backend"] == ref and other["strategy_label"] == row["strategy_label"]:
+            if other["backend"] == ref and same_strategy(other, row):
                 return str(label)
     return None
 
@@ -148,7 +149,7 @@ def accuracy_parity(points: pd.DataFrame, summary: pd.DataFrame, baseline: str,
             row = by_name[s]
             base = pick_baseline(row, cands)
             if base is not None and base["strategy"] != s:  # the same strategy name on another backend: a backend gap
-                same_name = base["strategy_label"] == row["strategy_label"]
+                same_name = same_strategy(base, row)
                 pairs.append(("backend" if same_name else "strategy", row, base))
             other = _other_backend(row, by_name)  # TensorFlow's, else JAX's when TensorFlow is absent
             if other is not None and other != (base["strategy"] if base is not None else None):

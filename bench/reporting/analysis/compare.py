@@ -36,7 +36,6 @@ def records_side(points: pd.DataFrame, metric: str = "train_s") -> pd.DataFrame:
     column = METRICS[metric]
     if points.empty:
         return pd.DataFrame(columns=SIDE)
-    points = points.assign(host_key=points["host"].where(points["host_shown"], ""))
     rows = []
     for _, g in points.groupby(CONFIG_KEY, sort=False, dropna=False):
         ok = g[g["status"] == "ok"]

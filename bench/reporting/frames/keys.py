@@ -74,6 +74,16 @@ def same_config(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Seri
     return config_key(a) == config_key(b)
 
 
+# One strategy under any backend: what its label says without the backend's prefix (the strategy asked for and
+# resolved, the compiler mark, processes, and the host where the label names it)
+STRATEGY_NAME = ["strategy_requested", "strategy_name", "compiler_mark", "process_count", "host_key"]
+
+
+def same_strategy(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
+    """Whether two rows (of two backends, perhaps) ran one strategy (:data:`STRATEGY_NAME`), by key."""
+    return all(a[k] == b[k] for k in STRATEGY_NAME)
+
+
 def same_settings(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
     """Whether two rows ran at the same global batch, steps_per_execution and precision (:data:`SETTINGS`)."""
     return all(a[k] == b[k] for k in SETTINGS)

@@ -60,6 +60,7 @@ def with_labels(frame: pd.DataFrame) -> pd.DataFrame:
     frame["data"] = [dataset_label(name, scale, n, whole) for name, scale, n, whole, _ in parts]
     scope = ["workload", "dataset", "backend", "strategy_name"]
     frame["host_shown"] = frame.groupby(scope, sort=False, dropna=False)["host"].transform("nunique") > 1
+    frame["host_key"] = frame["host"].where(frame["host_shown"], "")  # the host where the label names it
     plain = []
     for r in plain_rows(frame):
         name, requested = r["strategy_name"], r["strategy_requested"] or r["strategy_name"]

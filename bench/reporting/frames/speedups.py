@@ -76,14 +76,16 @@ def pick_baseline(row: Mapping[str, Any] | pd.Series, candidates: Candidates) ->
 
 
 def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
-    """Add ``baseline`` (label), ``speedup`` (throughput ratio) and its interval to a
+    """Add ``baseline`` (label), ``is_baseline`` (the row is its own), ``speedup`` (throughput ratio) and its
+    interval to a
     :func:`bench.reporting.frames.summary.summarize` frame.
 
     ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
     """
     summary = summary.copy()
     cands = Candidates(baseline_rows(summary, baseline))
-    names = ("baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant", "speedup_n_base")
+    names = ("baseline", "is_baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant",
+             "speedup_n_base")
     cols: dict[str, list[Any]] = {k: [] for k in names}
     for _, row in summary.iterrows():
         base = pick_baseline(row, cands) if row["status"] == "ok" else None
@@ -94,6 +96,7 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
         else:
             ci = ratio_ci(row, base)
         cols["baseline"].append("" if base is None else base["strategy"])
+        cols["is_baseline"].append(base is not None and config_key(base) == config_key(row))  # its own baseline
         cols["speedup"].append(ci.ratio)
         cols["speedup_low"].append(ci.low)
         cols["speedup_high"].append(ci.high)

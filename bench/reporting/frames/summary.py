@@ -28,10 +28,10 @@ INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's o
 SHORT_EPOCH_S = 0.1
 STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 # Summary columns taken from a configuration's first point (equal across its points, or the first one's).
-FIRST_OF_GROUP = ("strategy_label", "host_shown", "dataset_sha256", "data", "keras", "strategy_class", "device_kind",
-                  "num_replicas", "accelerator", "cpu_count", "cpu_flags", "flops_uncounted", "flop_count",
-                  "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic", "arithmetic_inferred",
-                  "earlier_definition")  # besides its key's columns (CONFIG_KEY) and labels
+FIRST_OF_GROUP = ("strategy_label", "host_shown", "host_key", "dataset_sha256", "data", "keras", "strategy_class",
+                  "device_kind", "num_replicas", "accelerator", "cpu_count", "cpu_flags", "flops_uncounted",
+                  "flop_count", "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic",
+                  "arithmetic_inferred", "earlier_definition")  # besides its key's columns (CONFIG_KEY) and labels
 
 
 def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:

@@ -52,7 +52,7 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
                                  ("input-bound", r["input_bound"])) if on]
         status = r["status"] if ok else f"{r['status']}: {reason_text(r['error'])[:80]}"
         speedup = "-"
-        if ok and r["baseline"] not in ("", r["strategy"]) and pd.notna(r["speedup"]):
+        if ok and r["baseline"] and not r["is_baseline"] and pd.notna(r["speedup"]):
             speedup = speedup_cell(r)
         name = [r["backend"], r["strategy_label"]] if backends else [r["strategy"]]
         spe = str(int(r["steps_per_execution"]))

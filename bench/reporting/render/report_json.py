@@ -279,14 +279,13 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
     speedup, withheld = None, None
     if r["status"] == "ok" and r.get("not_learning"):
         withheld = "not_learning"  # its speed says nothing about training: report.md prints "— (not learning)"
-    elif r["status"] == "ok" and r.get("baseline") not in (None, "", r["strategy"]) and _num(r["speedup"]):
+    elif r["status"] == "ok" and r.get("baseline") and not r["is_baseline"] and _num(r["speedup"]):
         speedup = ratio_data(str(r["baseline"]), RatioCI(r["speedup"], r["speedup_low"], r["speedup_high"],
                                                              int(r["n_repeats"]), int(r["speedup_n_base"])))
     said = (not_learning_text(r["not_learning"]), accuracy_flag_text(r), two_speeds_text(r.get("two_speeds")))
     flags = [f for f in said if f] + (["parity"] if r["parity_flag"] else [])
     ints = ("dataset_n_train", "dataset_whole", "process_count")
-    ident = Identity.model_validate({**{k: int(r[k]) if k in ints else str(r[k] or "") for k in Identity.model_fields
-                                        if k != "host_key"}, "host_key": str(r["host"]) if r["host_shown"] else ""})
+    ident = Identity.model_validate({k: int(r[k]) if k in ints else str(r[k] or "") for k in Identity.model_fields})
     return Configuration(
         identity=ident,
         workload=r["workload"], dataset=r["dataset"], backend=str(r["backend"]), strategy=r["strategy"],

@@ -134,7 +134,7 @@ def speedup_cell(row: pd.Series) -> str:
         return f"{DASH} (not learning)"
     if not row["baseline"]:
         return "n/a (no baseline)"
-    if row["baseline"] == row["strategy"]:
+    if row["is_baseline"]:
         return "baseline"
     return ratio_text(speedup_ci(row))
 

@@ -21,7 +21,7 @@ def speedup_data(summary: pd.DataFrame) -> pd.DataFrame | None:
     """The configurations the speedup heatmap draws (ok, learning, with a speedup, not the baseline itself); None
     without, or when they hold one batch and spe alone (one cell a panel: the results table's column says it)."""
     ok = summary[(summary["status"] == "ok") & np.isfinite(summary["speedup"]) & ~summary["not_learning"].map(bool)
-                 & (summary["strategy"] != summary["baseline"])].copy()
+                 & ~summary["is_baseline"].astype(bool)].copy()
     cells = ok[["global_batch_size", "steps_per_execution"]].drop_duplicates()
     return None if len(cells) < 2 else ok
 

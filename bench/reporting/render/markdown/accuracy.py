@@ -47,7 +47,7 @@ def accuracy_evidence(r: pd.Series) -> str:
         return (f"against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
                 f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))}: "
                 f"{verdict_words(r['accuracy_verdict'])}")
-    if r.get("baseline") == r["strategy"]:
+    if r.get("is_baseline"):
         return "it is the baseline, and the workload has no target here to judge it by"
     return "not judged (no target, and no baseline at this configuration)"
 

@@ -101,7 +101,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
     if c.limit is not None:
         evidence = limit_evidence(c.limit)
         lines += [f"- {conclusions.limit(c.limit)}.", *([f"  - The evidence: {evidence}."] if evidence else [])]
-    same = ratio_words(speedup_ci(win)) if win["baseline"] not in ("", win["strategy"]) else ""
+    same = ratio_words(speedup_ci(win)) if win["baseline"] and not win["is_baseline"] else ""
     if same and not (c.vs_baseline is not None and same_settings(c.vs_baseline.b, win)):
         lines.append(f"- Against `{win['baseline']}` at its own batch, spe and precision (the results table's "
                      f"speedup column): {same}.")
