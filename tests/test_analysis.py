@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 
 from bench.records import load_records, upgrade
-from bench.reporting.frames.labels import config_name, strategy_labels
+from bench.reporting.frames.labels import strategy_labels
 from bench.reporting.frames.learning import learning_reasons
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.summary import summarize
+from bench.reporting.render.text import config_name
 from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
@@ -308,7 +309,7 @@ def test_break_even_definition():
     # quick: w=2 s, t=10 s; fast: w=32 s, t=4 s. Totals w + n t are equal at n = 30 / 6 = 5 (52 s each).
     be = break_even(_configs((64, 2.0, 10.0), (128, 32.0, 4.0)))
     r = be.iloc[0]
-    assert (r["quick"], r["fast"]) == ("b64 spe1 float32", "b128 spe1 float32")
+    assert (config_name(r["quick"]), config_name(r["fast"])) == ("b64 spe1 float32", "b128 spe1 float32")
     assert r["break_even_epochs_exact"] == pytest.approx(5.0)
     assert r["break_even_epochs"] == 5
     assert 2.0 + 5 * 10.0 == 32.0 + 5 * 4.0
@@ -324,7 +325,7 @@ def test_break_even_rounds_up_and_handles_no_trade_off():
 def test_break_even_on_fixtures(result):
     tpu = result.break_even.set_index(["workload", "strategy"]).loc[("fashion_cnn", "tpu")]
     # only configurations that learn: the b1024 ones (faster, 8 pp less accurate) are not candidates
-    assert tpu["quick"] == "b256 spe1 float32" and tpu["fast"] == "b256 spe32 float32"
+    assert config_name(tpu["quick"]) == "b256 spe1 float32" and config_name(tpu["fast"]) == "b256 spe32 float32"
     expected = (tpu["fast_warmup_s"] - tpu["quick_warmup_s"]) / (tpu["quick_epoch_s"] - tpu["fast_epoch_s"])
     assert tpu["break_even_epochs"] == math.ceil(expected) > 30
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,8 +20,8 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config
-from bench.reporting.frames.labels import config_label, config_name, shows_backends
+from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config, settings_of
+from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
 from bench.reporting.frames.summary import summarize
@@ -95,13 +96,18 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
         quick, fast, exact, whole = _weigh(g)
         rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
                      "backend": quick["backend"], "strategy_label": quick["strategy_label"],
-                     "quick": config_name(quick), "quick_warmup_s": quick["warmup_overhead_s"],
-                     "quick_epoch_s": quick["train_s_median"], "fast": config_name(fast),
+                     "quick": settings_of(quick), "quick_warmup_s": quick["warmup_overhead_s"],
+                     "quick_epoch_s": quick["train_s_median"], "fast": settings_of(fast),
                      "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["train_s_median"],
                      "break_even_epochs_exact": exact, "break_even_epochs": whole,
                      # matched by key (the answer's payback line), named by label
                      "quick_key": config_key(quick), "fast_key": config_key(fast)})
     return pd.DataFrame(rows, columns=cols)
+
+
+def _named(row: pd.Series) -> dict[str, Any]:
+    """A configuration's strategy label and settings (render names it: ``cpu (XLA) at b256 spe8 float32``)."""
+    return {"strategy": row["strategy"], **settings_of(row)}
 
 
 def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
@@ -121,7 +127,7 @@ def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
         quick, fast, _, whole = _weigh(g)
         if same_config(quick, fast):
             continue  # the quicker one is also the faster: nothing to weigh
-        rows.append({**dict(zip(cols[:7], key, strict=True)), "quick": config_label(quick), "fast": config_label(fast),
+        rows.append({**dict(zip(cols[:7], key, strict=True)), "quick": _named(quick), "fast": _named(fast),
                      "throughput_ratio": fast["examples_per_s"] / quick["examples_per_s"],
                      "extra_warmup_s": fast["warmup_overhead_s"] - quick["warmup_overhead_s"],
                      "break_even_epochs": whole, "fast_key": config_key(fast)})

@@ -23,8 +23,8 @@ from bench.reporting.frames.keys import (
     same_config,
     same_settings,
     same_strategy,
+    settings_of,
 )
-from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.speedups import Candidates, baseline_masks, baseline_rows, pick_baseline, preferred
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 
@@ -33,7 +33,8 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
                  margin_pp: float = PARITY_MARGIN_PP, index: SeedIndex | None = None) -> pd.DataFrame:
     """Add the accuracy judgement to a :func:`bench.reporting.frames.summary.summarize` frame (module docstring).
 
-    Columns: ``accuracy_test`` (``target``, ``seeds`` or ""), ``accuracy_ref`` (the baseline compared with),
+    Columns: ``accuracy_test`` (``target``, ``seeds`` or ""), ``accuracy_ref`` (the baseline compared with, its
+    label), ``accuracy_ref_settings`` (its settings where they differ from the row's, else empty),
     ``accuracy_seeds`` (seeds paired), ``accuracy_diff_pp`` (mean per-seed difference) with ``accuracy_low_pp`` /
     ``accuracy_high_pp`` (its interval), ``accuracy_p`` (adjusted), ``accuracy_verdict``, ``accuracy_agreement``
     (same-seed agreement), ``accuracy_flag`` (a code; "" = fine), ``learns`` (ok, not *not learning*, reached its
@@ -52,19 +53,21 @@ def add_learning(summary: pd.DataFrame, points: pd.DataFrame, baseline: str,
             refs[i] = base
     per_workload = pd.Series([(summary.at[i, "workload"], summary.at[i, "dataset"]) for i in refs]).value_counts()
     index = index or SeedIndex(points, CONFIG_KEY)
-    cols: dict[str, list[Any]] = {k: [] for k in ("accuracy_test", "accuracy_ref", "accuracy_seeds",
+    cols: dict[str, list[Any]] = {k: [] for k in ("accuracy_test", "accuracy_ref", "accuracy_ref_settings",
+                                                   "accuracy_seeds",
                                                    "accuracy_diff_pp", "accuracy_low_pp", "accuracy_high_pp",
                                                    "accuracy_p", "accuracy_verdict", "accuracy_agreement")}
     for i, row in summary.iterrows():
-        vals: list[Any] = ["", "", 0, math.nan, math.nan, math.nan, math.nan, "", math.nan]
+        vals: list[Any] = ["", "", {}, 0, math.nan, math.nan, math.nan, math.nan, "", math.nan]
         if row["status"] == "ok" and math.isfinite(row["target_accuracy"]):
             vals[0] = "target"
         elif i in refs:
             base = refs[i]
             m = int(per_workload[(row["workload"], row["dataset"])])
             c = compare_seeds(index, config_of(row), config_of(base), m, margin_pp)
-            ref = base["strategy"] if same_settings(base, row) else config_label(base)
-            vals = ["seeds", ref, c.seeds, c.mean_pp, c.low_pp, c.high_pp, c.p, c.verdict, c.agreement]
+            ref = {} if same_settings(base, row) else settings_of(base)  # named by render: at its own settings
+            vals = ["seeds", base["strategy"], ref, c.seeds, c.mean_pp, c.low_pp, c.high_pp, c.p, c.verdict,
+                    c.agreement]
         for k, v in zip(cols, vals, strict=True):
             cols[k].append(v)
     for k, v in cols.items():

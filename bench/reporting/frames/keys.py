@@ -84,6 +84,11 @@ def same_strategy(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Se
     return all(a[k] == b[k] for k in STRATEGY_NAME)
 
 
+def settings_of(row: Mapping[str, Any] | pd.Series) -> dict[str, Any]:
+    """A row's :data:`SETTINGS` (global batch, spe, precision), for render to name."""
+    return {k: row[k] for k in SETTINGS}
+
+
 def same_settings(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
     """Whether two rows ran at the same global batch, steps_per_execution and precision (:data:`SETTINGS`)."""
     return all(a[k] == b[k] for k in SETTINGS)

@@ -6,7 +6,7 @@ content), and a configuration's display names. Labels are for display; rows are 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -162,16 +162,6 @@ def shows_backends(points: pd.DataFrame) -> bool:
         return False
     ran = points["backend"][points["status"] == "ok"] if "status" in points else points["backend"]
     return bool((ran != BACKENDS[0]).any())
-
-
-def config_label(row: Mapping[str, Any] | pd.Series) -> str:
-    """``"cpu_x2 at b256 spe8 float32"``: a configuration with its strategy."""
-    return f"{row['strategy']} at {config_name(row)}"
-
-
-def config_name(row: Mapping[str, Any] | pd.Series) -> str:
-    """``"b256 spe8 float32"``: the parts of a configuration that vary within one strategy."""
-    return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"
 
 
 def earlier_of(r: Record) -> tuple[str, ...]:

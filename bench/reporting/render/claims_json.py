@@ -9,7 +9,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.reporting.claims import Claims, Pair
-from bench.reporting.frames.labels import config_label
+from bench.reporting.render.text import config_label
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
 

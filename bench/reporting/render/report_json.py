@@ -20,13 +20,12 @@ from bench.reporting.analysis.predict import DevicePrediction, predictions_by_wo
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of
-from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
 from bench.reporting.render.limits_json import Limit, limits_by_config
 from bench.reporting.render.race_json import RaceSpent, race_data
-from bench.reporting.render.text import flag, reason_text, two_speeds_text
+from bench.reporting.render.text import config_label, flag, reason_text, two_speeds_text
 from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float

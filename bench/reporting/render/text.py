@@ -6,7 +6,7 @@ the backend column), for the markdown report, the console table and ``compare``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,16 @@ from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.spread import TwoSpeeds
 
 DASH = "—"  # an absent figure (a failed point has no throughput)
+
+
+def config_label(row: Mapping[str, Any] | pd.Series) -> str:
+    """``"cpu_x2 at b256 spe8 float32"``: a configuration with its strategy."""
+    return f"{row['strategy']} at {config_name(row)}"
+
+
+def config_name(row: Mapping[str, Any] | pd.Series) -> str:
+    """``"b256 spe8 float32"``: the parts of a configuration that vary within one strategy."""
+    return f"b{row['global_batch_size']} spe{row['steps_per_execution']} {row['precision']}"
 
 
 def workload_title(workload: str, dataset: str) -> str:

@@ -50,7 +50,7 @@ from bench.reporting.frames.learning import (
 )
 from bench.reporting.frames.summary import SHORT_EPOCH_S
 from bench.reporting.load.prices import FREE_TIER, NO_ENTRY, NO_PRICE, NO_UNITS, PLATFORM
-from bench.reporting.render.text import seconds, sig
+from bench.reporting.render.text import config_label, seconds, sig
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis
 
@@ -212,13 +212,20 @@ def earlier_text(earlier: tuple[str, ...]) -> str:
             f"learning there){today}{since}")
 
 
+def accuracy_ref_text(r: Mapping[str, Any] | pd.Series) -> str:
+    """The configuration a row's accuracy was compared with: its strategy label, with its settings where they are not
+    the row's own (``cpu at b64 spe1 float32``)."""
+    settings = r.get("accuracy_ref_settings") or {}
+    return config_label({"strategy": r["accuracy_ref"], **settings}) if settings else str(r["accuracy_ref"])
+
+
 def accuracy_flag_text(r: Mapping[str, Any] | pd.Series) -> str:
     """A summary row's ``accuracy_flag`` in words, with its numbers ('' when it has none)."""
     code = r.get("accuracy_flag") or ""
     if code == TARGET_MISSED:
         return f"target {r['target_accuracy']:.2f} not reached in {r['n_reached']}/{r['n_seeds']} training runs"
     if code == BELOW_REFERENCE:
-        return (f"below {r['accuracy_ref']} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
+        return (f"below {accuracy_ref_text(r)} ({r['accuracy_diff_pp']:+.1f} pp [{r['accuracy_low_pp']:+.1f}, "
                 f"{r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))})")
     return str(code)
 

@@ -11,9 +11,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from bench.reporting.frames.keys import plain_rows
-from bench.reporting.frames.labels import config_name
 from bench.reporting.render.figures import layout
-from bench.reporting.render.text import sig
+from bench.reporting.render.text import config_name, sig
 
 LABEL_PT = 7  # the front's labels' font size (points)
 # where a front label may go, in turn (offset in points from its point, horizontal alignment): right and up first

@@ -11,7 +11,7 @@ import pandas as pd
 from bench.reporting.analysis.seeds import NO_CLAIM
 from bench.reporting.frames.keys import workload_dataset
 from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, with_backend, workload_title
-from bench.reporting.render.words import runs, verdict_words
+from bench.reporting.render.words import accuracy_ref_text, runs, verdict_words
 from bench.reporting.stats.sample import as_float
 
 
@@ -42,9 +42,9 @@ def accuracy_evidence(r: pd.Series) -> str:
                 f"warm-up included){claim}")
     if r["accuracy_test"] == "seeds":
         if r["accuracy_verdict"] == NO_CLAIM:
-            return (f"against `{r['accuracy_ref']}` paired by seed: no claim with {runs(int(r['accuracy_seeds']))} "
+            return (f"against `{accuracy_ref_text(r)}` paired by seed: no claim with {runs(int(r['accuracy_seeds']))} "
                     f"({NO_CLAIM_HOW})")
-        return (f"against `{r['accuracy_ref']}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
+        return (f"against `{accuracy_ref_text(r)}` paired by seed: {r['accuracy_diff_pp']:+.1f} pp "
                 f"[{r['accuracy_low_pp']:+.1f}, {r['accuracy_high_pp']:+.1f}] over {runs(int(r['accuracy_seeds']))}: "
                 f"{verdict_words(r['accuracy_verdict'])}")
     if r.get("is_baseline"):

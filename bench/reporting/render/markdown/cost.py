@@ -15,9 +15,8 @@ from bench.reporting.analysis.cost import (
     frontier,
     single_price,
 )
-from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
-from bench.reporting.render.text import DASH, markdown_table, seconds, sig, usd
+from bench.reporting.render.text import DASH, config_label, markdown_table, seconds, sig, usd
 from bench.reporting.render.words import priced_as
 
 

@@ -14,7 +14,6 @@ from bench.reporting.analysis.cost import BOUND_DEVICES
 from bench.reporting.analysis.predict import DevicePrediction
 from bench.reporting.claims import Claims, all_claims
 from bench.reporting.frames.keys import rows_of, workload_dataset
-from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.accuracy import parity_section
@@ -34,7 +33,7 @@ from bench.reporting.render.markdown.tables import (
     problems_section,
     skipped_files_section,
 )
-from bench.reporting.render.text import sig, workload_title
+from bench.reporting.render.text import config_label, sig, workload_title
 from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text, runs
 from bench.reporting.verdicts import Analysis
 

@@ -25,7 +25,6 @@ from bench.reporting.claims import (
 )
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import compared_spe, config_key, rows_of, same_config, same_settings
-from bench.reporting.frames.labels import config_label, config_name
 from bench.reporting.frames.learning import PROBABILITY_CODES
 from bench.reporting.frames.speedups import speedup_ci
 from bench.reporting.render.markdown import conclusions
@@ -34,6 +33,8 @@ from bench.reporting.render.markdown.conclusions import ratio_words
 from bench.reporting.render.markdown.learning import PROBABILITY_LOSS
 from bench.reporting.render.markdown.limits import limit_evidence
 from bench.reporting.render.text import (
+    config_label,
+    config_name,
     counted,
     flag,
     markdown_table,
@@ -120,8 +121,9 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
     payback = ""
     if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
         n = be.iloc[0]["break_even_epochs"]
-        payback = (f"; it pays back its extra warm-up over {be.iloc[0]['quick']} after {counted(n, 'epoch')}"
-                   if math.isfinite(n) else "")
+        over = config_name(be.iloc[0]["quick"])
+        payback = f"; it pays back its extra warm-up over {over} after {counted(n, 'epoch')}" if math.isfinite(n) \
+            else ""
     later = (" (measured in a worker process that had run other points first: a fresh process's first epoch is "
              "longer)" if flag(win.get("warmup_after_others")) else "")
     lines.append(f"- **Warm-up:** epoch 1 trains {seconds(win['warmup_overhead_s'])} s longer than a steady "
@@ -136,7 +138,8 @@ def _compiler_lines(pairs: pd.DataFrame) -> list[str]:
     for _, p in pairs.iterrows():
         n = p["break_even_epochs"]
         when = f"ahead in total after {counted(n, 'epoch')}" if math.isfinite(n) else "never ahead in total"
-        out.append(f"- **Compiler:** {p['fast']} runs {sig(p['throughput_ratio'])}x the throughput of {p['quick']} "
+        out.append(f"- **Compiler:** {config_label(p['fast'])} runs {sig(p['throughput_ratio'])}x the throughput of "
+                   f"{config_label(p['quick'])} "
                    f"after {seconds(p['extra_warmup_s'])} s more warm-up: {when} (shorter runs are quicker without "
                    "it).")
     return out

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.learning import AT_CHANCE, BELOW_CHANCE, LOSS_FELL_LITTLE, LOSS_ROSE, PROBABILITY_CODES
+from bench.reporting.render.text import config_label
 from bench.reporting.render.words import codes_of, not_learning_text
 
 PROBABILITY_LOSS = ("a saturated start and one class predicted are what a loss read from probabilities does under "

@@ -25,10 +25,9 @@ from bench.reporting.analysis.floors import (
 from bench.reporting.analysis.limits import INPUT, SAID_LIMITS
 from bench.reporting.analysis.predict import MEASURED, PREDICTED, REFERENCED, DevicePrediction
 from bench.reporting.frames.keys import row_of
-from bench.reporting.frames.labels import config_label
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
-from bench.reporting.render.text import DASH, markdown_table, rate, seconds, sig, usd
+from bench.reporting.render.text import DASH, config_label, markdown_table, rate, seconds, sig, usd
 from bench.reporting.render.words import PREDICTED_REASONS, PREDICTED_SHORT, device_name, predicted_reason
 
 SPAN = "s an epoch [90% interval]"

@@ -12,9 +12,8 @@ import pandas as pd
 from bench.records.backends import SPECS, spec
 from bench.reporting.analysis.race import NO_OK
 from bench.reporting.analysis.race_replay import Spent
-from bench.reporting.frames.labels import config_label
 from bench.reporting.frames.runs import time_budget
-from bench.reporting.render.text import DASH, markdown_table, seconds, workload_title
+from bench.reporting.render.text import DASH, config_label, markdown_table, seconds, workload_title
 from bench.reporting.render.words import race_reason_text
 from bench.reporting.stats.sample import as_float
 

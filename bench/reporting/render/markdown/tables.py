@@ -18,6 +18,7 @@ from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.untrusted import skipped_row
 from bench.reporting.render.text import (
     DASH,
+    config_name,
     markdown_table,
     names_of,
     number,
@@ -155,9 +156,9 @@ def break_even_section(be: pd.DataFrame, show_backend: bool = False) -> list[str
         return []
     rows = [{"strategy": r["strategy"],
              "quickest to start (warm-up s / epoch s)":
-                 f"{r['quick']} ({seconds(r['quick_warmup_s'])} / {seconds(r['quick_epoch_s'])})",
+                 f"{config_name(r['quick'])} ({seconds(r['quick_warmup_s'])} / {seconds(r['quick_epoch_s'])})",
              "fastest (warm-up s / epoch s)":
-                 f"{r['fast']} ({seconds(r['fast_warmup_s'])} / {seconds(r['fast_epoch_s'])})",
+                 f"{config_name(r['fast'])} ({seconds(r['fast_warmup_s'])} / {seconds(r['fast_epoch_s'])})",
              "break-even epochs": "no trade-off" if r["quick_key"] == r["fast_key"] else
              (str(r["break_even_epochs"]) if math.isfinite(r["break_even_epochs"]) else "never")}
             for _, r in be.iterrows()]
