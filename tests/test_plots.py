@@ -320,3 +320,16 @@ def test_figures_drawn_here_are_freed_while_a_report_pauses_the_collector() -> N
     finally:
         if was:
             gc.enable()
+
+
+def test_the_backends_figure_names_each_backend_as_the_tables_do():
+    """Its legend reads the engines' declared display names (TensorFlow, JAX), its bars their declared colours."""
+    from matplotlib.colors import to_hex
+
+    from bench.records.backends import SPECS
+
+    a = analyze(load_records([Path(__file__).parent / "data" / "records_backends"], warn=False).records)
+    fig = plots.backend_figure(a.summary, TITLE)
+    assert legend_labels(fig) == ["TensorFlow", "JAX"]
+    handles = [h for leg in fig.legends for h in leg.legend_handles]
+    assert [to_hex(h.get_facecolor()) for h in handles] == [SPECS["tensorflow"].colour, SPECS["jax"].colour]

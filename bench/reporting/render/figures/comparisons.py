@@ -106,7 +106,7 @@ def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
             rates = mine["examples_per_s"].to_numpy(dtype=float)
             low = np.nan_to_num(rates - mine["repeat_rates_low"].to_numpy(dtype=float), nan=0.0).clip(0)
             high = np.nan_to_num(mine["repeat_rates_high"].to_numpy(dtype=float) - rates, nan=0.0).clip(0)
-            bars = ax.bar(xs, rates, width, color=BACKEND_COLOURS[backend], label=backend,
+            bars = ax.bar(xs, rates, width, color=BACKEND_COLOURS[backend], label=SPECS[backend].display,
                           yerr=[low, high], capsize=3, error_kw={"elinewidth": 1})
             labels = [f"{r:,.0f}\nn={int(n)}" if np.isfinite(r) else "" for r, n in
                       zip(rates, mine["n_repeats"].fillna(0), strict=True)]
@@ -116,6 +116,8 @@ def backend_figure(summary: pd.DataFrame, title: str) -> Figure | None:
     layout.y_scale(axes, best["examples_per_s"])
     for ax in axes:
         ax.margins(y=0.2)
-    handles = [matplotlib.patches.Patch(color=BACKEND_COLOURS[b], label=b) for b in backends]
-    layout.below(fig, handles, backends, "backend")
+    names = [SPECS[b].display for b in backends]  # as the tables name them
+    handles = [matplotlib.patches.Patch(color=BACKEND_COLOURS[b], label=n)
+               for b, n in zip(backends, names, strict=True)]
+    layout.below(fig, handles, names, "backend")
     return fig
