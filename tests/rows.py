@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+from bench.records import RecordLike, as_records
+from bench.reporting.frames.labels import identity_rows, with_labels
 
 
 def identified(row: dict[str, Any]) -> dict[str, Any]:
@@ -15,3 +19,8 @@ def identified(row: dict[str, Any]) -> dict[str, Any]:
             "dataset_whole": -1, "input_pipeline": "default", "backend": "tensorflow",
             "strategy_requested": strategy, "strategy_name": strategy, "compiler_mark": "", "process_count": 1,
             "host": "h", "host_key": "", **row}
+
+
+def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
+    """Each record's strategy label, in the records' order (as the report's frames make them)."""
+    return list(with_labels(identity_rows(as_records(records)))["strategy"])

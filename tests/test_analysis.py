@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from bench.records import load_records, upgrade
-from bench.reporting.frames.labels import strategy_labels
 from bench.reporting.frames.learning import learning_reasons
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.summary import summarize
@@ -19,7 +18,7 @@ from bench.reporting.render.text import config_name
 from bench.reporting.render.words import accuracy_flag_text, not_learning_text
 from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
-from tests.rows import identified
+from tests.rows import identified, strategy_labels
 
 RECORDS = Path(__file__).parent / "data" / "records"
 

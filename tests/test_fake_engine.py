@@ -49,7 +49,14 @@ def double(out: str) -> None:
                    compiler=compiled if p.jit_compile is True else "")
         (run / f"{p.point_id}.json").write_text(json.dumps(rec))
     build_report([run], Path(out) / "report")
-    print(json.dumps(sorted(p.point_id for p in plan(cfg))))
+    from bench.engines import load
+
+    try:
+        load("fake")  # its module is its folder's __init__.py, which implements nothing of the contract
+        loaded = "loaded"
+    except TypeError as e:
+        loaded = str(e)
+    print(json.dumps({"ids": sorted(p.point_id for p in plan(cfg)), "load": loaded}))
 
 
 def test_a_fourth_engine_declared_in_one_folder_runs_through_plan_records_report_figures_and_parity(tmp_path):
@@ -58,7 +65,9 @@ def test_a_fourth_engine_declared_in_one_folder_runs_through_plan_records_report
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    ids = json.loads(proc.stdout.strip().splitlines()[-1])
+    said = json.loads(proc.stdout.strip().splitlines()[-1])
+    ids = said["ids"]
+    assert said["load"].startswith("engine 'fake' does not implement bench.engines.Engine: missing NAME, activate")
     # the plan: the fake's points carry its name and its declared compiler mark in their ids
     assert "fashion_cnn-fake-cpu-b64-spe1-fp32-r0" in ids and "fashion_cnn-fake-cpu-fakejit-b256-spe1-fp32-r2" in ids
     assert "fashion_cnn-cpu-xla-b64-spe1-fp32-r0" in ids and len(ids) == 2 * 2 * 2 * 3

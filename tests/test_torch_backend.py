@@ -242,7 +242,8 @@ def _rec(backend: str, asked: object, compiler: str | None, strategy: str = "cpu
     ("tensorflow", False, "XLA (tf.function, jit_compile=True)", "XLA"),  # the workload's compile settings set it
 ])
 def test_a_label_names_the_compiler_that_ran(backend: str, asked: object, compiler: str | None, mark: str) -> None:
-    from bench.reporting.frames.labels import compiler_mark, strategy_labels
+    from bench.reporting.frames.labels import compiler_mark
+    from tests.rows import strategy_labels
 
     r = _rec(backend, asked, compiler)
     assert compiler_mark(r) == mark
@@ -283,8 +284,8 @@ def test_a_repeat_that_never_compiled_keeps_its_configurations_label() -> None:
     """One configuration, two repeats: the second failed before Keras compiled it. Labelled by what the first ran,
     it stays the same configuration in every table (not a second one named by what was asked)."""
     from bench.records import upgrade
-    from bench.reporting.frames.labels import strategy_labels
     from tests.conftest import make_record
+    from tests.rows import strategy_labels
 
     strategy = {"name": "cpu", "requested": "cpu", "device_kind": "cpu"}
     ran = make_record(point_id="w-cpu-jitauto-b8-spe1-fp32-r0", point={"jit_compile": "auto"}, strategy=strategy,

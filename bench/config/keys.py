@@ -11,7 +11,7 @@ from typing import Any
 
 from omegaconf import MISSING
 
-from bench.records.backends import BACKENDS, spec
+from bench.records.backends import BACKENDS, declares
 
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
 PRECISION_TAGS = {"float32": "fp32", "mixed_float16": "mp16", "mixed_bfloat16": "bf16"}
@@ -274,8 +274,7 @@ def jit_values(cfg: SuiteConfig, backend: str, strategy: str = "") -> list[bool 
     """The ``jit_compile`` values a backend's points on ``strategy`` run with: the suite's, as Keras takes them; one
     (False in the point) under JAX, where Keras always jits, and for TensorFlow's ``tpu``, which TPUStrategy always
     compiles with XLA (their records say so)."""
-    b = spec(backend)
-    if (b is not None and b.always_compiles) or strategy == "tpu":
+    if declares(backend, "always_compiles") or strategy == "tpu":
         return [False]
     return [JIT_VALUES[v] for v in cfg.jit_compile]
 

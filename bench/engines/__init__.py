@@ -170,13 +170,13 @@ def load(name: str) -> Engine:
     an unknown one, TypeError for a module that does not provide the contract's names."""
     if name not in ENGINES:
         raise ValueError(f"unknown engine {name!r}; allowed: {', '.join(ENGINES)}")
-    folder = SPECS[name].folder if name in SPECS else Path(__file__).parent / name
-    if folder == Path(__file__).parent / name:
+    outside = SPECS[name].folder if name in SPECS and SPECS[name].folder.parent != Path(__file__).parent else None
+    if outside is None:
         module = importlib.import_module(f"bench.engines.{name}")
     else:  # declared outside bench (BENCH_ENGINE_DIRS): its folder is the module
-        found = importlib.util.spec_from_file_location(f"bench_engine_{name}", folder / "__init__.py")
+        found = importlib.util.spec_from_file_location(f"bench_engine_{name}", outside / "__init__.py")
         if found is None or found.loader is None:
-            raise ValueError(f"engine {name!r}: no module at {folder / '__init__.py'}")
+            raise ValueError(f"engine {name!r}: no module at {outside / '__init__.py'}")
         module = importlib.util.module_from_spec(found)
         found.loader.exec_module(module)
     if not isinstance(module, Engine):

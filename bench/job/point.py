@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.config import PRECISION_TAGS, USER_PIPELINE, SuiteConfig, race_settings
-from bench.records.backends import BACKENDS, spec
+from bench.records.backends import BACKENDS, declares, spec
 from bench.workloads import get_workload, is_import_path
 
 # Point fields left out of its record form at these values (each one the only value before the field existed: one
@@ -186,12 +186,11 @@ def tuned(pipeline: str, backend: str) -> bool:
     ``tf.data`` pipeline Keras reads as NumPy, so its worker needs TensorFlow), ``numpy`` under TensorFlow, where
     Keras makes the arrays an autotuned ``tf.data`` pipeline (under JAX Keras slices arrays itself), and ``user``, a
     workload's own ``input_fn``, whatever it builds."""
-    native = (b := spec(backend)) is not None and b.tf_data_native
+    native = declares(backend, "tf_data_native")
     return pipeline in ("autotune", USER_PIPELINE) or (pipeline == "numpy" and native)
 
 
 def with_tensorflow(point: Point) -> bool:
     """A JAX or PyTorch point fed by a ``tf.data`` pipeline (``autotune``, or a ``user`` one that may be): its worker
     may import TensorFlow."""
-    native = (b := spec(point.backend)) is not None and b.tf_data_native
-    return not native and point.input_pipeline in ("autotune", USER_PIPELINE)
+    return not declares(point.backend, "tf_data_native") and point.input_pipeline in ("autotune", USER_PIPELINE)

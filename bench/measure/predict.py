@@ -11,7 +11,7 @@ from typing import Any
 import keras
 import numpy as np
 
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 
 def classify(model: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -25,7 +25,7 @@ def classify(model: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     # the batch). A backend that always compiles (JAX): predict_on_batch, one jitted forward pass (a plain call there
     # runs op by op, each op compiled on its first use: 12 s for MobileNetV2 on a 2-core CPU, against about 2 s
     # jitted)
-    jitted = (b := spec(keras.backend.backend())) is not None and b.always_compiles  # JAX's declaration says so
+    jitted = declares(keras.backend.backend(), "always_compiles")  # JAX's declaration says so
     out = np.asarray(model.predict_on_batch(x) if jitted else keras.ops.convert_to_numpy(model(x, training=False)),
                      dtype=np.float64)
     out = out.reshape(len(out), -1)

@@ -12,7 +12,7 @@ import numpy as np
 
 from bench.config import USER_PIPELINE
 from bench.readiness.findings import FAIL, Finding, first_line
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 BATCH = 8  # examples in the one batch the checks compile and run (the shapes, not the size, matter)
 
@@ -29,7 +29,7 @@ def workload_findings(workload: str, data: str, data_scale: str, backend: str, p
     n = max(1, min(BATCH, *wl.full)) if all(wl.full) else BATCH
     examples = load_examples(workload, data, data_scale, n, n, 0) if wl.input_fn is None else None
     engine = load(backend)
-    native = (b := spec(backend)) is not None and b.tf_data_native  # tf.data is this backend's own input
+    native = declares(backend, "tf_data_native")  # tf.data is this backend's own input
     out: list[Finding] = []
     batch: tuple[Any, Any] | None = None
     if wl.input_fn is not None:  # its own pipeline: checked as the workers will feed it, the model on its batch

@@ -13,7 +13,7 @@ from bench.config import SuiteConfig
 from bench.config.keys import axes_for, strategy_replicas
 from bench.measure.datasheets import TpuSlice, tpu_slice
 from bench.readiness.findings import FAIL, OK, WARN, Finding
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 ASSUMED_TPU = "v5litepod-8"  # without tpu_type or TPU_ACCELERATOR_TYPE: Kaggle's TPU (8 chips of one core)
 PAD_MULTIPLE = 8
@@ -93,7 +93,7 @@ def spe_findings(cfg: SuiteConfig, workload: str, backend: str) -> list[Finding]
     between steps (the classic slow TPU run); under JAX, what an execution is in this Keras."""
     values = sorted(set(axes_for(cfg, workload)["steps_per_execution"]))
     jax = ""
-    if (b := spec(backend)) is not None and b.spe_python_loop:
+    if declares(backend, "spe_python_loop"):
         from importlib import metadata
 
         try:

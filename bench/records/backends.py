@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
@@ -41,7 +42,7 @@ class Backend:
     wrapper_strategies: bool  # the tf.distribute wrapper strategies mean something under it
     point_id_compiled: str  # what a point id adds after the strategy where jit_compile=true
     stalls_in_cpu_all_reduce: bool  # a worker may die in XLA's CPU all-reduce (run again with one step in flight)
-    folder: Path = ENGINES_DIR  # the folder that declares it (its engine module's ``__init__.py``)
+    folder: Path  # the folder that declares it (its engine module's ``__init__.py``)
 
 
 def _read(path: Path) -> Backend:
@@ -71,3 +72,13 @@ BACKENDS = tuple(SPECS)  # the engines' names, the first declared first
 def spec(name: str | None) -> Backend | None:
     """A backend's declaration (None for a name no engine declares: a record of another bench)."""
     return SPECS.get(str(name))
+
+
+Flag = Literal["always_compiles", "auto_compiles", "one_step_per_call", "spe_python_loop", "multi_process",
+               "tf_data_native", "wrapper_strategies", "stalls_in_cpu_all_reduce"]
+
+
+def declares(name: str | None, flag: Flag) -> bool:
+    """Whether backend ``name`` declares ``flag`` true (False for a name no engine declares)."""
+    b = spec(name)
+    return b is not None and bool(getattr(b, flag))

@@ -23,7 +23,7 @@ from bench.job.point import Point, WorkerJob
 from bench.job.point_record import base_record, process_record, utc_now
 from bench.measure.env import host_env
 from bench.records import ErrorInfo, write_record
-from bench.records.backends import spec
+from bench.records.backends import declares
 from bench.runner import processes
 from bench.runner.plan import groups
 from bench.runner.processes import EOF, crash_error, ended_badly, exit_cause, group_coordinator, kill, read_events, reap
@@ -263,7 +263,7 @@ class Launcher:
         """True when a JAX worker died in XLA's CPU all-reduce (:func:`bench.runner.processes.stalled`) while running
         ``point`` for the first time: the point is then noted in :attr:`one_step` (the line and the log), to run again
         with one step in flight. Once only: a second death is the point's record."""
-        stalls = (b := spec(point.backend)) is not None and b.stalls_in_cpu_all_reduce
+        stalls = declares(point.backend, "stalls_in_cpu_all_reduce")
         if not stalls or point.point_id in self.one_step or attempt.cause is not None:
             return False
         if attempt.in_flight is None or is_recorded(self.run_dir, point):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bench.config import USER_PIPELINE, SuiteConfig, axes_for, jit_values, most_repeats, shard_of, splits
 from bench.job.point import Point, tuned
-from bench.records.backends import spec
+from bench.records.backends import declares
 from bench.runner.steps import resolved_spe
 from bench.workloads import dataset_size, get_workload
 
@@ -56,7 +56,7 @@ def topologies(cfg: SuiteConfig) -> list[tuple[str, str, int]]:
     larger count of ``processes`` where it runs (a backend declared ``multi_process``, a strategy that splits into
     that many processes; one process per host, ``process_id``: also ``gpus`` and ``tpu``)."""
     return [(b, s, n) for b in cfg.backends for s in cfg.strategies for n in cfg.processes
-            if n == 1 or ((sp := spec(b)) is not None and sp.multi_process and splits(s, n, cfg.process_id >= 0))]
+            if n == 1 or (declares(b, "multi_process") and splits(s, n, cfg.process_id >= 0))]
 
 
 def configuration_id(point: Point | str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bench.config import SuiteConfig, effective_steps_per_execution, strategy_replicas
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 
 def epoch_steps(cfg: SuiteConfig, strategy: str, n_train: int, batch: int) -> int | None:
@@ -24,7 +24,7 @@ def resolved_spe(cfg: SuiteConfig, backend: str, strategy: str, n_train: int, ba
     """(steps_per_execution the point runs, the requested value when that differs else None). Under PyTorch, whose
     Keras trainer runs one step per call, a request above 1 runs as 1 when the point's ``sweep`` of values has no 1
     (``suite=cnn`` asks catsdogs_cnn for 8 alone); beside a 1 it stays as asked, and is recorded skipped."""
-    if (b := spec(backend)) is not None and b.one_step_per_call and spe > 1 and 1 not in sweep:
+    if declares(backend, "one_step_per_call") and spe > 1 and 1 not in sweep:
         return 1, spe
     steps = epoch_steps(cfg, strategy, n_train, batch)
     if not steps:

@@ -11,7 +11,7 @@ from typing import Any
 
 from bench.engines import PlacementError
 from bench.records import Memory, Placement
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 
 # Keras' JAX backend always compiles the train step (jit_compile=False would run it op by op); TensorFlow's and
@@ -22,8 +22,7 @@ from bench.records.backends import spec
 def jit_compile(backend: str, requested: bool | str) -> bool | str:
     """The ``jit_compile`` a point's model is compiled with under ``backend`` (``"auto"``: Keras resolves it): True
     where its declaration says it always compiles (bench.records.backends)."""
-    b = spec(backend)
-    return True if b is not None and b.always_compiles else requested
+    return True if declares(backend, "always_compiles") else requested
 
 
 def record_placement(fit: Any) -> None:

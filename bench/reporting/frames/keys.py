@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pandas as pd
 
-from bench.records.backends import spec
+from bench.records.backends import declares
 
 # What varies between the configurations of one strategy (a configuration's name without its strategy).
 SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
@@ -103,6 +103,6 @@ def compared_spe(frame: pd.DataFrame) -> list[int]:
     for _, r in frame.iterrows():
         ran = int(r["steps_per_execution"])
         asked = {int(a) for a in r.get("spe_requested") or ()} - {ran}
-        one = (b := spec(r.get("backend"))) is not None and b.one_step_per_call
+        one = declares(r.get("backend"), "one_step_per_call")
         out.append(asked.pop() if one and ran == 1 and len(asked) == 1 else ran)
     return out

@@ -11,15 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from bench.records import Record, RecordLike, as_records
+from bench.records import Record
 from bench.records.backends import BACKENDS, spec
 from bench.records.revisions import earlier_definition
 from bench.reporting.frames.keys import plain_rows
-
-
-def strategy_labels(records: Sequence[RecordLike]) -> list[str]:
-    """Display label per record (:func:`with_labels` over its :func:`identity_rows`)."""
-    return list(with_labels(identity_rows(as_records(records)))["strategy"])
 
 
 def compiler_marks(typed: Sequence[Record]) -> list[str]:

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from bench.records.backends import BACKENDS, spec
+from bench.records.backends import BACKENDS, declares
 from bench.reporting.analysis.limits import (
     COMPUTE,
     HOST,
@@ -64,8 +64,7 @@ def _precision(lim: Any) -> tuple[str, str, bool]:
 
 def _always_compiles(lim: Any) -> bool:
     """Whether the configuration's backend compiles every step (no jit_compile lever: another backend is)."""
-    b = spec(lim.get("backend"))
-    return b is not None and b.always_compiles
+    return declares(lim.get("backend"), "always_compiles")
 
 
 def _compilers(lim: Any) -> str:
