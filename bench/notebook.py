@@ -111,6 +111,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     """
     from bench.records import load_records
     from bench.reporting.frames.points import points_table
+    from bench.reporting.render.labels import with_labels
     from bench.reporting.render.words import not_learning_text
     from bench.runner.preflight import check_models
     from bench.runner.session import execute
@@ -121,7 +122,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     status, run_dir = execute(cfg)
     if run_dir is None:
         raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
-    frame = points_table(load_records([run_dir], warn=False).records, not_learning_text)  # reasons in words
+    frame = points_table(load_records([run_dir], warn=False).records, not_learning_text, with_labels)  # in words
     frame.attrs[RUN_DIRS] = [str(run_dir)]
     # status 1: no point succeeded; the frame's status and error columns say why, as the console table did
     if status > 128:
@@ -167,10 +168,11 @@ def epochs(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path]) -> p
     e.g. ``sns.lineplot(data=bench.epochs(frame), x="epoch", y="val_accuracy", hue="strategy")``. Columns:
     :data:`bench.reporting.frames.epochs.EPOCH_COLUMNS` (docs/reports.md)."""
     from bench.records import load_records
-    from bench.reporting.frames.epochs import epochs_frame
+    from bench.reporting.frames.epochs import epochs_table
+    from bench.reporting.render.labels import with_labels
 
     dirs = _dirs(frame_or_dirs)
-    frame = epochs_frame(load_records(dirs, warn=False).records)
+    frame = epochs_table(load_records(dirs, warn=False).records, with_labels)
     frame.attrs[RUN_DIRS] = [str(d) for d in dirs]
     return frame
 

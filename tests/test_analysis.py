@@ -12,13 +12,11 @@ import pytest
 
 from bench.records import load_records, upgrade
 from bench.reporting.frames.learning import learning_reasons
-from bench.reporting.frames.points import points_frame
-from bench.reporting.frames.summary import summarize
 from bench.reporting.render.text import config_name
 from bench.reporting.render.words import accuracy_flag_text, not_learning_text
-from bench.reporting.verdicts import analyze, best_configurations, break_even, winners
+from bench.reporting.verdicts import best_configurations, break_even, winners
 from tests.conftest import accuracy_tolerance_pp, make_record
-from tests.rows import identified, strategy_labels
+from tests.rows import analyzed, identified, labelled_points, strategy_labels, summarized
 
 RECORDS = Path(__file__).parent / "data" / "records"
 
@@ -36,7 +34,7 @@ def loaded():
 
 @pytest.fixture(scope="module")
 def result(loaded):
-    return analyze(loaded.records)
+    return analyzed(loaded.records)
 
 
 def row(summary: pd.DataFrame, strategy: str, gb: int, spe: int, precision: str = "float32",
@@ -116,7 +114,7 @@ def test_speedup_uses_same_host_baseline(result):
 
 
 def test_baseline_is_configurable(loaded):
-    s = summarize(loaded.records, baseline="cpu_x2")
+    s = summarized(loaded.records, baseline="cpu_x2")
     r = row(s, "cpu@hostA", 64, 1)
     assert r["baseline"] == "cpu_x2"
     assert r["speedup"] > 1
@@ -207,7 +205,7 @@ def test_old_records_of_the_wrapped_cpu_read_as_cpu_onedevice(loaded):
     old["strategy"].update({"class": "OneDeviceStrategy"})
     old["strategy"].pop("scope", None)
     assert strategy_labels([old]) == ["cpu_onedevice"]
-    assert points_frame([old]).iloc[0]["strategy_name"] == "cpu_onedevice"
+    assert labelled_points([old]).iloc[0]["strategy_name"] == "cpu_onedevice"
 
 
 def test_wrapper_cost_is_measured_against_the_plain_path(result):
@@ -225,7 +223,7 @@ def _frame(*rows: dict) -> pd.DataFrame:
     base = {"workload": "w", "dataset": "d", "status": "ok", "not_learning": "", "final_val_accuracy": 0.9,
             "n_val_eval": 10_000, "train_s_median": 1.0, "global_batch_size": 64, "steps_per_execution": 1,
             "precision": "float32"}
-    return pd.DataFrame([identified({**base, "backend": "tensorflow", "strategy_label": r.get("strategy", ""), **r})
+    return pd.DataFrame([identified({**base, "backend": "tensorflow", **r})
                          for r in rows])
 
 
@@ -256,7 +254,7 @@ def _pair(final: dict[str, list[float]], target: float | None = None, n_val: int
 
 
 def test_winner_skips_a_faster_configuration_that_misses_the_target():
-    a = analyze(_pair({"cpu": [0.945], "cpu_x2": [0.613]}, target=0.9))
+    a = analyzed(_pair({"cpu": [0.945], "cpu_x2": [0.613]}, target=0.9))
     assert winners(a.summary)["strategy"].tolist() == ["cpu"]
     assert best_configurations(a.summary)["strategy"].tolist() == ["cpu"]  # cpu_x2 has no learning configuration
 
@@ -268,21 +266,21 @@ def test_without_a_target_a_configuration_is_below_the_baseline_only_across_seed
     """No target: cpu_x2 3 pp below cpu at every one of five seeds is worse (the interval of the mean per-seed
     difference lies below 0); the same seed-to-seed spread without a gap is not; one seed makes no claim, however
     far apart the two models are (it is not compared with the best of anything either)."""
-    worse = analyze(_pair({"cpu": CPU, "cpu_x2": [a - 0.03 for a in CPU]})).summary.set_index("strategy")
+    worse = analyzed(_pair({"cpu": CPU, "cpu_x2": [a - 0.03 for a in CPU]})).summary.set_index("strategy")
     w = worse.loc["cpu_x2"]
     assert w["accuracy_test"] == "seeds" and w["accuracy_seeds"] == 5 and w["accuracy_verdict"] == "differs"
     assert w["accuracy_high_pp"] < 0 and not w["learns"]
     assert accuracy_flag_text(w).startswith("below cpu (-") and accuracy_flag_text(w).endswith("over 5 training runs)")
     assert -3.5 < w["accuracy_diff_pp"] < -2.5  # the fixture's accuracies carry a little noise of their own
     shuffled = [0.83, 0.92, 0.80, 0.88, 0.85]  # the same accuracies, drawn by other seeds
-    close = analyze(_pair({"cpu": CPU, "cpu_x2": shuffled})).summary.set_index("strategy").loc["cpu_x2"]
+    close = analyzed(_pair({"cpu": CPU, "cpu_x2": shuffled})).summary.set_index("strategy").loc["cpu_x2"]
     assert close["accuracy_verdict"] == "inconclusive" and close["learns"]
-    one = analyze(_pair({"cpu": [0.88], "cpu_x2": [0.80]})).summary.set_index("strategy").loc["cpu_x2"]
+    one = analyzed(_pair({"cpu": [0.88], "cpu_x2": [0.80]})).summary.set_index("strategy").loc["cpu_x2"]
     assert one["accuracy_verdict"] == "no_claim" and one["learns"] and 0 < one["accuracy_agreement"] < 1
 
 
 def test_parity_is_paired_by_seed_and_flags_a_gap_that_every_seed_shows():
-    parity = analyze(_pair({"cpu": CPU, "cpu_x2": [a - 0.03 for a in CPU]})).parity
+    parity = analyzed(_pair({"cpu": CPU, "cpu_x2": [a - 0.03 for a in CPU]})).parity
     r = parity.iloc[0]
     assert (r["strategy"], r["baseline"], r["kind"], r["seeds"]) == ("cpu_x2", "cpu", "strategy", 5)
     assert r["flag"] and r["verdict"] == "differs" and r["high_pp"] < 0
@@ -293,8 +291,8 @@ def test_parity_is_paired_by_seed_and_flags_a_gap_that_every_seed_shows():
 def test_the_parity_margin_decides_equivalent_from_inconclusive():
     """No gap, a few tenths of a point of seed noise: equivalent within ±2 pp, inconclusive within ±0.1 pp."""
     x2 = [a + e for a, e in zip(CPU, (0.003, -0.003, 0.002, -0.002, 0.0), strict=True)]
-    wide = analyze(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=2.0).parity.iloc[0]
-    narrow = analyze(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.1).parity.iloc[0]
+    wide = analyzed(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=2.0).parity.iloc[0]
+    narrow = analyzed(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.1).parity.iloc[0]
     assert wide["low_pp"] < 0 < wide["high_pp"] and wide["verdict"] == "equivalent"
     assert narrow["verdict"] == "inconclusive"
 
@@ -363,7 +361,7 @@ def test_minimal_record_without_optional_fields(loaded):
     for e in rec["epochs"]:
         e.pop("train_s")
         e.pop("examples")
-    s = summarize([rec])
+    s = summarized([rec])
     r = s.iloc[0]
     steady = [e for e in rec["epochs"] if e["epoch"] >= 2]  # one repeat: over the median of its steady epochs
     assert r["examples_per_s"] == pytest.approx(
@@ -372,7 +370,7 @@ def test_minimal_record_without_optional_fields(loaded):
 
 
 def test_empty_input():
-    a = analyze([])
+    a = analyzed([])
     assert a.summary.empty and a.points.empty
 
 
@@ -395,7 +393,7 @@ def test_auto_resolving_to_the_baseline_never_replaces_the_baseline(loaded):
         for e in r["epochs"]:
             e["epoch_s"] *= 2  # clearly slower than cpu
             e["train_s"] *= 2
-    s = summarize(recs + auto)
+    s = summarized(recs + auto)
     auto_rows = s[s["strategy"].str.startswith("auto")]
     assert not auto_rows.empty
     assert set(s["baseline"]) == {"cpu"}
@@ -409,34 +407,34 @@ def test_one_peak_per_machine_and_run_and_no_mfu_above_100_percent(loaded):
                           and r["strategy"]["name"] == "tpu" and r["precision"] == "float32"])
     for r in recs:  # the two repeats' processes probed differently
         r["peak_flops_per_s"] = {"float32": 2.0e13 if r["repeat"] == 0 else 3.0e13}
-    p = points_frame(recs)
+    p = labelled_points(recs)
     assert set(p["run_peak_flops_per_s"]) == {3.0e13} and set(p["run_peak_low"]) == {2.0e13}
     assert set(p["run_peak_n"]) == {2}
     fast = copy.deepcopy(recs)
     for r in fast:
         r["flops_per_example"] = 2e9  # 2 GFLOP per example at 30,000-60,000 examples/s: above any probe
-    s = summarize(fast)
+    s = summarized(fast)
     assert s["mfu_pct"].isna().all() and s["mfu_over_peak"].all()
-    assert (summarize(recs)["mfu_pct"] < 100).all()
+    assert (summarized(recs)["mfu_pct"] < 100).all()
 
 
 def test_a_second_stage_warm_up_counts_like_the_first(loaded):
     """A transfer-learning point recompiles for its fine-tuning stage: that stage's first epoch is a warm-up of its
     own (``stages[i].warmup_overhead_s``), added to the configuration's warm-up, never to its steady state."""
     rec = copy.deepcopy(next(r for r in loaded.records if r["status"] == "ok" and r["env"]["hostname"] == "hostB"))
-    plain = summarize([rec]).iloc[0]["warmup_overhead_s"]
+    plain = summarized([rec]).iloc[0]["warmup_overhead_s"]
     rec["stages"] = [{"name": "frozen", "epochs": 3, "warmup_overhead_s": 7.0},
                      {"name": "fine_tune", "epochs": 3, "warmup_overhead_s": 4.5}]
-    assert summarize([rec]).iloc[0]["warmup_overhead_s"] == pytest.approx(plain + 4.5)
+    assert summarized([rec]).iloc[0]["warmup_overhead_s"] == pytest.approx(plain + 4.5)
 
 
 def test_a_small_consistent_loss_differs_but_is_not_ranked_away():
     """0.5 pp below cpu at every seed: the interval excludes 0 (differs, flagged in parity), yet within the 2 pp
     margin the configuration still learns and is ranked; beyond a 0.2 pp margin it is held back."""
     x2 = [a - 0.005 for a in CPU]
-    r = analyze(_pair({"cpu": CPU, "cpu_x2": x2})).summary.set_index("strategy").loc["cpu_x2"]
+    r = analyzed(_pair({"cpu": CPU, "cpu_x2": x2})).summary.set_index("strategy").loc["cpu_x2"]
     assert r["accuracy_verdict"] == "differs" and r["accuracy_high_pp"] < 0 and r["learns"]
-    strict = analyze(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.2).summary.set_index("strategy")
+    strict = analyzed(_pair({"cpu": CPU, "cpu_x2": x2}), parity_margin_pp=0.2).summary.set_index("strategy")
     assert not strict.loc["cpu_x2"]["learns"] and accuracy_flag_text(strict.loc["cpu_x2"]).startswith("below cpu")
 
 

@@ -14,19 +14,21 @@ import pytest
 from bench.records import load_records
 from bench.reporting.claims import TRADEOFF
 from bench.reporting.claims import claims as workload_claims
+from bench.reporting.frames.keys import sections
 from bench.reporting.render.markdown import conclusions
 from bench.reporting.render.markdown.answer import answer_section
 from bench.reporting.render.markdown.findings import findings_section
-from bench.reporting.verdicts import Analysis, analyze
+from bench.reporting.verdicts import Analysis
+from tests.rows import analyzed
 
 DATA = Path(__file__).parent / "data"
 H200 = DATA / "gpu_h200_2026_11_27"
 
 
-def _sentences(a: Analysis, workload: str, dataset: str) -> dict[str, str]:
-    """Each claim of one workload as the one sentence that states it ('' claims left out)."""
-    c = workload_claims(a, workload, dataset)
-    t = a.tradeoffs.get((workload, dataset))
+def _sentences(a: Analysis, section: int) -> dict[str, str]:
+    """Each claim of one section as the one sentence that states it ('' claims left out)."""
+    c = workload_claims(a, section)
+    t = a.tradeoffs.get(section)
     if c.outcome == TRADEOFF and t is not None:
         return {"trade-off": conclusions.tradeoff(t.fastest, t.most_accurate)}
     win = c.winner
@@ -39,12 +41,13 @@ def _sentences(a: Analysis, workload: str, dataset: str) -> dict[str, str]:
 
 
 def _checked(records: list) -> Counter:
-    a = analyze(records)
+    a = analyzed(records)
     checked: Counter = Counter()
-    for workload, dataset in sorted(set(zip(a.summary["workload"], a.summary["dataset"], strict=True))):
-        answer = "\n".join(answer_section(a, workload, dataset))
-        findings = "\n".join(findings_section(a, workload, dataset))
-        for name, sentence in _sentences(a, workload, dataset).items():
+    for section in sections(a.summary):
+        workload = a.summary[a.summary["section"] == section]["workload"].iloc[0]
+        answer = "\n".join(answer_section(a, section))
+        findings = "\n".join(findings_section(a, section))
+        for name, sentence in _sentences(a, section).items():
             assert sentence in answer, (workload, name, sentence)
             assert sentence in findings, (workload, name, sentence)
             checked[name] += 1

@@ -17,6 +17,7 @@ from bench.reporting.build import build_report
 from bench.reporting.commands import report_main
 from bench.reporting.load.prices import PriceError, load_table
 from tests.conftest import make_record
+from tests.rows import analyzed
 
 VCPU = 0.042246  # suites/prices/cloud.yaml: cpu-vcpu
 
@@ -223,9 +224,8 @@ def test_the_cost_figures_money_ticks_are_as_short_as_their_values(merged) -> No
     from bench.records import load_records
     from bench.reporting.analysis.cost import priced_summary
     from bench.reporting.render.figures.drawer import priced_cost_figure
-    from bench.reporting.verdicts import analyze
 
-    priced = priced_summary(analyze(load_records([merged], warn=False).records).summary, load_table())
+    priced = priced_summary(analyzed(load_records([merged], warn=False).records).summary, load_table())
     (ax,) = priced_cost_figure(priced, "t").axes
     fmt = ax.yaxis.get_major_formatter()
     labels = [fmt(v, i) for i, v in enumerate(ax.get_yticks())]
@@ -301,11 +301,10 @@ def test_the_fronts_labels_cover_no_marker_and_no_other_label(records) -> None:
     from bench.reporting.analysis.cost import priced_summary
     from bench.reporting.render.figures.drawer import priced_cost_figure
     from bench.reporting.render.figures.layout import save_to
-    from bench.reporting.verdicts import analyze
     from tests.conftest import REPO
 
     loaded = load_records([REPO / "tests" / "data" / records], warn=False).records
-    priced = priced_summary(analyze(loaded).summary, load_table())
+    priced = priced_summary(analyzed(loaded).summary, load_table())
     checked = 0
     for (workload, dataset), rows in priced.groupby(["workload", "dataset"]):
         fig = priced_cost_figure(rows, f"{workload} {dataset}")

@@ -7,8 +7,8 @@ import statistics
 import pytest
 
 from bench.records import load_records
-from bench.reporting.frames.summary import summarize
 from tests.conftest import run_bench
+from tests.rows import summarized
 
 COMMON = ["suite=smoke", "strategies=[cpu]", "batch_sizes=[32]", "steps_per_execution=[4]", "report=false",
           "measure_peak=false", "second_batch=false"]  # no test here reads the extra stage (slow_decode: ~4 s a point)
@@ -47,7 +47,7 @@ def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path) -
     recs = run(tmp_path, "workloads=[fashion_cnn]", "n_train=512", "n_val=128", "epochs=2",
                "input_pipelines=[default,slow_decode]", "progress=on", "backends=[tensorflow,jax]",
                progress="fashion_cnn-cpu-b32-spe4-fp32-slow_decode-r0 epoch")
-    s = summarize(recs)
+    s = summarized(recs)
     by = {(b, str(pipe)): bool(bound) for b, pipe, bound in zip(s["backend"], s["dataset"], s["input_bound"],
                                                                  strict=True)}
     share = {(b, str(pipe)): f"{ex / inp:.0%}" for b, pipe, ex, inp in zip(  # evidence when it fails
@@ -64,7 +64,7 @@ def test_slow_pipeline_is_flagged_input_bound_and_the_default_is_not(tmp_path) -
 
 @pytest.mark.slow
 def test_tutorial_004_variant_is_flagged_not_learning_and_the_corrected_model_is_not(default_run) -> None:
-    s = summarize(default_run).set_index("workload")
+    s = summarized(default_run).set_index("workload")
     assert not s.loc["reuters_textcnn", "not_learning"]
     assert not s.loc["fashion_cnn", "not_learning"]
     bug = [i for i in s.index if i.startswith("reuters_textcnn_logits_bug")]

@@ -12,6 +12,7 @@ import pytest
 from bench.measure.env import RECORDED_ENV_VARS
 from bench.records import load_records, parse
 from tests.conftest import HAS_JAX, SECRETS, SMOKE_BACKENDS, run_bench, table_rows
+from tests.rows import analyzed
 from tests.test_record_schema import undeclared
 
 
@@ -260,9 +261,8 @@ def test_every_repeat_is_its_own_process_a_seeded_training_run_and_parity_is_jud
     assert len({by[("cpu_x2", k)]["initial_weights"]["sha256"] for k in range(3)}) == 3  # three starts, not clones
     for s in ("cpu", "cpu_x2"):
         assert len({by[(s, k)]["epochs"][-1]["loss"] for k in range(3)}) == 3  # three different training runs
-    from bench.reporting.verdicts import analyze
 
-    (row,) = [r for _, r in analyze(records, baseline="cpu").parity.iterrows()]
+    (row,) = [r for _, r in analyzed(records, baseline="cpu").parity.iterrows()]
     assert (row["strategy"], row["baseline"], row["seeds"]) == ("jax/cpu_x2", "jax/cpu", 3)
     assert [s for s, _ in row["per_seed"]] == [0, 1, 2]
     assert row["verdict"] in ("differs", "equivalent", "inconclusive")

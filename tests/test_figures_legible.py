@@ -14,11 +14,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 
 from bench.records import load_records
-from bench.reporting.frames.keys import rows_of
 from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures import layout
 from bench.reporting.render.figures.runs import POINT, epoch_times_figure, time_to_accuracy_figure
-from bench.reporting.verdicts import analyze
+from tests.rows import analyzed, rows_named
 
 RECORDS = Path(__file__).parent / "data" / "records"
 KEY = ("fashion_cnn", "synthetic (reduced, n_train=12288)")
@@ -26,8 +25,8 @@ KEY = ("fashion_cnn", "synthetic (reduced, n_train=12288)")
 
 @pytest.fixture(scope="module")
 def cnn():
-    a = analyze(load_records([RECORDS], warn=False).records)
-    return rows_of(a.points, *KEY), rows_of(a.summary, *KEY), rows_of(a.epochs, *KEY)
+    a = analyzed(load_records([RECORDS], warn=False).records)
+    return rows_named(a.points, *KEY), rows_named(a.summary, *KEY), rows_named(a.epochs, *KEY)
 
 
 def _panels(fig):

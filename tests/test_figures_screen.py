@@ -14,10 +14,9 @@ from matplotlib.collections import LineCollection
 from matplotlib.container import ErrorbarContainer
 
 from bench.records import load_records
-from bench.reporting.frames.keys import rows_of
 from bench.reporting.render.figures import files as plots
 from bench.reporting.render.figures.runs import epoch_times_figure, time_to_accuracy_figure
-from bench.reporting.verdicts import analyze
+from tests.rows import analyzed, rows_named
 
 H200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
 FULL = ("fashion_cnn", "synthetic (full, n_train=60000)")
@@ -26,7 +25,7 @@ REDUCED = ("fashion_cnn", "synthetic (reduced, n_train=4096)")
 
 @pytest.fixture(scope="module")
 def a():
-    return analyze(load_records([H200 / d for d in ("r1", "r2", "r3", "b")], warn=False).records)
+    return analyzed(load_records([H200 / d for d in ("r1", "r2", "r3", "b")], warn=False).records)
 
 
 def _drawn(fig):
@@ -50,7 +49,7 @@ def _clear_of_title_and_panels(fig) -> None:
 
 def test_no_legend_covers_the_title_or_a_panel(a) -> None:
     key = FULL
-    epochs, points, summary = rows_of(a.epochs, *key), rows_of(a.points, *key), rows_of(a.summary, *key)
+    epochs, points, summary = rows_named(a.epochs, *key), rows_named(a.points, *key), rows_named(a.summary, *key)
     for fig in (plots.throughput_figure(epochs, key[0]), plots.val_accuracy_figure(epochs, points, key[0]),
                 plots.backend_figure(summary, key[0]), epoch_times_figure(epochs, key[0]),
                 time_to_accuracy_figure(epochs, points, key[0])):
@@ -60,11 +59,11 @@ def test_no_legend_covers_the_title_or_a_panel(a) -> None:
 
 def test_points_at_two_settings_are_never_joined(a) -> None:
     """The issue's throughput figure drew a line from spe1 (one run) to spe6 (another)."""
-    fig = plots.throughput_figure(rows_of(a.epochs, *FULL), FULL[0])
+    fig = plots.throughput_figure(rows_named(a.epochs, *FULL), FULL[0])
     lines = [ln for ax in _panels(fig) for ln in ax.get_lines() if len(ln.get_xdata()) > 1]
     assert lines and all(ln.get_linestyle() == "None" for ln in lines)  # markers with their IQR bars only
-    fig = epoch_times_figure(rows_of(a.epochs, *FULL), FULL[0])
-    ok = rows_of(a.points, *FULL)
+    fig = epoch_times_figure(rows_named(a.epochs, *FULL), FULL[0])
+    ok = rows_named(a.points, *FULL)
     ok = ok[(ok["status"] == "ok") & (ok["n_epochs"] >= 2)]
     segments = [seg for coll in _panels(fig)[0].collections if isinstance(coll, LineCollection)
                 for seg in coll.get_segments()]
@@ -73,7 +72,7 @@ def test_points_at_two_settings_are_never_joined(a) -> None:
 
 def test_accuracy_axes_are_fitted_to_the_data(a) -> None:
     """0.96-0.985 was lost on a 0-1 axis."""
-    epochs, points = rows_of(a.epochs, *FULL), rows_of(a.points, *FULL)
+    epochs, points = rows_named(a.epochs, *FULL), rows_named(a.points, *FULL)
     for fig in (plots.val_accuracy_figure(epochs, points, FULL[0]), time_to_accuracy_figure(epochs, points, FULL[0])):
         low, high = _panels(fig)[0].get_ylim()
         values = epochs["val_accuracy"].astype(float)
@@ -81,7 +80,7 @@ def test_accuracy_axes_are_fitted_to_the_data(a) -> None:
 
 
 def test_every_bar_carries_n_and_its_spread(a) -> None:
-    fig = plots.backend_figure(rows_of(a.summary, *FULL), FULL[0])
+    fig = plots.backend_figure(rows_named(a.summary, *FULL), FULL[0])
     ax = _panels(fig)[0]
     assert any(isinstance(c, ErrorbarContainer) for c in ax.containers)
     texts = [t.get_text() for t in ax.texts]
@@ -90,7 +89,7 @@ def test_every_bar_carries_n_and_its_spread(a) -> None:
 
 def test_panels_a_decade_apart_get_a_colour_scale_each(a) -> None:
     """cpu_x2 at 1.5-2.8x beside the GPU at 10-45x: one scale washed the CPU panel out."""
-    fig = plots.speedup_heatmap_figure(rows_of(a.summary, *REDUCED), REDUCED[0], "cpu")
+    fig = plots.speedup_heatmap_figure(rows_named(a.summary, *REDUCED), REDUCED[0], "cpu")
     bars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
     assert len(bars) == 2
     tops = sorted(max(ax.get_ylim()) for ax in bars)
@@ -98,7 +97,7 @@ def test_panels_a_decade_apart_get_a_colour_scale_each(a) -> None:
 
 
 def test_the_new_figures_show_warm_up_and_time_to_the_target(a) -> None:
-    epochs, points = rows_of(a.epochs, *REDUCED), rows_of(a.points, *REDUCED)
+    epochs, points = rows_named(a.epochs, *REDUCED), rows_named(a.points, *REDUCED)
     fig = epoch_times_figure(epochs, REDUCED[0])
     assert [ax.get_xlabel() for ax in _panels(fig)][-1] == "epoch (1 = warm-up)"
     fig = time_to_accuracy_figure(epochs, points, REDUCED[0])
@@ -118,7 +117,7 @@ def test_a_sweep_of_more_runs_than_a_figure_can_show_gets_no_per_run_figure(a) -
 
     from bench.reporting.render.figures.runs import MAX_RUNS, runs_data
 
-    epochs = rows_of(a.epochs, *FULL)  # 6 points
+    epochs = rows_named(a.epochs, *FULL)  # 6 points
     copies = [epochs.assign(run_id=epochs["run_id"] + f"-{i}") for i in range(MAX_RUNS // 6)]
     assert runs_data(pd.concat(copies), "train_s") is not None  # 120 runs: drawn
     assert runs_data(pd.concat([*copies, epochs.assign(run_id="more")]), "train_s") is None

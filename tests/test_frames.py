@@ -9,9 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from bench.records import as_records, load_records
-from bench.reporting.frames.epochs import EPOCH_COLUMNS, epochs_frame
-from bench.reporting.frames.points import POINT_COLUMNS, points_table
+from bench.reporting.frames.epochs import EPOCH_COLUMNS, epochs_table
+from bench.reporting.frames.points import POINT_COLUMNS, points_frame, points_table
+from bench.reporting.render.labels import with_labels
 from tests.conftest import REPO
+from tests.rows import labelled_epochs, labelled_points
 
 RECORDS = [Path(__file__).parent / "data" / "records", Path(__file__).parent / "data" / "records_backends"]
 
@@ -22,8 +24,10 @@ def _scalar(value: object) -> bool:
 
 def test_one_row_per_point_with_documented_scalar_columns() -> None:
     records = load_records(RECORDS, warn=False).records
-    table = points_table(records)
+    table = points_table(records, labels=with_labels)  # bench.run's frame
     assert list(table.columns) == [c for c, _, _ in POINT_COLUMNS] and len(table) == len(records)
+    bare = points_table(records)  # without labels: every other column
+    assert list(bare.columns) == [c for c, _, _ in POINT_COLUMNS if c not in ("dataset", "strategy")]
     assert all(_scalar(v) for col in table.columns for v in table[col]), "a column holds tuples or lists"
     ok = table[table["status"] == "ok"]
     assert (ok["steady_train_s"] > 0).all() and (ok["n_steady_epochs"] >= 1).all()
@@ -32,7 +36,7 @@ def test_one_row_per_point_with_documented_scalar_columns() -> None:
 
 def test_one_row_per_point_and_epoch_matching_the_records() -> None:
     records = as_records(load_records(RECORDS, warn=False).records)
-    long = epochs_frame(records)
+    long = epochs_table(records, with_labels)  # bench.epochs' frame
     assert list(long.columns) == [c for c, _, _ in EPOCH_COLUMNS]
     assert len(long) == sum(len(r.epochs) for r in records)
     assert all(_scalar(v) for col in long.columns for v in long[col])
@@ -40,7 +44,7 @@ def test_one_row_per_point_and_epoch_matching_the_records() -> None:
         rows = long[(long["run_id"] == r.run_id) & (long["point_id"] == r.point_id)]
         assert rows["epoch"].tolist() == [e.epoch for e in r.epochs]
         assert rows.loc[rows["steady"], "epoch"].tolist() == [e.epoch for e in r.steady_epochs()]
-    table = points_table(records)  # the same labels in both frames: they join on run_id and point_id
+    table = points_table(records, labels=with_labels)  # the same labels in both frames: joined on run_id, point_id
     joined = long.merge(table[["run_id", "point_id", "strategy", "dataset"]], on=["run_id", "point_id"],
                         suffixes=("", "_point"))
     assert len(joined) == len(long)
@@ -57,14 +61,13 @@ def test_the_docs_list_every_column_with_its_unit() -> None:
 
 
 def test_empty_runs_give_empty_frames_with_the_columns() -> None:
-    assert list(points_table([]).columns) == [c for c, _, _ in POINT_COLUMNS]
-    assert list(epochs_frame([]).columns) == [c for c, _, _ in EPOCH_COLUMNS]
+    assert list(points_table([], labels=with_labels).columns) == [c for c, _, _ in POINT_COLUMNS]
+    assert list(epochs_table([], with_labels).columns) == [c for c, _, _ in EPOCH_COLUMNS]
 
 
 def test_one_data_set_at_two_paths_has_one_name_in_both_frames() -> None:
     """The same content under a path and under a name, the name only on a point that never trained (no epochs): the
     per-epoch frame names it as the per-point frame does (the report keys its figures by that name)."""
-    from bench.reporting.frames.points import points_frame
     from tests.conftest import make_record
 
     trained = make_record(point_id="a-cpu-b8-spe1-fp32-r0",
@@ -72,21 +75,21 @@ def test_one_data_set_at_two_paths_has_one_name_in_both_frames() -> None:
     never = make_record(point_id="b-cpu-b8-spe1-fp32-r1", repeat=1, status="failed", epochs=[],
                         dataset={"name": "csv:plants.csv", "sha256": "f0"})
     records = as_records([trained, never])
-    assert set(points_frame(records)["dataset"]) == set(epochs_frame(records)["dataset"]) == {"csv:plants.csv"}
+    assert set(labelled_points(records)["dataset"]) == set(labelled_epochs(records)["dataset"]) == {"csv:plants.csv"}
 
 
 def test_configurations_are_keyed_by_identity_columns_and_labelled_from_them() -> None:
-    """CONFIG_KEY holds no display label; the labels are made from the identity columns alone (relabelling a frame
-    stripped of them gives them back), and they name each configuration once: as many labelled configurations as
-    keyed ones, over records of two hosts (one strategy on both: ``cpu@hostA``) and three backends."""
-    from bench.reporting.frames.keys import CONFIG_KEY, LABEL_ORDER
-    from bench.reporting.frames.labels import with_labels
-    from bench.reporting.frames.points import points_frame
+    """CONFIG_KEY holds no display label and the frames carry none: render makes them from the identity columns
+    alone, and they name each configuration once: as many labelled configurations as keyed ones (and as coded ones:
+    section, strategy and settings), over records of two hosts (one strategy on both: ``cpu@hostA``) and three
+    backends."""
+    from bench.reporting.frames.keys import CONFIG_KEY, ORDER, SETTINGS
 
-    assert not {"strategy", "dataset", "data", "strategy_label"} & set(CONFIG_KEY)
-    points = points_frame(load_records(RECORDS, warn=False).records)
     labels = ["strategy", "strategy_label", "dataset", "data", "host_shown"]
-    again = with_labels(points.drop(columns=labels))
-    assert (again[labels] == points[labels]).all().all()
-    assert points.groupby(CONFIG_KEY).ngroups == points.groupby(LABEL_ORDER).ngroups > 20
+    assert not set(labels) & set(CONFIG_KEY)
+    bare = points_frame(load_records(RECORDS, warn=False).records)
+    assert not set(labels) & set(bare.columns)
+    points = with_labels(bare)
+    named = ["workload", "dataset", "strategy", *SETTINGS]
+    assert points.groupby(CONFIG_KEY).ngroups == points.groupby(named).ngroups == points.groupby(ORDER).ngroups > 20
     assert {"cpu@hostA", "cpu@hostB"} <= set(points["strategy"]) and points["host_shown"].any()

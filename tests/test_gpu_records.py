@@ -17,6 +17,7 @@ import pytest
 from bench.reporting.commands import report_main
 from bench.reporting.render.markdown.cost import bound_cell
 from bench.reporting.render.text import sig
+from tests.rows import labelled_points, summarized
 
 H200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
 RUNS = ("r1", "r2", "r3", "b", "a/1", "a/2", "a/3", "a/4")
@@ -119,13 +120,11 @@ def test_a_points_mfu_is_held_against_its_own_backends_probe() -> None:
     full FP32, its default), JAX's 380 (TF32). Each backend's MFU divides by its own probe: torch's is not divided by
     JAX's peak (0.6 % shown before, about 4 % against its own)."""
     from bench.records import load_records
-    from bench.reporting.frames.points import points_frame
-    from bench.reporting.frames.summary import summarize
 
     records = load_records([H200 / "b"], warn=False).records
     probes = {r["backend"]: r["peak_flops_per_s"]["float32"] for r in records}
     assert probes["torch"] < probes["jax"] / 5  # two arithmetics, one GPU
-    summary = summarize(points_frame(records)).set_index("backend")
+    summary = summarized(labelled_points(records)).set_index("backend")
     for backend in ("jax", "torch"):
         row = summary.loc[backend]
         by_hand = 100 * row["flops_per_example"] * row["examples_per_s"] / probes[backend]

@@ -254,8 +254,8 @@ def words_in(path: Path) -> list[str]:
 
 def test_no_reader_text_in_frames_analysis_verdicts_or_claims(tmp_path: Path) -> None:
     """Judgements are codes and numbers (issue 75): prices, race states, verdicts, the sources of a label's evidence
-    and device names are worded in render/. frames/labels.py is the one module below render that makes names: the
-    display labels, from the identity columns alone (bench.reporting.frames.labels.with_labels)."""
+    and device names are worded in render/. frames/labels.py holds the identity columns as records name them: the
+    compiler marks (``jit auto: XLA``) and a built-in's earlier definition (``sigmoid output, earlier definition``)."""
     reporting = BENCH / "reporting"
     files = [*sorted((reporting / "analysis").rglob("*.py")), reporting / "verdicts.py", reporting / "claims.py",
              *sorted(p for p in (reporting / "frames").rglob("*.py") if p.name != "labels.py")]
@@ -265,6 +265,48 @@ def test_no_reader_text_in_frames_analysis_verdicts_or_claims(tmp_path: Path) ->
                    'def f(x):\n    """So may this."""\n    if x:\n        raise ValueError(f"bad {x} here")\n'
                    '    return f"{x} x 2 GPUs"\n')
     assert words_in(bad) == ["bad.py:2 'misses target'", "bad.py:8 f-string"]  # the check can fail
+
+
+LABEL_COLUMNS = {"dataset", "data", "strategy", "strategy_label", "host_shown", "baseline", "baseline_label",
+                 "alt_strategy", "accuracy_ref"}  # what bench.reporting.render.labels adds to a table
+
+
+def label_reads(path: Path) -> list[str]:
+    """The places a module reads a label column (:data:`LABEL_COLUMNS`): a subscript, a dictionary key or an item of
+    a list, tuple or set of column names (a frame's documented columns, ``*_COLUMNS``, are docs)."""
+    tree = ast.parse(path.read_text())
+    skip: set[int] = set()
+    for n in ast.walk(tree):
+        targets = [t.id for t in getattr(n, "targets", [getattr(n, "target", None)]) if isinstance(t, ast.Name)]
+        if isinstance(n, ast.Assign | ast.AnnAssign) and any(t.endswith("_COLUMNS") for t in targets):
+            skip |= {id(x) for x in ast.walk(n)}
+    found = []
+    for n in ast.walk(tree):
+        if id(n) in skip:
+            continue
+        items = [n.slice] if isinstance(n, ast.Subscript) else n.keys if isinstance(n, ast.Dict) else \
+            n.elts if isinstance(n, ast.List | ast.Tuple | ast.Set) else []
+        found += [f"{path.name}:{x.lineno} {x.value}" for x in items
+                  if isinstance(x, ast.Constant) and x.value in LABEL_COLUMNS]
+    return found
+
+
+def test_nothing_below_render_reads_a_label(tmp_path: Path) -> None:
+    """Sections, strategies and the configurations a row refers to are codes below render (issue 75): the labels
+    are made and joined in bench/reporting/render/labels.py. Two places name label columns without reading one:
+    keys.LABELS, what render adds to the public frames, and compare's join of a report.json written before it
+    carried its identity (its labels are all it has)."""
+    reporting = BENCH / "reporting"
+    files = [*sorted((reporting / "analysis").rglob("*.py")), reporting / "verdicts.py", reporting / "claims.py",
+             *sorted((reporting / "frames").rglob("*.py"))]
+    allowed = {"compare.py:27 dataset", "compare.py:27 strategy"}
+    found = [r for f in files for r in label_reads(f) if r not in allowed]
+    assert len(files) > 25 and [r for r in found if not r.startswith("keys.py:")] == []
+    assert [r.split(" ")[1] for r in found] == ["dataset", "strategy"]  # keys.LABELS
+    bad = tmp_path / "bad.py"
+    bad.write_text('X_COLUMNS = [("strategy", "text", "docs")]\nkind = "strategy" if x else "backend"\n'
+                   'y = frame["strategy"]\nz = frame.sort_values(["section", "dataset"])\n')
+    assert label_reads(bad) == ["bad.py:3 strategy", "bad.py:4 dataset"]  # the check can fail
 
 
 def test_statistics_return_numbers(tmp_path: Path) -> None:

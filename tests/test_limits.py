@@ -29,7 +29,7 @@ from bench.reporting.analysis.limits import (
     classify,
     fixed_share,
 )
-from tests.rows import identified
+from tests.rows import identified, summarized
 
 TIGHT = 1e-9  # a log spread so small that the interval is the point: the thresholds alone decide
 
@@ -158,11 +158,11 @@ def test_the_h200_records_are_overhead_host_and_kernel_bound_where_their_numbers
 
     from bench.records import load_records
     from bench.reporting.analysis.limits import limits_frame
-    from bench.reporting.frames.summary import summarize
+    from bench.reporting.render.labels import Names, labelled
 
     h200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
-    summary = summarize(load_records([h200 / r for r in ("r1", "r2", "r3", "b")]).records)
-    frame = limits_frame(summary)
+    summary = summarized(load_records([h200 / r for r in ("r1", "r2", "r3", "b")]).records)
+    frame = labelled(limits_frame(summary), Names.of(summary))
     gpu = frame[(frame["workload"] == "fashion_cnn") & (frame["strategy"] == "jax/gpu")
                 & (frame["steps_per_execution"] == 1) & frame["batch2"].gt(0)].set_index("global_batch_size")
     rates = summary[(summary["workload"] == "fashion_cnn") & (summary["strategy"] == "jax/gpu")

@@ -16,12 +16,12 @@ import pytest
 from bench.engines import KERAS_ORDER, TF_SHUFFLE, PipelineUnavailable
 from bench.engines.user_feed import UserFeed
 from bench.predictions import decode
-from bench.reporting.frames.summary import summarize
 from bench.reporting.render.markdown.tables import pipelines_section
 from bench.worker.feeds import numpy_refusal
 from bench.workloads import Workload, WorkloadError
 from bench.workloads.user import imported
 from tests.conftest import REPO, SMOKE_BACKENDS, run_records
+from tests.rows import summarized
 
 AUGMENTING = '''
 import numpy as np
@@ -221,7 +221,7 @@ def test_a_pipeline_a_point_cannot_run_is_skipped_with_the_reason(pipelines_run)
         assert r["error"]["type"] == "PipelineUnavailable"
         assert "augments (flip)" in r["error"]["message"] and "input pipeline numpy" in r["error"]["message"]
     assert {r["status"] for r in flips if r["dataset"]["pipeline"] != "numpy"} == {"ok"}
-    text = "\n".join(pipelines_section(summarize(recs)))  # the report's section, from these records
+    text = "\n".join(pipelines_section(summarized(recs)))  # the report's section, from these records
     assert "autotune examples/s" in text and "numpy examples/s" in text and "autotune vs default" in text
 
 
@@ -265,7 +265,7 @@ def test_every_kind_of_own_pipeline_is_timed_as_is_under_a_strategy(pipelines_ru
 def flags(recs: list[dict]) -> tuple[dict[str, bool], str]:
     """The report's input-bound flag per own ``workload/backend``, and what it was judged on, one line a point:
     status, training seconds per epoch, the probe's rate and the steady training rate's share of it."""
-    summary = summarize(recs)
+    summary = summarized(recs)
     bound = dict(zip(summary["workload"] + "/" + summary["backend"], summary["input_bound"], strict=True))
     rows = []
     for r in recs:

@@ -11,7 +11,7 @@ import pytest
 
 from bench.records import load_records
 from bench.reporting.render.figures import files as plots
-from bench.reporting.verdicts import analyze
+from tests.rows import analyzed
 
 RECORDS = Path(__file__).parent / "data" / "records"
 TITLE = "fashion_cnn on synthetic (reduced, n_train=12288)"
@@ -19,7 +19,7 @@ TITLE = "fashion_cnn on synthetic (reduced, n_train=12288)"
 
 @pytest.fixture(scope="module")
 def cnn():
-    a = analyze(load_records([RECORDS], warn=False).records)
+    a = analyzed(load_records([RECORDS], warn=False).records)
     return (a.points[a.points["workload"] == "fashion_cnn"],
             a.summary[a.summary["workload"] == "fashion_cnn"],
             a.epochs[a.epochs["workload"] == "fashion_cnn"])  # the frame bench.epochs gives a notebook
@@ -78,7 +78,7 @@ def test_tick_labels_are_written_as_the_tables_write_numbers():
 
     assert [tick_text(v) for v in (50000, 1e6, 0.0005, 1.025, 0.30000000000000004, 0)] == [
         "50,000", "1,000,000", "0.0005", "1.025", "0.3", "0"]
-    a = analyze(load_records([Path(__file__).parent / "data" / "gpu_h200_2026_11_27"], warn=False).records)
+    a = analyzed(load_records([Path(__file__).parent / "data" / "gpu_h200_2026_11_27"], warn=False).records)
     full = a.epochs[(a.epochs["workload"] == "fashion_cnn") & a.epochs["dataset"].str.contains("n_train=60000")]
     fig = plots.throughput_figure(full, "fashion_cnn full")
     fig.canvas.draw()
@@ -328,7 +328,7 @@ def test_the_backends_figure_names_each_backend_as_the_tables_do():
 
     from bench.records.backends import SPECS
 
-    a = analyze(load_records([Path(__file__).parent / "data" / "records_backends"], warn=False).records)
+    a = analyzed(load_records([Path(__file__).parent / "data" / "records_backends"], warn=False).records)
     fig = plots.backend_figure(a.summary, TITLE)
     assert legend_labels(fig) == ["TensorFlow", "JAX"]
     handles = [h for leg in fig.legends for h in leg.legend_handles]

@@ -20,6 +20,7 @@ from bench.reporting.analysis.validate import TIME_MODEL, error_summary, predict
 from bench.reporting.commands import validate_main
 from bench.reporting.load.throughput import measured_error, read_table, reference_tables
 from tests.conftest import REPO
+from tests.rows import analyzed
 
 OVERALL = re.compile(r"^overall: median ([\d.]+) %, p90 ([\d.]+) % over (\d+) predictions$")
 
@@ -143,10 +144,9 @@ def test_the_step_model_on_the_h200_records_predicts_each_configuration_from_the
     from bench.records import load_records
     from bench.reporting.analysis.transfer import steps_left_out
     from bench.reporting.analysis.validate import accelerator_steps_left_out
-    from bench.reporting.verdicts import analyze
 
     h200 = Path(__file__).parent / "data" / "gpu_h200_2026_11_27"
-    summary = analyze(load_records([h200 / d for d in ("r1", "r2", "r3", "a", "b")], warn=False).records).summary
+    summary = analyzed(load_records([h200 / d for d in ("r1", "r2", "r3", "a", "b")], warn=False).records).summary
     f = accelerator_steps_left_out(summary)
     done = f[f["error"].map(lambda e: e == e)]
     assert len(done) == 7 and set(done["workload"]) == {"fashion_cnn"} and set(done["backend"]) == {"jax"}

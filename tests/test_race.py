@@ -26,7 +26,7 @@ from bench.reporting.analysis.race import (
 )
 from bench.reporting.frames.keys import CONFIG_KEY, config_key
 from bench.reporting.render.words import race_reason_text
-from tests.rows import identified
+from tests.rows import identified, labelled_points
 
 FIXTURE = Path(__file__).parent / "data" / "race_cnn_r5.json.gz"
 TRIALS = 400
@@ -198,9 +198,8 @@ def recorded() -> tuple[dict[tuple, list[float]], dict[tuple, list[float]]]:
     """The recorded repeats=5 sweep of the cnn suite (2026-11-25, the 2-core box; its ok configurations, val
     predictions left out): throughput per repeat (examples/s) and point seconds per repeat, by configuration."""
     from bench.records import as_records
-    from bench.reporting.frames.points import points_frame
 
-    pts = points_frame(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
+    pts = labelled_points(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
     pts = pts[pts["status"] == "ok"].sort_values("repeat")
     rates, wall = {}, {}
     for k, g in pts.groupby(["workload", "strategy", "global_batch_size", "steps_per_execution"], sort=True):
@@ -247,9 +246,8 @@ def test_a_look_sees_only_the_repeats_before_it_so_a_resumed_race_decides_as_the
     from bench.records import as_records
     from bench.reporting.analysis.race import standings_of
     from bench.reporting.analysis.race_replay import replay
-    from bench.reporting.frames.points import points_frame
 
-    pts = points_frame(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
+    pts = labelled_points(as_records(json.loads(gzip.decompress(FIXTURE.read_bytes()))))
     for look in (2, 3):
         assert standings_of(pts, 5, looks=look) == standings_of(pts[pts["repeat"] < look], 5, looks=look)
     final = standings_of(pts, 5)

@@ -19,9 +19,8 @@ import re
 import pytest
 
 from bench.records import load_records
-from bench.reporting.frames.points import points_frame
-from bench.reporting.verdicts import analyze
 from tests.conftest import run_bench
+from tests.rows import analyzed, labelled_points
 
 RACER = '''
 import numpy as np
@@ -50,7 +49,7 @@ SWEEP = ("workloads=[race_racer:make]", "backends=[tensorflow]", "strategies=[cp
 
 
 def fastest(records: list[dict]) -> int:
-    (row,) = [r for _, r in analyze(records).winners.iterrows()]
+    (row,) = [r for _, r in analyzed(records).winners.iterrows()]
     return int(row["steps_per_execution"])
 
 
@@ -70,7 +69,7 @@ def test_a_race_runs_fewer_points_than_its_cap_and_names_the_same_winner(tmp_pat
     assert all(r["race"] == {"max_repeats": 3, "budget_s": 0.0} for r in records)
     race_lines = [line for line in raced.stderr.splitlines() if "repeats=auto" in line]  # evidence when it fails
     assert all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
-    rates = points_frame(records).set_index("point_id")["repeat_examples_per_s"].round().to_dict()
+    rates = labelled_points(records).set_index("point_id")["repeat_examples_per_s"].round().to_dict()
     assert len(records) < 2 * 3, (race_lines, rates)  # fewer points than repeats=3
     by = {}
     for r in records:

@@ -14,6 +14,7 @@ from bench.records import (
     write_record,
 )
 from tests.conftest import make_record
+from tests.rows import labelled_points
 
 record = make_record
 
@@ -74,7 +75,6 @@ def test_epoch_without_its_number_is_refused(tmp_path) -> None:
 
 
 def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorflow(tmp_path) -> None:
-    from bench.reporting.frames.points import points_frame
 
     jax = record(point_id="p-jax-cpu-b8-spe1-fp32-r0", backend="jax", initial_weights={"sha256": "ab"},
                  memory={"peak_rss_bytes": 3 * 2**20, "device_peak_bytes": None})
@@ -82,7 +82,7 @@ def test_backend_memory_and_initial_weights_are_read_and_old_records_are_tensorf
     write_record(tmp_path, record())  # written before the backend field existed
     loaded = load_records([tmp_path], warn=False)
     assert loaded.skipped == [] and len(loaded.records) == 2
-    frame = points_frame(loaded.records).set_index("point_id")
+    frame = labelled_points(loaded.records).set_index("point_id")
     assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "backend"] == "jax"
     assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "strategy"] == "jax/cpu"
     assert frame.loc["p-jax-cpu-b8-spe1-fp32-r0", "peak_rss_mib"] == 3.0

@@ -18,7 +18,7 @@ import pytest
 
 from bench.records import load_records
 from bench.reporting.analysis.limits import COMPUTE, HOST, INPUT, MEMORY, limits_frame
-from bench.reporting.frames.summary import summarize
+from tests.rows import summarized
 
 DATA = Path(__file__).parent / "data" / "regimes"
 # each workload's label at the batch that makes the regime (its other batch is the partner that separates a fixed
@@ -28,7 +28,7 @@ EXPECTED = {("regime_input", 32): INPUT, ("regime_input", 128): INPUT, ("regime_
 
 
 def _labels(records: list) -> dict[tuple[str, int], str]:
-    frame = limits_frame(summarize(records))
+    frame = limits_frame(summarized(records))
     return {(r["workload"], int(r["global_batch_size"])): r["limit"] for _, r in frame.iterrows()}
 
 
@@ -51,7 +51,7 @@ def test_each_regime_workload_gets_its_label_pooled_and_in_4_of_5_processes_alon
 def test_the_memory_bound_workload_moves_bytes_and_the_compute_bound_one_does_arithmetic() -> None:
     """The floors behind the two device labels, from the records' own counts: the LayerNorm stack's bytes at the
     probe's bandwidth take over 10x its FLOPs at the probe's peak; the Dense stack's FLOPs over 10x its bytes."""
-    frame = limits_frame(summarize(load_records([DATA / "tensorflow"]).records)).set_index(
+    frame = limits_frame(summarized(load_records([DATA / "tensorflow"]).records)).set_index(
         ["workload", "global_batch_size"])
     memory, compute = frame.loc[("regime_memory", 512)], frame.loc[("regime_compute", 2048)]
     assert memory["memory_floor_ms"] > 10 * memory["compute_floor_ms"]
@@ -73,8 +73,8 @@ def test_under_a_neighbours_load_a_label_stays_or_says_why_not(backend: str) -> 
 
     records = load_records([LOADED / backend]).records
     assert len(records) == 40 and all(0.4 < r["others_busy"] < 0.7 for r in records)
-    loaded = limits_frame(summarize(records)).set_index(["workload", "global_batch_size"])
-    quiet = limits_frame(summarize(load_records([DATA / backend]).records)).set_index(
+    loaded = limits_frame(summarized(records)).set_index(["workload", "global_batch_size"])
+    quiet = limits_frame(summarized(load_records([DATA / backend]).records)).set_index(
         ["workload", "global_batch_size"])
     assert len(loaded) == len(quiet) == 8
     for key, row in loaded.iterrows():

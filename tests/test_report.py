@@ -18,6 +18,7 @@ import pytest
 from bench.reporting.build import build_report
 from bench.reporting.commands import hydra_style_args, report_main
 from tests.conftest import table_rows
+from tests.rows import analyzed, summarized
 
 DATA = Path(__file__).parent / "data"
 RECORDS = DATA / "records"
@@ -284,7 +285,6 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
     import copy
     import json
 
-    from bench.reporting.frames.summary import summarize
     from bench.reporting.render.markdown.tables import pipelines_section
 
     run = RECORDS / "hostA" / "20261121T101500Z-cnn-3f2a9c1"
@@ -300,8 +300,8 @@ def test_input_pipelines_section_compares_each_configuration_under_each_pipeline
         for e in r["epochs"]:
             e["train_s"] /= 4
             e["epoch_s"] = e["train_s"] + e["val_s"]
-    assert pipelines_section(summarize(default)) == []
-    lines = pipelines_section(summarize(default + cached))
+    assert pipelines_section(summarized(default)) == []
+    lines = pipelines_section(summarized(default + cached))
     assert lines[0] == "## Input pipelines"
     table = lines[2].splitlines()
     assert [c.strip() for c in table[0].split("|")][7:10] == ["default examples/s", "cached examples/s",
@@ -326,15 +326,14 @@ def test_augmentation_layers_a_cpu_run_recorded_are_named_in_the_answer() -> Non
     import random
 
     from bench.reporting.render.markdown.findings import findings_section
-    from bench.reporting.verdicts import analyze
     from tests.data.make_fixtures import CNN_DATA, ENV_A, make_record
 
     rng = random.Random(0)
     recs = [make_record(run_id="20261125T000000Z-t-0", suite="t", env=ENV_A, workload="w", dataset=CNN_DATA,
                         strategy=s, gb=64, spe=1, repeat=0, rng=rng,
                         extra={"augmentation_layers": ["RandomFlip", "RandomRotation"]}) for s in ("cpu", "cpu_x2")]
-    a = analyze(recs)
-    text = "\n".join(findings_section(a, "w", a.summary["dataset"].iloc[0]))
+    a = analyzed(recs)
+    text = "\n".join(findings_section(a, int(a.summary["section"].iloc[0])))
     assert "the model holds Keras augmentation layers (RandomFlip, RandomRotation)" in text
     assert "`Workload(..., augment=...)` moves them into the input pipeline" in text
 
@@ -367,7 +366,6 @@ def test_a_configuration_run_again_with_one_step_in_flight_says_so_wherever_it_i
     from bench.reporting.render.markdown.results import _flags
     from bench.reporting.render.report_json import report_data
     from bench.reporting.render.words import caveats
-    from bench.reporting.verdicts import analyze
     from tests.data.make_fixtures import CNN_DATA, ENV_A, make_record
 
     rng = random.Random(0)
@@ -375,7 +373,7 @@ def test_a_configuration_run_again_with_one_step_in_flight_says_so_wherever_it_i
                         strategy=s, gb=64, spe=1, repeat=r, rng=rng, rate=rate,
                         extra={"steps_in_flight": 1} if (s, r) == ("cpu_x2", 1) else {})
             for s, rate in (("cpu", 4000.0), ("cpu_x2", 6000.0)) for r in range(3)]
-    a = analyze(recs)
+    a = analyzed(recs)
     rows = {r["strategy"]: r for _, r in a.summary.iterrows()}
     assert (rows["cpu_x2"]["one_step"], rows["cpu"]["one_step"]) == (1, 0)
     assert "run again with one step in flight after XLA's CPU all-reduce deadlocked (slower steps): 1 of 3 " \
@@ -384,5 +382,5 @@ def test_a_configuration_run_again_with_one_step_in_flight_says_so_wherever_it_i
     data = report_data(a).model_dump()
     counts = {c["strategy"]: c["one_step_processes"] for c in data["configurations"]}
     assert counts == {"cpu": 0, "cpu_x2": 1}
-    said = claims(a, "w", rows["cpu_x2"]["dataset"])
+    said = claims(a, int(rows["cpu_x2"]["section"]))
     assert ONE_STEP in said.flags and "one step in flight" in caveats(a, said)

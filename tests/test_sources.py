@@ -15,6 +15,7 @@ from bench.data import images, sources, tfrecord
 from bench.data.export import export
 from bench.records import parse, upgrade
 from tests import sourcedata
+from tests.rows import labelled_points
 from tests.test_record_schema import undeclared
 
 
@@ -59,7 +60,6 @@ def test_one_data_set_at_two_paths_is_one_data_set(tmp_path: Path) -> None:
 
     from bench.job.point import Point
     from bench.job.point_record import dataset_record
-    from bench.reporting.frames.points import points_frame
     from bench.workloads import get_workload
     from tests.conftest import make_record
 
@@ -78,7 +78,7 @@ def test_one_data_set_at_two_paths_is_one_data_set(tmp_path: Path) -> None:
     assert [r["dataset"]["name"] for r in recs] == ["folder:pets", "folder:pets", "folder:pets_copy"]
     assert len({r["dataset"]["sha256"] for r in recs}) == 1
     old = make_record(point_id="p3", dataset={**recs[0]["dataset"], "name": f"folder:{first}"})  # an older record
-    frame = points_frame([*recs, old])
+    frame = labelled_points([*recs, old])
     assert set(frame["dataset_name"]) == {"folder:pets"} and frame["dataset"].nunique() == 1
     assert frame["dataset"].iloc[0] == "folder:pets (n_train=8 of 12)"  # the one label: no path in it
     other = sourcedata.write_folder(tmp_path / "d" / "pets", per_class=9)  # same name, other content

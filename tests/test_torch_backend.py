@@ -270,7 +270,7 @@ def test_a_wrappers_cost_compares_it_with_its_own_backend_and_compiler_only() ->
     from bench.reporting.verdicts import wrapper_costs
 
     def row(name: str, backend: str, mark: str, rate: float) -> dict:
-        return {"workload": "w", "dataset": "d", "status": "ok", "strategy_name": name, "host": "h",
+        return {"workload": "w", "section": 0, "status": "ok", "strategy_name": name, "host": "h",
                 "backend": backend, "compiler_mark": mark, "global_batch_size": 64, "steps_per_execution": 1,
                 "precision": "float32", "examples_per_s": rate}
 

@@ -13,11 +13,10 @@ import pytest
 
 from bench.reporting.analysis.seeds import DIFFERS
 from bench.reporting.analysis.tradeoff import tradeoff
-from bench.reporting.frames.keys import CONFIG_KEY
+from bench.reporting.frames.keys import CONFIG_KEY, sections
 from bench.reporting.render.markdown.findings import best_section, findings_section
 from bench.reporting.render.report_json import report_data
-from bench.reporting.verdicts import analyze
-from tests.rows import identified
+from tests.rows import analyzed, identified
 
 
 def _sweep(finals: dict[int, list[float]], target: float | None = None) -> list[dict]:
@@ -39,9 +38,9 @@ def _sweep(finals: dict[int, list[float]], target: float | None = None) -> list[
 
 
 def _answer(records: list[dict]) -> tuple[str, dict]:
-    a = analyze(records)
-    key = next(iter(sorted(set(zip(a.summary["workload"], a.summary["dataset"], strict=True)))))
-    text = "\n".join(findings_section(a, *key) + best_section(a, *key))
+    a = analyzed(records)
+    (section,) = sections(a.summary)
+    text = "\n".join(findings_section(a, section) + best_section(a, section))
     return text, report_data(a).model_dump()["workloads"][0]
 
 
@@ -100,7 +99,7 @@ def claim_rate(gap_pp: float, k: int = 4, n: int = 5, trials: int = 1000, seed: 
         accs = 0.7 + (shared + rng.normal(0, 5 * math.sqrt(0.5), (k, n))) / 100
         accs[-1] += gap_pp / 100
         summary, points = _frames(accs, [1000.0 / (j + 1) for j in range(k)])
-        t = tradeoff(summary, points, "w", "d", 2.0)
+        t = tradeoff(summary, points, int(summary["section"].iloc[0]), 2.0)
         found += bool(t and t.gap and t.gap.verdict == DIFFERS and t.gap.mean_pp > 0)
     return found / trials
 

@@ -25,8 +25,8 @@ from bench.reporting.commands import compare_main
 from bench.reporting.load import untrusted
 from bench.reporting.load.prices import load_table
 from bench.reporting.render.markdown.document import render_markdown
-from bench.reporting.verdicts import analyze
 from tests.conftest import REPO
+from tests.rows import analyzed
 
 RECORDS = REPO / "tests" / "data" / "records"
 REAL = json.loads((RECORDS / "hostA" / "20261121T101500Z-cnn-3f2a9c1" / "fashion_cnn-cpu-b256-spe1-fp32-r0.json")
@@ -95,7 +95,7 @@ def report_of(folder: Path) -> tuple[str, Any]:
     loaded = untrusted.load([folder])
     if not loaded.records:
         return "", loaded
-    a = analyze(as_records(loaded.records))
+    a = analyzed(as_records(loaded.records))
     table = load_table()
     return render_markdown(a, loaded, [folder], {}, priced_summary(a.summary, table), table), loaded
 

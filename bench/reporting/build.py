@@ -15,7 +15,7 @@ from bench.reporting.analysis.cost import priced_summary
 from bench.reporting.analysis.predict import predictions_by_workload
 from bench.reporting.claims import all_claims
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import rows_of
+from bench.reporting.frames.keys import rows_of, sections
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE
 from bench.reporting.load import untrusted
@@ -23,6 +23,7 @@ from bench.reporting.load.parents import parent_times
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.figures.drawer import Drawer, accuracy_tasks, cost_tasks, epoch_tasks, summary_tasks
+from bench.reporting.render.labels import Names, labelled, labelled_analysis, labelled_predictions
 from bench.reporting.render.markdown.document import render_markdown
 from bench.reporting.render.markdown.reach import PREDICTIONS_CSV, predictions_csv
 from bench.reporting.render.markdown.results import CSV_NAME, results_csv
@@ -81,27 +82,32 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         epochs = epochs_frame(loaded.records)  # the per-epoch figures need only the frames: they start at once
-        for key in sorted(set(zip(epochs["workload"], epochs["dataset"], strict=True))):
-            drawer.submit(*epoch_tasks(key, rows_of(epochs, *key), out_dir))
+        names = Names.of(epochs)  # the labels of its sections and strategies (the points' are the same codes)
+        shown = labelled(epochs, names)
+        for s in sections(epochs):
+            drawer.submit(*epoch_tasks(names.key(s), rows_of(shown, s), out_dir))
         points = points_frame(loaded.records)
-        keys = sorted(set(zip(points["workload"], points["dataset"], strict=True)))
-        for key in keys:
-            drawer.submit(*accuracy_tasks(key, rows_of(points, *key), rows_of(epochs, *key), out_dir))
+        names = Names.of(points)
+        for s in sections(points):
+            drawer.submit(*accuracy_tasks(names.key(s), labelled(rows_of(points, s), names), rows_of(shown, s),
+                                          out_dir))
 
         def summarized(summary: pd.DataFrame) -> None:  # the speedup and backends figures need the summary alone
-            for key in keys:
-                drawer.submit(*summary_tasks(key, rows_of(summary, *key), baseline, out_dir))
+            for s in sections(points):
+                drawer.submit(*summary_tasks(names.key(s), labelled(rows_of(summary, s), names), baseline, out_dir))
 
-        a = analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp, summarized=summarized)
+        a = labelled_analysis(analyze_frames(points, epochs, baseline=baseline, parity_margin_pp=parity_margin_pp,
+                                             summarized=summarized))
         table = prices if prices is not None else load_table()
         priced = priced_summary(a.summary, table)
-        for key in keys:
-            drawer.submit(*cost_tasks(key, rows_of(priced, *key), out_dir))
+        for s in sections(points):
+            drawer.submit(*cost_tasks(names.key(s), rows_of(priced, s), out_dir))
         claims = all_claims(a)  # each workload's conclusions, once: report.json and report.md word the same ones
-        predicted = predictions_by_workload(a.summary, measured_error(), table)  # devices it did not run on
+        predicted = labelled_predictions(predictions_by_workload(a.summary, measured_error(), table), names)
         (out_dir / "report.json").write_text(to_json(report_data(a, claims, predicted, table)), encoding="utf-8")
         (out_dir / CSV_NAME).write_text(results_csv(priced), encoding="utf-8")  # every column of every table row
-        (out_dir / PREDICTIONS_CSV).write_text(predictions_csv(predicted), encoding="utf-8")  # every device's row
+        # every device's row
+        (out_dir / PREDICTIONS_CSV).write_text(predictions_csv(predicted, names), encoding="utf-8")
         drawn = drawer.collect()
         if before_text is not None:
             before_text()

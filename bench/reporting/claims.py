@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from bench.reporting.analysis.tradeoff import Tradeoff
-from bench.reporting.frames.keys import PIPELINE_KEY, SETTINGS, row_of, rows_of, same_config
+from bench.reporting.frames.keys import ORDER, PIPELINE_KEY, row_of, rows_of, same_config, sections
 from bench.reporting.frames.speedups import baseline_rows, ratio_ci
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.verdicts import Analysis, best_baseline, fastest_to_target, winner
@@ -67,7 +67,7 @@ class Claims:
     :data:`TRADEOFF`; the rest is set where the outcome has a winner."""
 
     workload: str
-    dataset: str
+    section: int  # a workload on one data set (bench.reporting.frames.keys.SECTION_KEY)
     outcome: str
     n_finished: int
     earlier_definition: bool  # some of its records were made under an earlier definition of the workload
@@ -104,10 +104,10 @@ def pair(a: pd.Series, b: pd.Series) -> Pair:
     return Pair(a, b, ci, ta, tb, na, nb)
 
 
-def strategy_bests(a: Analysis, workload: str, dataset: str) -> list[tuple[pd.Series, Pair | None]]:
+def strategy_bests(a: Analysis, section: int) -> list[tuple[pd.Series, Pair | None]]:
     """Each strategy's best configuration that learns, with its throughput against the baseline's best one (best
     against best: the pair whose examples/s the best-per-strategy table prints side by side); None without one."""
-    best, summary = rows_of(a.best, workload, dataset), rows_of(a.summary, workload, dataset)
+    best, summary = rows_of(a.best, section), rows_of(a.summary, section)
     out: list[tuple[pd.Series, Pair | None]] = []
     for _, r in best.iterrows():
         base = best_baseline(a, summary, r)
@@ -131,8 +131,8 @@ def _flags(win: pd.Series) -> tuple[tuple[str, ...], float]:
 def _runner_up(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> Pair | None:
     """The best configuration of the fastest other strategy that is not the baseline's, against the winner."""
     learns = summary[summary["learns"]]
-    base = set(baseline_rows(summary, a.baseline)["strategy"])
-    others = learns[(learns["strategy"] != win["strategy"]) & ~learns["strategy"].isin(base)]
+    base = set(baseline_rows(summary, a.baseline)["strategy_id"])
+    others = learns[(learns["strategy_id"] != win["strategy_id"]) & ~learns["strategy_id"].isin(base)]
     if others.empty:
         return None
     return pair(others.sort_values("examples_per_s", ascending=False, kind="mergesort").iloc[0], win)
@@ -156,34 +156,35 @@ def _quickest(summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
     return quick
 
 
-def claims(a: Analysis, workload: str, dataset: str) -> Claims:
-    """The conclusions about one workload (module docstring)."""
-    summary = rows_of(a.summary, workload, dataset)
+def claims(a: Analysis, section: int) -> Claims:
+    """The conclusions about one section, a workload on one data set (module docstring)."""
+    summary = rows_of(a.summary, section)
+    workload = str(summary["workload"].iloc[0]) if len(summary) else ""
     finished = int((summary["status"] == "ok").sum()) if len(summary) else 0
     earlier = bool(len(summary) and "earlier_definition" in summary
                    and any(bool(t) for t in summary["earlier_definition"]))
-    win = winner(a, workload, dataset)
+    win = winner(a, section)
     if win is None:
-        return Claims(workload, dataset, NONE_LEARNS if finished else NONE_FINISHED, finished, earlier)
-    t = a.tradeoffs.get((workload, dataset))
+        return Claims(workload, section, NONE_LEARNS if finished else NONE_FINISHED, finished, earlier)
+    t = a.tradeoffs.get(section)
     flags, drift = _flags(win)
     base = best_baseline(a, summary, win)
     limit = row_of(a.limits, win)
     if t is not None and not t.settled:
-        return Claims(workload, dataset, TRADEOFF, finished, earlier, winner=win, flags=flags, drift_pct=drift,
+        return Claims(workload, section, TRADEOFF, finished, earlier, winner=win, flags=flags, drift_pct=drift,
                       limit=limit)
-    return Claims(workload, dataset, WINNER, finished, earlier, winner=win, flags=flags, drift_pct=drift, limit=limit,
+    return Claims(workload, section, WINNER, finished, earlier, winner=win, flags=flags, drift_pct=drift, limit=limit,
                   vs_baseline=None if base is None else pair(win, base),
                   is_baseline=base is not None and same_config(base, win), quickest=_quickest(summary, win),
                   runner_up=_runner_up(a, summary, win), given_up=_given_up(a, summary, win),
-                  others=tuple(pair(r, win) for r, _ in strategy_bests(a, workload, dataset)
-                               if r["strategy"] != win["strategy"]))
+                  others=tuple(pair(r, win) for r, _ in strategy_bests(a, section)
+                               if r["strategy_id"] != win["strategy_id"]))
 
 
-def backend_bests(a: Analysis, workload: str, dataset: str) -> list[tuple[str, pd.Series, tuple[Pair, ...]]]:
+def backend_bests(a: Analysis, section: int) -> list[tuple[str, pd.Series, tuple[Pair, ...]]]:
     """Per strategy name that ran under two or more backends: its fastest backend's best configuration that learns,
-    and every other backend's best against it (from each strategy label's best, :attr:`Analysis.best`)."""
-    best = rows_of(a.best, workload, dataset)
+    and every other backend's best against it (from each strategy's best, :attr:`Analysis.best`)."""
+    best = rows_of(a.best, section)
     if best.empty or best["backend"].nunique() < 2:
         return []
     out = []
@@ -201,7 +202,7 @@ def tradeoff_pairs(a: Analysis, t: Tradeoff) -> tuple[tuple[Pair, ...], Pair | N
     (None where that is one of them, or there is none)."""
     fast, best = t.fastest, t.most_accurate
     front = tuple(pair(r, fast) for _, r in t.front.iterrows())
-    summary = rows_of(a.summary, str(fast["workload"]), str(fast["dataset"]))
+    summary = rows_of(a.summary, int(fast["section"]))
     base = best_baseline(a, summary, fast)
     if base is None or same_config(base, fast) or same_config(base, best):
         return front, None, None
@@ -213,7 +214,7 @@ def pipeline_pairs(summary: pd.DataFrame) -> list[tuple[pd.DataFrame, dict[str, 
     pipeline's throughput against ``default``'s (none where ``default`` did not run)."""
     ok = summary[summary["status"] == "ok"]
     out = []
-    ok = ok.sort_values(["workload", "data", "strategy", *SETTINGS], kind="mergesort")  # in the order of their labels
+    ok = ok.sort_values(ORDER, kind="mergesort")  # the default pipeline's section first
     for _, g in ok.groupby(PIPELINE_KEY, sort=False, dropna=False):
         if g["input_pipeline"].nunique() < 2:
             continue
@@ -223,9 +224,6 @@ def pipeline_pairs(summary: pd.DataFrame) -> list[tuple[pd.DataFrame, dict[str, 
     return out
 
 
-def all_claims(a: Analysis) -> dict[tuple[str, str], Claims]:
-    """Every workload's claims, keyed by (workload, dataset)."""
-    if a.summary.empty:
-        return {}
-    keys = sorted(set(zip(a.summary["workload"], a.summary["dataset"], strict=True)))
-    return {key: claims(a, *key) for key in keys}
+def all_claims(a: Analysis) -> dict[int, Claims]:
+    """Every section's claims, keyed by section."""
+    return {s: claims(a, s) for s in sections(a.summary)}

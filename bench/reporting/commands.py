@@ -27,6 +27,7 @@ from bench.reporting.load import untrusted
 from bench.reporting.load.prices import PriceError, load_table, parse_overrides
 from bench.reporting.load.throughput import TableError, ThroughputTable, read_table, reference_tables
 from bench.reporting.render.console import compare_table as render
+from bench.reporting.render.labels import Names, labelled, with_labels
 from bench.reporting.render.report_json import ReportData
 from bench.reporting.render.validation import reference_text, validation_text
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
@@ -165,7 +166,7 @@ def compare_main(argv: list[str]) -> int:
             if not loaded[side].records:
                 raise CliError(f"no point records found in {side} ({d}); "
                                f"{len(loaded[side].skipped)} file(s) skipped as unreadable or foreign")
-            sides[side] = records_side(points_frame(loaded[side].records), args.metric)
+            sides[side] = records_side(with_labels(points_frame(loaded[side].records)), args.metric)
             counts[side] = f"{len(loaded[side].records)} records"
     except CliError as e:
         print(f"bench compare: {e}", file=sys.stderr)
@@ -232,12 +233,13 @@ def _reference(dirs: list[Path], save: Path | None) -> int:
     loaded = untrusted.load([d for d in dirs if d.exists()])
     if missing or not loaded.records:
         raise CliError(f"--records: no bench records in {', '.join(missing or map(str, dirs))}")
-    summary = analyze_frames(points_frame(loaded.records), epochs_frame(loaded.records)).summary
+    points = points_frame(loaded.records)
+    summary = analyze_frames(points, epochs_frame(loaded.records)).summary
     try:
         reference = derive(summary, provenance(loaded.records))
     except ValueError as e:
         raise CliError(f"--records: {e}") from e
-    print(reference_text(reference, accelerator_steps_left_out(summary)), end="")
+    print(reference_text(reference, labelled(accelerator_steps_left_out(summary), Names.of(points))), end="")
     if save is not None:
         save.write_text(json.dumps(reference, indent=1) + "\n", encoding="utf-8")
     return 0

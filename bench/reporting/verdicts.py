@@ -20,7 +20,7 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config, settings_of
+from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config, sections, settings_of
 from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
@@ -39,26 +39,26 @@ def _learners(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def best_configurations(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (workload, dataset, strategy), the learning configuration with the highest ``examples_per_s``.
+    """Per section and strategy, the learning configuration with the highest ``examples_per_s``.
 
     A strategy none of whose configurations learns has no row."""
     ok = _learners(summary)
     if ok.empty:
         return ok
-    ranked = ok.sort_values(["workload", "dataset", "strategy", "examples_per_s", "train_s_median"],
-                            ascending=[True, True, True, False, True], kind="mergesort")
-    return ranked.groupby(["workload", "dataset", "strategy"], sort=True).head(1).reset_index(drop=True)
+    ranked = ok.sort_values(["section", "strategy_id", "examples_per_s", "train_s_median"],
+                            ascending=[True, True, False, True], kind="mergesort")
+    return ranked.groupby(["section", "strategy_id"], sort=True).head(1).reset_index(drop=True)
 
 
 def winners(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (workload, dataset), the learning configuration with the highest ``examples_per_s``; a
-    workload none of whose configurations learns has no winner."""
+    """Per section (a workload on one data set), the learning configuration with the highest ``examples_per_s``; a
+    section none of whose configurations learns has no winner."""
     ok = _learners(summary)
     if ok.empty:
         return ok
-    ranked = ok.sort_values(["workload", "dataset", "examples_per_s", "strategy"],
-                            ascending=[True, True, False, True], kind="mergesort")
-    return ranked.groupby(["workload", "dataset"], sort=True).head(1).reset_index(drop=True)
+    ranked = ok.sort_values(["section", "examples_per_s", "strategy_id"], ascending=[True, False, True],
+                            kind="mergesort")
+    return ranked.groupby("section", sort=True).head(1).reset_index(drop=True)
 
 
 def _weigh(g: pd.DataFrame) -> tuple[pd.Series, pd.Series, float, float]:
@@ -76,7 +76,7 @@ def _weigh(g: pd.DataFrame) -> tuple[pd.Series, pd.Series, float, float]:
 def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     """Epochs after which a strategy's fastest configuration pays back its extra warm-up.
 
-    Per (workload, dataset, strategy) with two or more configurations that learn: ``quick`` is the one
+    Per section and strategy with two or more configurations that learn: ``quick`` is the one
     with the lowest warm-up overhead w, ``fast`` the one with the highest ``examples_per_s`` (the ranking
     measure), t the steady training epoch (training seconds, as examples/s and the time to target). Training n
     epochs costs ``w + n * t`` seconds (epoch 1 = t + w, then t per epoch), so ``fast`` is no slower in total
@@ -84,39 +84,38 @@ def break_even(summary: pd.DataFrame) -> pd.DataFrame:
     n >= 1 with that property (``inf``: never, its epochs are not shorter). When one configuration is both there
     is no trade-off (1).
     """
-    cols = ["workload", "dataset", "strategy", "backend", "strategy_label", "quick", "quick_warmup_s", "quick_epoch_s",
-            "fast",
+    cols = ["workload", "section", "strategy_id", "backend", "quick", "quick_warmup_s", "quick_epoch_s", "fast",
             "fast_warmup_s", "fast_epoch_s", "break_even_epochs_exact", "break_even_epochs", "quick_key", "fast_key"]
     ok = _learners(summary)
     ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["train_s_median"])]
     rows = []
-    for key, g in ok.groupby(["workload", "dataset", "strategy"], sort=True):
+    for key, g in ok.groupby(["section", "strategy_id"], sort=True):
         if len(g) < 2:
             continue
         quick, fast, exact, whole = _weigh(g)
-        rows.append({**dict(zip(["workload", "dataset", "strategy"], key, strict=True)),
-                     "backend": quick["backend"], "strategy_label": quick["strategy_label"],
+        rows.append({"workload": quick["workload"], **dict(zip(["section", "strategy_id"], key, strict=True)),
+                     "backend": quick["backend"],
                      "quick": settings_of(quick), "quick_warmup_s": quick["warmup_overhead_s"],
                      "quick_epoch_s": quick["train_s_median"], "fast": settings_of(fast),
                      "fast_warmup_s": fast["warmup_overhead_s"], "fast_epoch_s": fast["train_s_median"],
                      "break_even_epochs_exact": exact, "break_even_epochs": whole,
-                     # matched by key (the answer's payback line), named by label
+                     # matched by key (the answer's payback line), named by render
                      "quick_key": config_key(quick), "fast_key": config_key(fast)})
     return pd.DataFrame(rows, columns=cols)
 
 
 def _named(row: pd.Series) -> dict[str, Any]:
-    """A configuration's strategy label and settings (render names it: ``cpu (XLA) at b256 spe8 float32``)."""
-    return {"strategy": row["strategy"], **settings_of(row)}
+    """A configuration's strategy code and settings (render names it: ``cpu (XLA) at b256 spe8 float32``)."""
+    return {"strategy_id": row["strategy_id"], **settings_of(row)}
 
 
 def compiler_break_even(summary: pd.DataFrame) -> pd.DataFrame:
     """Compiler variants of one backend at one configuration (eager vs ``torch.compile``, TensorFlow's graph vs
-    XLA): per (workload, dataset, backend, strategy, batch, spe, precision) whose learning configurations differ
+    XLA): per (section, backend, strategy, batch, spe, precision) whose learning configurations differ
     only in their compiler, the one with the least warm-up (``quick``) against the fastest (``fast``), as
     :func:`break_even` weighs them: ``throughput_ratio`` (fast / quick examples/s), ``extra_warmup_s`` and the
     epochs after which ``fast`` is ahead in total (``break_even_epochs``; inf: never)."""
-    cols = ["workload", "dataset", "backend", "strategy_name", "global_batch_size", "steps_per_execution", "precision",
+    cols = ["workload", "section", "backend", "strategy_name", "global_batch_size", "steps_per_execution", "precision",
             "quick", "fast", "throughput_ratio", "extra_warmup_s", "break_even_epochs", "fast_key"]
     ok = _learners(summary)
     ok = ok[np.isfinite(ok["warmup_overhead_s"]) & np.isfinite(ok["train_s_median"])]
@@ -139,12 +138,12 @@ WRAPPERS = {"cpu_onedevice": "cpu", "gpu_onedevice": "gpu"}  # wrapper strategy 
 
 def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
     """What a strategy wrapper costs, when it ran beside the plain path it wraps (e.g. ``cpu_onedevice``
-    vs ``cpu``): one row per (workload, dataset, wrapper) with the throughput ratio plain / wrapper at
+    vs ``cpu``): one row per (section, wrapper) with the throughput ratio plain / wrapper at
     every matched configuration (``ratios``; > 1: the wrapper is slower) and their geometric mean."""
-    cols = ["workload", "dataset", "wrapper", "plain", "n_configs", "ratios", "cost"]
+    cols = ["workload", "section", "wrapper", "plain", "n_configs", "ratios", "cost"]
     ok = summary[(summary["status"] == "ok") & np.isfinite(summary["examples_per_s"])]
     rows = []
-    for (workload, dataset), g in ok.groupby(["workload", "dataset"], sort=True):
+    for section, g in ok.groupby("section", sort=True):
         for wrapper, plain in WRAPPERS.items():
             w, p = g[g["strategy_name"] == wrapper], g[g["strategy_name"] == plain]
             if w.empty or p.empty:
@@ -154,7 +153,7 @@ def wrapper_costs(summary: pd.DataFrame) -> pd.DataFrame:
             ratios = tuple(float(a / b) for a, b in zip(both["examples_per_s_p"], both["examples_per_s_w"],
                                                          strict=True))
             if ratios:
-                rows.append({"workload": workload, "dataset": dataset, "wrapper": wrapper, "plain": plain,
+                rows.append({"workload": g["workload"].iloc[0], "section": section, "wrapper": wrapper, "plain": plain,
                              "n_configs": len(ratios), "ratios": ratios, "cost": geometric_mean(ratios)})
     return pd.DataFrame(rows, columns=cols)
 
@@ -173,8 +172,8 @@ class Analysis:
     baseline: str
     parity_margin_pp: float
     epochs: pd.DataFrame = field(default_factory=pd.DataFrame)  # one row per point and epoch (the figures')
-    # (workload, dataset) -> throughput against accuracy where no target is declared (bench.reporting.analysis.tradeoff)
-    tradeoffs: dict[tuple[str, str], Tradeoff] = field(default_factory=dict)
+    # section -> throughput against accuracy where no target is declared (bench.reporting.analysis.tradeoff)
+    tradeoffs: dict[int, Tradeoff] = field(default_factory=dict)
     seeds: SeedIndex | None = None  # the points' ok rows by configuration, with the comparisons made (report.json's)
     race: Spent | None = None  # a repeats=auto run: where its repeats went (bench.reporting.analysis.race_replay)
     compilers: pd.DataFrame = field(default_factory=pd.DataFrame)  # compiler variants weighed (compiler_break_even)
@@ -224,16 +223,16 @@ def analyze_frames(points: pd.DataFrame, epochs: pd.DataFrame, baseline: str = D
     limits = limits_frame(summary)
     labels = {tuple(r[k] for k in CONFIG_KEY): r["limit"] for _, r in limits.iterrows()}
     summary["limit"] = [labels.get(key, "") for key in zip(*(summary[k] for k in CONFIG_KEY), strict=True)]
-    found = {key: tradeoff(summary, points, *key, parity_margin_pp, index)
-             for key in sorted(set(zip(summary["workload"], summary["dataset"], strict=True)))}
+    found = {s: tradeoff(summary, points, s, parity_margin_pp, index) for s in sections(summary)}
     return Analysis(points, summary, parity, best_configurations(summary), winners(summary),
                     break_even(summary), wrapper_costs(summary), baseline, parity_margin_pp, epochs,
                     {key: t for key, t in found.items() if t is not None}, index,
                     replay(points, baseline, parity_margin_pp), compiler_break_even(summary), limits)
 
 
-def winner(a: Analysis, workload: str, dataset: str) -> pd.Series | None:
-    w = rows_of(a.winners, workload, dataset)
+def winner(a: Analysis, section: int) -> pd.Series | None:
+    """A section's winner (:func:`winners`; None without one)."""
+    w = rows_of(a.winners, section)
     return None if w.empty else w.iloc[0]
 
 
@@ -242,7 +241,7 @@ def fastest_to_target(summary: pd.DataFrame) -> pd.Series | None:
     reached = summary[summary["learns"] & summary["reached_target"]]
     if reached.empty:
         return None
-    return reached.sort_values(["time_to_target_s", "strategy"], kind="mergesort").iloc[0]
+    return reached.sort_values(["time_to_target_s", "strategy_id"], kind="mergesort").iloc[0]
 
 
 def best_baseline(a: Analysis, summary: pd.DataFrame, win: pd.Series) -> pd.Series | None:
@@ -258,7 +257,7 @@ def absent_strategies(summary: pd.DataFrame) -> pd.DataFrame:
     """Strategies every point of which was skipped (absent hardware): one row each, with the point count
     and the reason."""
     rows = []
-    for strategy, g in summary.groupby("strategy", sort=True):
+    for strategy, g in summary.groupby("strategy_id", sort=True):
         if set(g["status"]) == {"skipped"}:
-            rows.append({"strategy": strategy, "n_points": int(g["n_points"].sum()), "reason": g.iloc[0]["error"]})
-    return pd.DataFrame(rows, columns=["strategy", "n_points", "reason"])
+            rows.append({"strategy_id": strategy, "n_points": int(g["n_points"].sum()), "reason": g.iloc[0]["error"]})
+    return pd.DataFrame(rows, columns=["strategy_id", "n_points", "reason"])

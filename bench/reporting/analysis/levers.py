@@ -14,11 +14,11 @@ import pandas as pd
 
 from bench.measure.datasheets import chip_of
 
-LEVER_COLUMNS = ["device_kind", "backend", "narrow_math", "alt_strategy", "alt_ratio"]
+LEVER_COLUMNS = ["device_kind", "backend", "narrow_math", "alt_strategy_id", "alt_ratio"]  # alt: -1 none
 BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})  # x86 (Linux names), ARM's ``bf16`` feature
 FP16_FLAGS = frozenset({"avx512_fp16", "amx_fp16"})
 # What the same settings are, across backends and compilers
-SAME_SETTINGS = ["workload", "dataset", "host", "global_batch_size", "steps_per_execution", "precision", "device_kind",
+SAME_SETTINGS = ["section", "host", "global_batch_size", "steps_per_execution", "precision", "device_kind",
                  "num_replicas"]
 
 
@@ -54,10 +54,11 @@ def lever_facts(ok: pd.DataFrame, plain: Sequence[Mapping[str, Any]]) -> list[di
         members = [plain[i] for i in index]
         for i in index:
             row = plain[i]
-            others = [o for o in members if o["strategy"] != row["strategy"] and _learns(o)
+            others = [o for o in members if o["strategy_id"] != row["strategy_id"] and _learns(o)
                       and o.get("device_kind") == row.get("device_kind")]
             best = max(others, key=lambda o: o["examples_per_s"]) if others else None
             out[i] = {"device_kind": str(row.get("device_kind") or ""), "backend": str(row.get("backend") or ""),
-                      "narrow_math": narrow_math(row), "alt_strategy": "" if best is None else str(best["strategy"]),
+                      "narrow_math": narrow_math(row),
+                      "alt_strategy_id": -1 if best is None else int(best["strategy_id"]),
                       "alt_ratio": math.nan if best is None else best["examples_per_s"] / row["examples_per_s"]}
     return out

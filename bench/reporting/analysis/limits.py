@@ -154,7 +154,7 @@ FROM_SWEEP, FROM_STAGE = "sweep", "extra_stage"  # where a label's second batch 
 # The partner of a configuration: the same workload, data set, strategy (backend included), spe and precision on the
 # same host, at another global batch
 PARTNER_KEY = [k for k in CONFIG_KEY if k != "global_batch_size"]
-LIMIT_COLUMNS = [*CONFIG_KEY, "dataset", "strategy", "limit", "reason", "n_processes",
+LIMIT_COLUMNS = [*CONFIG_KEY, "section", "strategy_id", "limit", "reason", "n_processes",
                  "process_labels", "fixed_share", "fixed_low", "fixed_high", "batch2", "batch2_from", "step_ms",
                  "step2_ms", "input_share", "compute_floor_ms", "memory_floor_ms", "device_share", "call_ms",
                  "others_busy", "uncounted", *(c for c in LEVER_COLUMNS if c not in CONFIG_KEY)]
@@ -270,7 +270,7 @@ def limits_frame(summary: pd.DataFrame) -> pd.DataFrame:
             partner = max(others, key=lambda o: abs(math.log(o["global_batch_size"] / b))) if others else None
             limit, n, own = label_of(row, partner)
             ev = limit.evidence
-            rows.append({**{k: row[k] for k in (*PARTNER_KEY, "dataset", "strategy")}, "global_batch_size": ev.batch,
+            rows.append({**{k: row[k] for k in (*PARTNER_KEY, "section", "strategy_id")}, "global_batch_size": ev.batch,
                          "limit": limit.label,
                          "reason": limit.reason, "n_processes": n, "process_labels": own,
                          "fixed_share": limit.fixed, "fixed_low": limit.fixed_low, "fixed_high": limit.fixed_high,

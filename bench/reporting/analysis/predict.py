@@ -21,7 +21,7 @@ from bench.reporting.analysis.limits import step_bytes
 from bench.reporting.analysis.reference import Reference, backend_key, load_reference, step_s
 from bench.reporting.analysis.transfer import Device, StepModel, device, fit_steps, steps_left_out
 from bench.reporting.analysis.validate import TIME_MODEL
-from bench.reporting.frames.keys import plain_rows
+from bench.reporting.frames.keys import plain_rows, rows_of, sections
 from bench.reporting.load.prices import Price
 from bench.reporting.stats.sample import as_float
 
@@ -172,7 +172,7 @@ def _referenced(name: str, kind: str, chip_model: str, key: str, best: Mapping[s
         "reached_target") else math.nan
     usd_per_s = _usd_per_s(prices, key)
     bound = "compute" if flops / there.peak / ref.efficiency >= moved / there.bandwidth else "memory"  # as predicted
-    source = {k: _plain(best.get(k)) for k in ("backend", "strategy", "global_batch_size", "steps_per_execution",
+    source = {k: _plain(best.get(k)) for k in ("backend", "strategy_id", "global_batch_size", "steps_per_execution",
                                                "precision", "compiler_mark")}
     return DevicePrediction(
         name, kind, chip_model, REFERENCED, train_s=steps * step, low_s=steps * low, high_s=steps * high,
@@ -203,7 +203,7 @@ def _predicted(name: str, chip: Chip, best: Mapping[str, Any], model: StepModel,
     low, high = (step * (1 - e), step / (1 - e)) if e < 1 else (step / (1 + e), math.inf)
     bound = "compute" if flops / there.peak >= moved / there.bandwidth else "memory"
     to_target = as_float(best.get("time_to_target_s")) * step / measured if best.get("reached_target") else math.nan
-    source = {k: _plain(best.get(k)) for k in ("backend", "strategy", "accelerator", "global_batch_size",
+    source = {k: _plain(best.get(k)) for k in ("backend", "strategy_id", "accelerator", "global_batch_size",
                                                "steps_per_execution", "precision", "compiler_mark")}
     return DevicePrediction(
         name, chip.kind, chip.model, PREDICTED, train_s=steps * step, low_s=steps * low, high_s=steps * high,
@@ -214,15 +214,18 @@ def _predicted(name: str, chip: Chip, best: Mapping[str, Any], model: StepModel,
 
 def predictions_by_workload(summary: pd.DataFrame, errors: Mapping[str, Any],
                             prices: Mapping[str, Price] | None = None,
-                            reference: Reference | None = None) -> dict[tuple[str, str], list[DevicePrediction]]:
-    """:func:`predict_workload` for every workload and data set of ``summary`` with a finished configuration
-    (``reference``: the shipped one, :func:`bench.reporting.analysis.reference.load_reference`, unless given)."""
+                            reference: Reference | None = None) -> dict[int, list[DevicePrediction]]:
+    """:func:`predict_workload` for every section (a workload on one data set) of ``summary`` with a finished
+    configuration, by section (``reference``: the shipped one,
+    :func:`bench.reporting.analysis.reference.load_reference`, unless given)."""
     reference = reference if reference is not None else load_reference()
     out = {}
-    for (workload, dataset), g in summary.groupby(["workload", "dataset"], sort=True):
+    for section in sections(summary):
+        g = rows_of(summary, section)
         if (g["status"] == "ok").any():
-            out[(str(workload), str(dataset))] = predict_workload(g, summary[summary["workload"] == workload],
-                                                                  errors, prices, reference)
+            workload = g["workload"].iloc[0]
+            out[section] = predict_workload(g, summary[summary["workload"] == workload], errors, prices,
+                                                 reference)
     return out
 
 

@@ -133,9 +133,9 @@ class Race:
         no longer compared as a leader)."""
         stopped = stopped or {}
         found: dict[tuple[Any, ...], Standing] = {}
-        groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
-        for r in self.rows:  # each workload and dataset is raced on its own, in sorted order
-            groups.setdefault((r["workload"], r["dataset"]), []).append(r)
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for r in self.rows:  # each section (a workload on one data set) is raced on its own, in order
+            groups.setdefault(int(r["section"]), []).append(r)
         for group in sorted(groups):
             found.update(self._workload(groups[group], set(stopped)))
         rows = {config_key(r): r for r in self.rows}
@@ -171,7 +171,7 @@ class Race:
                 eligible.append(row)
         if not eligible:
             return out
-        leader = max(eligible, key=lambda r: (_log_mean(r["repeat_rates"]), str(r["strategy"])))
+        leader = max(eligible, key=lambda r: (_log_mean(r["repeat_rates"]), -int(r["strategy_id"])))
         no_target = not any(math.isfinite(float(r["target_accuracy"])) for r in eligible)
         others = sorted((r for r in eligible if r is not leader), key=lambda r: -self.z(leader, r))
         still, holding = [leader], False

@@ -28,7 +28,7 @@ from bench.reporting.stats.sample import as_float
 REFERENCE_PATH = host_reference_path()
 MIN_CONFIGURATIONS = 4  # a step model's three coefficients, and one left out to measure its error
 MIN_DEVICE_SHARE = 0.25  # a configuration shows its device part where it is at least this share of the step
-SAME = ("workload", "dataset", "accelerator", "precision", "global_batch_size", "steps_per_execution")
+SAME = ("section", "accelerator", "precision", "global_batch_size", "steps_per_execution")
 
 
 def backend_key(row: Mapping[str, Any]) -> str:

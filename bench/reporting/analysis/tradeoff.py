@@ -37,7 +37,7 @@ class Tradeoff:
 def front(learners: pd.DataFrame, margin_pp: float) -> pd.DataFrame:
     """The configurations no faster one matches in accuracy within ``margin_pp`` (module docstring), fastest
     first."""
-    ranked = learners.sort_values(["examples_per_s", "strategy"], ascending=[False, True], kind="mergesort")
+    ranked = learners.sort_values(["examples_per_s", "strategy_id"], ascending=[False, True], kind="mergesort")
     kept: list[object] = []
     best = -math.inf
     for i, r in ranked.iterrows():
@@ -48,18 +48,18 @@ def front(learners: pd.DataFrame, margin_pp: float) -> pd.DataFrame:
     return ranked.loc[kept]
 
 
-def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, workload: str, dataset: str,
-             margin_pp: float, index: SeedIndex | None = None) -> Tradeoff | None:
-    """The trade-off of one workload without a target (None: it has a target, or fewer than two configurations
-    learn); ``index``: the analysis' seed index of ``points``, when it has one."""
-    rows = rows_of(summary, workload, dataset)
+def tradeoff(summary: pd.DataFrame, points: pd.DataFrame, section: int, margin_pp: float,
+             index: SeedIndex | None = None) -> Tradeoff | None:
+    """The trade-off of one section (a workload on one data set) without a target (None: it has a target, or fewer
+    than two configurations learn); ``index``: the analysis' seed index of ``points``, when it has one."""
+    rows = rows_of(summary, section)
     learners = rows[rows["learns"]] if len(rows) else rows
     if len(learners) < 2 or learners["target_accuracy"].map(math.isfinite).any():
         return None
     found = front(learners, margin_pp)
     if len(found) == 1:
         return Tradeoff(found, None, True)
-    index = index or SeedIndex(rows_of(points, workload, dataset), CONFIG_KEY)
+    index = index or SeedIndex(rows_of(points, section), CONFIG_KEY)
     best, fast = found.iloc[-1], found.iloc[0]
     gap = compare_seeds(index, config_of(best), config_of(fast),
                         len(learners) - 1, margin_pp)

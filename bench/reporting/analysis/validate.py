@@ -123,8 +123,8 @@ def accelerator_steps_left_out(summary: pd.DataFrame) -> pd.DataFrame:
     for key, g in ok.groupby(keys, sort=True, dropna=False):
         points = [(float(r["global_batch_size"]), float(r["steps_per_execution"]),
                    float(r["train_s_median"]) / float(r["steps_per_epoch"])) for r in g.to_dict("records")]
-        for (b, spe, measured, predicted), dataset in zip(steps_left_out(points), g["dataset"], strict=True):
-            rows.append({**dict(zip(keys, key, strict=True)), "dataset": dataset, "global_batch_size": int(b),
+        for (b, spe, measured, predicted), section in zip(steps_left_out(points), g["section"], strict=True):
+            rows.append({**dict(zip(keys, key, strict=True)), "section": section, "global_batch_size": int(b),
                          "steps_per_execution": int(spe), "measured_s": measured, "predicted_s": predicted,
                          "error": abs(predicted / measured - 1)})
     return pd.DataFrame(rows)

@@ -5,12 +5,12 @@ strategies to be compared (:data:`MATCH_KEY`), one configuration across input pi
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
-from bench.records.backends import declares
+from bench.records.backends import BACKENDS, declares
 
 # What varies between the configurations of one strategy (a configuration's name without its strategy).
 SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
@@ -20,8 +20,52 @@ DATASET_KEY = ["dataset_name", "dataset_scale", "dataset_n_train", "dataset_whol
 STRATEGY_KEY = ["backend", "strategy_requested", "strategy_name", "compiler_mark", "process_count", "host"]
 # A configuration; repeats of it are pooled. Identity columns only (frames.labels.identity_columns): no display label.
 CONFIG_KEY = ["workload", *DATASET_KEY, *STRATEGY_KEY, *SETTINGS]
-# The order reports list configurations in: by their labels (frames.labels.with_labels), which name each one once.
-LABEL_ORDER = ["workload", "dataset", "strategy", *SETTINGS]
+# A section of a report: a workload on one data set.
+SECTION_KEY = ["workload", *DATASET_KEY]
+# One strategy under any backend: what its label says without the backend's prefix (the strategy asked for and
+# resolved, the compiler mark, processes, and the host where the label names it: host_key)
+STRATEGY_NAME = ["strategy_requested", "strategy_name", "compiler_mark", "process_count", "host_key"]
+# A strategy as a report names it once in a section (its label's columns): the backend and its STRATEGY_NAME.
+STRATEGY_CODE = ["backend", *STRATEGY_NAME]
+# The label columns render adds to the public frames (bench.reporting.render.labels: bench.run's, bench.epochs')
+LABELS = ("dataset", "strategy")
+# The order reports list configurations in, codes of identity columns (:func:`with_codes`), never a label's words.
+ORDER = ["section", "strategy_id", *SETTINGS]
+
+
+def _section_order(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A section's place: workload, data set name, scale, examples used and of the whole set, the default pipeline
+    before the others."""
+    workload, name, scale, n_train, whole, pipeline = key
+    return str(workload), str(name), str(scale), int(n_train), int(whole), pipeline != "default", str(pipeline)
+
+
+def _strategy_order(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A strategy's place: its backend in their declared order, the strategy resolved, then asked (``auto``) where
+    that differs, the compiler mark (the backend's default first), processes and host."""
+    backend, requested, name, mark, processes, host = key
+    at = BACKENDS.index(backend) if backend in BACKENDS else len(BACKENDS)
+    asked = str(requested or name)
+    return at, str(backend), str(name), asked != name, asked, str(mark), int(processes), str(host)
+
+
+def with_codes(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (identity columns) with the codes the report is keyed and ordered by: ``host_key`` (the host where
+    one strategy of one section ran on two or more, else ''), ``section`` (:data:`SECTION_KEY`) and ``strategy_id``
+    (:data:`STRATEGY_CODE`), each the rank of its columns' values in their order (``_section_order``,
+    ``_strategy_order``): the same records give the same codes in every frame built from them."""
+    if frame.empty:
+        return frame
+    frame = frame.copy()
+    scope = [*SECTION_KEY, "backend", "strategy_name"]
+    shown = frame.groupby(scope, sort=False, dropna=False)["host"].transform("nunique") > 1
+    frame["host_key"] = frame["host"].where(shown, "")
+    for column, key, order in (("section", SECTION_KEY, _section_order),
+                               ("strategy_id", STRATEGY_CODE, _strategy_order)):
+        values = list(zip(*(frame[k].tolist() for k in key), strict=True))
+        rank = {v: i for i, v in enumerate(sorted(set(values), key=order))}
+        frame[column] = [rank[v] for v in values]
+    return frame
 
 
 def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -31,17 +75,17 @@ def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(columns, values, strict=True)) for values in frame.to_numpy(dtype=object).tolist()]
 
 
-def rows_of(frame: pd.DataFrame, workload: str, dataset: str) -> pd.DataFrame:
-    """The rows of an analysis frame that belong to one workload and dataset (an empty frame stays empty)."""
+def rows_of(frame: pd.DataFrame, section: int) -> pd.DataFrame:
+    """The rows of an analysis frame that belong to one section (a workload on one data set; an empty frame stays
+    empty)."""
     if frame.empty:
         return frame
-    return frame[(frame["workload"] == workload) & (frame["dataset"] == dataset)]
+    return frame[frame["section"] == section]
 
 
-def workload_dataset(key: Hashable) -> tuple[str, str]:
-    """A group key of ``groupby(["workload", "dataset"])`` as the two names it is: pandas types a group key as
-    Hashable, whatever the columns hold."""
-    return cast(tuple[str, str], key)
+def sections(frame: pd.DataFrame) -> list[int]:
+    """The sections of a frame, in order."""
+    return sorted({int(s) for s in frame["section"]}) if not frame.empty else []
 
 
 # What must be equal for two strategies to be compared (speedup, accuracy parity).
@@ -72,11 +116,6 @@ def row_of(frame: pd.DataFrame, row: Mapping[str, Any] | pd.Series) -> pd.Series
 def same_config(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:
     """Whether two rows are one configuration (by key, never by a display label)."""
     return config_key(a) == config_key(b)
-
-
-# One strategy under any backend: what its label says without the backend's prefix (the strategy asked for and
-# resolved, the compiler mark, processes, and the host where the label names it)
-STRATEGY_NAME = ["strategy_requested", "strategy_name", "compiler_mark", "process_count", "host_key"]
 
 
 def same_strategy(a: Mapping[str, Any] | pd.Series, b: Mapping[str, Any] | pd.Series) -> bool:

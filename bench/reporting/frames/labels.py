@@ -1,6 +1,6 @@
-"""How the report names things: a record's strategy label and host, its compiler mark, its data set (one name per
-content), and a configuration's display names. Labels are for display; rows are matched by
-:mod:`bench.reporting.frames.keys`.
+"""What identifies a record's configuration, as columns (:func:`identity_rows`): its workload (variant and definition),
+data set (one name per content), backend, strategy, compiler mark, processes and host. Rows are matched and ordered
+by them (:mod:`bench.reporting.frames.keys`); :mod:`bench.reporting.render.labels` names them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 from bench.records import Record
 from bench.records.backends import BACKENDS, spec
 from bench.records.revisions import earlier_definition
-from bench.reporting.frames.keys import plain_rows
+from bench.reporting.frames.keys import with_codes
 
 
 def compiler_marks(typed: Sequence[Record]) -> list[str]:
@@ -32,46 +32,7 @@ def identity_rows(typed: Sequence[Record]) -> pd.DataFrame:
     in the records' order."""
     rows = [identity_columns(r, workload, mark)
             for r, workload, mark in zip(typed, workload_labels(typed), compiler_marks(typed), strict=True)]
-    return one_name_per_content(pd.DataFrame(rows)) if rows else pd.DataFrame()
-
-
-def with_labels(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (identity columns: :func:`identity_columns`) with its display labels, made from those columns alone:
-    ``dataset`` (:func:`dataset_label`), ``data`` (the same, any pipeline), ``strategy`` and ``strategy_label`` (the
-    latter without the backend's prefix, for a table with a backend column).
-
-    The strategy label is the resolved name (``auto (cpu)`` when the user typed ``auto``), prefixed by the
-    backend when it is not the first declared (``jax/cpu_x2``), followed by the process count of a multi-process
-    point (``jax/cpu_x2 (2 processes)``), and the compiler where it is not the backend's default
-    (:func:`compiler_mark`: ``cpu (XLA)``, ``torch/cpu (torch.compile)``, ``gpu (jit auto: XLA)``). When one
-    resolved name ran on two or more hosts for the same workload and data set, those labels get ``@hostname``
-    (``host_shown``)."""
-    if frame.empty:
-        return frame
-    frame = frame.copy()
-    parts = list(zip(frame["dataset_name"], frame["dataset_scale"], frame["dataset_n_train"], frame["dataset_whole"],
-                     frame["input_pipeline"], strict=True))
-    frame["dataset"] = [dataset_label(name, scale, n, whole, pipe) for name, scale, n, whole, pipe in parts]
-    frame["data"] = [dataset_label(name, scale, n, whole) for name, scale, n, whole, _ in parts]
-    scope = ["workload", "dataset", "backend", "strategy_name"]
-    frame["host_shown"] = frame.groupby(scope, sort=False, dropna=False)["host"].transform("nunique") > 1
-    frame["host_key"] = frame["host"].where(frame["host_shown"], "")  # the host where the label names it
-    plain = []
-    for r in plain_rows(frame):
-        name, requested = r["strategy_name"], r["strategy_requested"] or r["strategy_name"]
-        label = name if requested == name else f"{requested} ({name})"
-        label = f"{label} ({r['compiler_mark']})" if r["compiler_mark"] else label
-        label = label if r["process_count"] == 1 else f"{label} ({r['process_count']} processes)"
-        plain.append(f"{label}@{r['host']}" if r["host_shown"] else label)
-    frame["strategy_label"] = plain
-    frame["strategy"] = [f"{b}/{label}" if _prefixed(b) else label
-                         for b, label in zip(frame["backend"], plain, strict=True)]
-    return frame
-
-
-def _prefixed(backend: str | None) -> bool:
-    """Whether a backend's strategy labels carry its name (``jax/cpu_x2``): all but the first declared."""
-    return str(backend or BACKENDS[0]) != BACKENDS[0]
+    return with_codes(one_name_per_content(pd.DataFrame(rows))) if rows else pd.DataFrame()
 
 
 def _configuration(r: Record) -> str:
@@ -102,18 +63,6 @@ def compiler_mark(r: Record, sibling: str | None = None) -> str:
 def host_of(record: Record) -> str:
     """The host a record ran on (``unknown-host`` when the record does not say)."""
     return str(record.env.get("hostname") or "unknown-host")
-
-
-def dataset_label(name: str, scale: str, n_train: int, whole: int, pipeline: str = "default") -> str:
-    """``"synthetic (reduced, n_train=6000)"``: name plus what makes two datasets of that name differ (the columns of
-    :func:`identity_columns`: -1 for a count not known). Real data (a data source, a user's arrays) says how much of it
-    was used: ``"keras:mnist (n_train=4096 of 60000)"``; a pipeline other than the default is named."""
-    extra = [str(scale)] if scale and whole < 0 else []
-    if n_train >= 0:
-        extra.append(f"n_train={n_train}" + (f" of {whole}" if whole >= 0 else ""))
-    if pipeline != "default":
-        extra.append(f"pipeline={pipeline}")  # a deliberately slow input pipeline is another dataset
-    return f"{name} ({', '.join(extra)})" if extra else str(name)
 
 
 def _looks_like_a_path(name: str) -> bool:

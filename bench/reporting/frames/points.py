@@ -17,8 +17,8 @@ from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.records.backends import spec
 from bench.reporting.frames.floors import probe_columns
-from bench.reporting.frames.keys import LABEL_ORDER, plain_rows
-from bench.reporting.frames.labels import earlier_of, identity_rows, with_labels
+from bench.reporting.frames.keys import LABELS, ORDER, plain_rows
+from bench.reporting.frames.labels import earlier_of, identity_rows
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, Reason, learning_reasons
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
@@ -47,11 +47,11 @@ def points_frame(records: Sequence[RecordLike], min_loss_drop: float = MIN_LOSS_
     ids = identity_rows(typed)  # one data set at two paths is one data set
     if ids.empty:
         return ids
-    rows = [_point_row(r, i, min_loss_drop, chance_margin_pp) for r, i in zip(typed, plain_rows(with_labels(ids)),
+    rows = [_point_row(r, i, min_loss_drop, chance_margin_pp) for r, i in zip(typed, plain_rows(ids),
                                                                               strict=True)]
     frame = with_run_peaks(pd.DataFrame(rows))
     frame["first_in_process"] = _first_in_process(frame)
-    return frame.sort_values([*LABEL_ORDER, "repeat", "run_id", "point_id"], kind="mergesort", ignore_index=True)
+    return frame.sort_values([*ORDER, "repeat", "run_id", "point_id"], kind="mergesort", ignore_index=True)
 
 
 def arithmetic_of(r: Record) -> tuple[str, bool]:
@@ -155,7 +155,7 @@ def _point_row(r: Record, ids: dict[str, Any], min_loss_drop: float, chance_marg
         "predictions": decode(r.val_predictions),
         "earlier_definition": earlier_of(r),  # a built-in's record of an earlier definition (words: render)
         "augmentation_layers": tuple(str(x) for x in r.augmentation_layers or ()),  # Keras layers in the model
-        **_process_columns(r, ids["strategy"]),
+        **_process_columns(r, int(ids["strategy_id"])),
         "point_wall_s": as_float(r.point_wall_s), "fit_wall_s": as_float(r.fit_wall_s), **_race_columns(r),
         **_spent_columns(r),
         "teardown_s": as_float(r.teardown_s), "stage_warmup_s": _later_stage_warmups(r),
@@ -180,11 +180,12 @@ def _race_columns(r: Record) -> dict[str, Any]:
             "race_budget_s": r.race.budget_s if r.race is not None else 0.0}
 
 
-def _process_columns(r: Record, label: str) -> dict[str, Any]:
-    """Which worker process ran the point (older: one per strategy), others' CPU share meanwhile, one step in flight."""
+def _process_columns(r: Record, strategy: int) -> dict[str, Any]:
+    """Which worker process ran the point (older records: one per strategy, its ``strategy_id``), others' CPU share
+    meanwhile, one step in flight."""
     p = r.process
     worker = p.worker if p is not None else None
-    return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/{label}",
+    return {"process": f"{r.run_id}/{worker}" if worker is not None else f"{r.run_id}/strategy-{strategy}",
             "pid": p.pid if p is not None else None, "startup_s": as_float(p.startup_s if p is not None else None),
             "others_busy": as_float(r.others_busy), "one_step": r.steps_in_flight == 1}
 
@@ -260,19 +261,22 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def points_table(records: Sequence[RecordLike],
-                 reasons: Callable[[tuple[Reason, ...]], str] | None = None) -> pd.DataFrame:
+def points_table(records: Sequence[RecordLike], reasons: Callable[[tuple[Reason, ...]], str] | None = None,
+                 labels: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> pd.DataFrame:
     """One row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians, seconds); ``not_learning``
-    as ``reasons`` words it (default: its reason codes, ``; ``-separated)."""
+    as ``reasons`` words it (default: its reason codes, ``; ``-separated); ``labels`` adds the ``dataset`` and
+    ``strategy`` labels (:func:`bench.reporting.render.labels.with_labels`; without, they are not columns)."""
     frame = points_frame(records)
+    frame = labels(frame) if labels is not None and not frame.empty else frame
+    columns = [c for c, _, _ in POINT_COLUMNS if labels is not None or c not in LABELS]
     if frame.empty:
-        return pd.DataFrame(columns=[c for c, _, _ in POINT_COLUMNS])
+        return pd.DataFrame(columns=columns)
     out = frame.assign(n_steady_epochs=frame["steady_epoch_s"].map(len),
                        flops_uncounted=frame["flops_uncounted"].map("; ".join))
     for col in ("steady_epoch_s", "steady_train_s"):
         out[col] = out[col].map(finite_median)
     out["not_learning"] = out["not_learning"].map(reasons or (lambda rs: "; ".join(r.code for r in rs)))
-    return out[[c for c, _, _ in POINT_COLUMNS]].reset_index(drop=True)
+    return out[columns].reset_index(drop=True)
 
 
 COMPILED = "xla_cost_analysis"  # flop_count where the layer rules missed layers and the compiler counted them

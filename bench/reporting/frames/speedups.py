@@ -36,7 +36,7 @@ def baseline_masks(summary: pd.DataFrame, baseline: str) -> tuple[np.ndarray, np
     ok = (summary["status"] == "ok").to_numpy()
     if backend:
         ok = ok & (summary["backend"] == backend).to_numpy()
-    exact = ok & ((summary["strategy_requested"] == name) | (summary["strategy"] == baseline)).to_numpy()
+    exact = ok & (summary["strategy_requested"] == name).to_numpy()
     return exact, ok & (summary["strategy_name"] == name).to_numpy()
 
 
@@ -46,20 +46,21 @@ def preferred(exact: np.ndarray, resolved: np.ndarray) -> np.ndarray:
 
 
 class Candidates:
-    """Baseline rows (:func:`baseline_rows`) split once by :data:`MATCH_KEY`, each group sorted by label, and in each
-    group the first row per host, so that :func:`pick_baseline` over every configuration of a report is two
-    dictionary lookups instead of masking a frame (1,000 records: 360 lookups, 1.06 s -> a few ms)."""
+    """Baseline rows (:func:`baseline_rows`) split once by :data:`MATCH_KEY`, each group in the strategies' order
+    (``strategy_id``), and in each group the first row per host, so that :func:`pick_baseline` over every
+    configuration of a report is two dictionary lookups instead of masking a frame (1,000 records: 360 lookups,
+    1.06 s -> a few ms)."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
-        self.first: dict[tuple[Any, ...], pd.Series] = {}  # match key -> its first row by label
-        self.by_host: dict[tuple[Any, ...], pd.Series] = {}  # (*match key, host) -> that host's first row by label
+        self.first: dict[tuple[Any, ...], pd.Series] = {}  # match key -> its first row (strategy order)
+        self.by_host: dict[tuple[Any, ...], pd.Series] = {}  # (*match key, host) -> that host's first row
         if frame.empty:
             return
         # plain lists, not a groupby: a race builds this once per look (tests/test_race.py: thousands of times)
         keys = list(zip(*(frame[k].tolist() for k in MATCH_KEY), strict=True))
-        labels, hosts = frame["strategy"].tolist(), frame["host"].tolist()
-        for i in sorted(range(len(keys)), key=labels.__getitem__):  # stable: ties keep the frame's order
+        codes, hosts = frame["strategy_id"].tolist(), frame["host"].tolist()
+        for i in sorted(range(len(keys)), key=codes.__getitem__):  # stable: ties keep the frame's order
             key, at_host = keys[i], (*keys[i], hosts[i])
             if key in self.first and at_host in self.by_host:
                 continue
@@ -69,22 +70,22 @@ class Candidates:
 
 
 def pick_baseline(row: Mapping[str, Any] | pd.Series, candidates: Candidates) -> pd.Series | None:
-    """The baseline configuration for ``row``: same match key; same host preferred, else first by label."""
+    """The baseline configuration for ``row``: same match key; same host preferred, else the first strategy."""
     key = tuple(row[k] for k in MATCH_KEY)
     local = candidates.by_host.get((*key, row["host"]))
     return local if local is not None else candidates.first.get(key)
 
 
 def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.DataFrame:
-    """Add ``baseline`` (label), ``is_baseline`` (the row is its own), ``speedup`` (throughput ratio) and its
-    interval to a
+    """Add ``baseline_id`` (the baseline's ``strategy_id``; -1: none), ``is_baseline`` (the row is its own),
+    ``speedup`` (throughput ratio) and its interval to a
     :func:`bench.reporting.frames.summary.summarize` frame.
 
     ``speedup_low``/``speedup_high`` are NaN (no claim) unless both sides have >= 3 ok repeats.
     """
     summary = summary.copy()
     cands = Candidates(baseline_rows(summary, baseline))
-    names = ("baseline", "is_baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant",
+    names = ("baseline_id", "is_baseline", "speedup", "speedup_low", "speedup_high", "speedup_significant",
              "speedup_n_base")
     cols: dict[str, list[Any]] = {k: [] for k in names}
     for _, row in summary.iterrows():
@@ -95,7 +96,7 @@ def add_speedups(summary: pd.DataFrame, baseline: str = DEFAULT_BASELINE) -> pd.
             ci = RatioCI(1.0, math.nan, math.nan, row["n_repeats"], row["n_repeats"])
         else:
             ci = ratio_ci(row, base)
-        cols["baseline"].append("" if base is None else base["strategy"])
+        cols["baseline_id"].append(-1 if base is None else int(base["strategy_id"]))
         cols["is_baseline"].append(base is not None and config_key(base) == config_key(row))  # its own baseline
         cols["speedup"].append(ci.ratio)
         cols["speedup_low"].append(ci.low)

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from bench.records import RecordLike
-from bench.reporting.frames.keys import CONFIG_KEY, LABEL_ORDER
+from bench.reporting.frames.keys import CONFIG_KEY, ORDER
 from bench.reporting.frames.learning import configuration_not_learning
 from bench.reporting.frames.points import COMPILED, points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, add_speedups
@@ -28,10 +28,10 @@ INPUT_BOUND_FRACTION = 0.8  # training reaches >= 80 % of the input pipeline's o
 SHORT_EPOCH_S = 0.1
 STATUS_ORDER = ("ok", "diverged", "failed", "skipped")
 # Summary columns taken from a configuration's first point (equal across its points, or the first one's).
-FIRST_OF_GROUP = ("strategy_label", "host_shown", "host_key", "dataset_sha256", "data", "keras", "strategy_class",
-                  "device_kind", "num_replicas", "accelerator", "cpu_count", "cpu_flags", "flops_uncounted",
-                  "flop_count", "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic",
-                  "arithmetic_inferred", "earlier_definition")  # besides its key's columns (CONFIG_KEY) and labels
+FIRST_OF_GROUP = ("section", "strategy_id", "host_key", "dataset_sha256", "keras", "strategy_class", "device_kind",
+                  "num_replicas", "accelerator", "cpu_count", "cpu_flags", "flops_uncounted", "flop_count",
+                  "env_var_names", "per_replica_batch_size", "math_mode", "arithmetic", "arithmetic_inferred",
+                  "earlier_definition")  # besides its key's columns (CONFIG_KEY)
 
 
 def _per_repeat(name: str, values: Sequence[float]) -> dict[str, Any]:
@@ -168,17 +168,16 @@ def summarize(records_or_points: Sequence[RecordLike] | pd.DataFrame, baseline: 
         records_or_points)
     if points.empty:
         return pd.DataFrame(columns=CONFIG_KEY)
-    rows = [{"workload": g["workload"][0], "dataset": g["dataset"][0], "strategy": g["strategy"][0],
-             **dict(zip(CONFIG_KEY, key, strict=True)), **_summarize_group(g, input_bound_fraction)}
+    rows = [{**dict(zip(CONFIG_KEY, key, strict=True)), **_summarize_group(g, input_bound_fraction)}
             for key, g in _configurations(points)]
     return add_speedups(pd.DataFrame(rows), baseline)
 
 
 def _configurations(points: pd.DataFrame) -> list[tuple[tuple[Any, ...], dict[str, list[Any]]]]:
-    """The configurations of a points frame in its order (by label: :data:`LABEL_ORDER`): (key, its points as
+    """The configurations of a points frame in its order (:data:`ORDER`): (key, its points as
     column -> list of values). Plain lists, because a configuration has a handful of points and pandas' indexing
     of one group cost more than its statistics (1,000 records: 0.36 s -> 0.1 s)."""
-    points = points.sort_values(LABEL_ORDER, kind="mergesort")
+    points = points.sort_values(ORDER, kind="mergesort")
     grouped = points.groupby(CONFIG_KEY, sort=False, dropna=False)
     at: list[list[int]] = [[] for _ in range(grouped.ngroups)]
     for i, k in enumerate(grouped.ngroup().tolist()):

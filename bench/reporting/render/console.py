@@ -15,11 +15,13 @@ from bench.records import RecordLike
 from bench.reporting.analysis.compare import BOTH, NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
 from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
+from bench.reporting.render.labels import Names, labelled
+from bench.reporting.render.labels import absent as absent_named
 from bench.reporting.render.text import number, ratio_text, reason_text, seconds, speedup_cell
 from bench.reporting.render.words import accuracy_flag_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import MIN_REPEATS
-from bench.reporting.verdicts import absent_strategies, judged_summary
+from bench.reporting.verdicts import judged_summary
 
 
 def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
@@ -36,10 +38,11 @@ def summary_table(records: Sequence[RecordLike], baseline: str = "cpu") -> str:
     summary = judged_summary(points, baseline)
     if summary.empty:
         return "no records"
+    summary = labelled(summary, Names.of(points))
     backends = shows_backends(summary)  # a backend column when not every record is TensorFlow's
     pipelines = set(summary["input_pipeline"]) != {"default"}  # a pipeline column when one is not the default
     targets = bool(np.isfinite(summary["target_accuracy"]).any())  # a time-to-target column
-    absent = absent_strategies(summary)  # a strategy every point of which was skipped: one line, not a row each
+    absent = absent_named(summary)  # a strategy every point of which was skipped: one line, not a row each
     lines = []
     rows = []
     order = ["workload", "strategy", "global_batch_size", "steps_per_execution", "input_pipeline"]

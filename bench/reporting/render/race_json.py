@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.keys import plain_rows
-from bench.reporting.render.text import workload_title
+from bench.reporting.render.text import section_title
 from bench.reporting.render.words import race_reason_text
 
 
@@ -55,5 +55,6 @@ def race_data(spent: Spent | None) -> RaceSpent | None:
     stops = [RaceStop(**{**{k: r[k] for k in RaceStop.model_fields}, "reason": race_reason_text(r["reason"])})
              for r in plain_rows(spent.table)]
     return RaceSpent(max_repeats=spent.max_repeats, used_s=_num(spent.used_s), full_s=_num(spent.full_s),
-                     settled=sorted(workload_title(w, d) for (w, d), done in spent.settled.items() if done),
+                     settled=sorted(section_title(spent.table[spent.table["section"] == s])
+                                    for s, done in spent.settled.items() if done),
                      configurations=stops)

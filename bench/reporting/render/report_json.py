@@ -19,13 +19,14 @@ from bench.reporting.analysis.floors import workload_floors
 from bench.reporting.analysis.predict import DevicePrediction, predictions_by_workload
 from bench.reporting.analysis.seeds import NO_CLAIM, SeedIndex
 from bench.reporting.claims import Claims, all_claims
-from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of
+from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of, sections
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
+from bench.reporting.render.labels import Names, labelled_analysis, labelled_predictions
 from bench.reporting.render.limits_json import Limit, limits_by_config
 from bench.reporting.render.race_json import RaceSpent, race_data
-from bench.reporting.render.text import config_label, flag, reason_text, two_speeds_text
+from bench.reporting.render.text import config_label, flag, reason_text, section_key, two_speeds_text
 from bench.reporting.render.words import accuracy_flag_text, device_name, not_learning_text
 from bench.reporting.stats.ratio import RatioCI
 from bench.reporting.stats.sample import as_float
@@ -307,14 +308,15 @@ def _configuration(r: Mapping[str, Any], mine: pd.DataFrame, limit: Limit | None
                        p=_claimed(p, "p"), same_seed_agreement=_num(p["agreement"])) for p in plain_rows(mine)])
 
 
-def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
+def _answer(a: Analysis, section: int, c: Claims) -> Answer:
+    workload, dataset = section_key(rows_of(a.summary, section))
     win = c.winner
     if win is None:
         return Answer(workload=workload, dataset=dataset, claims=claims_data(c))
     vs = None if c.vs_baseline is None or c.is_baseline else ratio_data(config_label(c.vs_baseline.b),
                                                                           c.vs_baseline.ratio)
     backend = str(win["backend"])
-    t = a.tradeoffs.get((workload, dataset))
+    t = a.tradeoffs.get(section)
     front = [] if t is None or t.settled else [config_label(r) for _, r in t.front.iterrows()]
     return Answer(single_answer=not front, tradeoff=front,
                   workload=workload, dataset=dataset, fastest_that_learns=config_label(win),
@@ -324,24 +326,26 @@ def _answer(a: Analysis, workload: str, dataset: str, c: Claims) -> Answer:
                   examples_per_s=_num(win["examples_per_s"]), vs_baseline=vs, claims=claims_data(c))
 
 
-def report_data(a: Analysis, claims: Mapping[tuple[str, str], Claims] | None = None,
-                predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None,
+def report_data(a: Analysis, claims: Mapping[int, Claims] | None = None,
+                predicted: Mapping[int, list[DevicePrediction]] | None = None,
                 prices: Mapping[str, Price] | None = None) -> ReportData:
-    """The verdicts of an analysis as data (module docstring); ``claims``: each workload's (:func:`all_claims`);
-    ``predicted``: each workload's devices (:func:`predictions_by_workload`); ``prices``: the price table (the
-    shipped one without)."""
+    """The verdicts of an analysis as data (module docstring); ``claims``: each section's (:func:`all_claims`);
+    ``predicted``: each section's devices (:func:`predictions_by_workload`, named by
+    :func:`bench.reporting.render.labels.labelled_predictions`); ``prices``: the price table (the shipped one
+    without). ``a`` is labelled here unless it is (:func:`bench.reporting.render.labels.labelled_analysis`)."""
+    a = a if "strategy" in a.summary or a.summary.empty else labelled_analysis(a)
     found = claims if claims is not None else all_claims(a)
     table = prices if prices is not None else load_table()
-    devices = predicted if predicted is not None else predictions_by_workload(a.summary, measured_error(), table)
+    devices = predicted if predicted is not None else labelled_predictions(
+        predictions_by_workload(a.summary, measured_error(), table), Names.of(a.points))
     parity = SeedIndex(a.parity, CONFIG_KEY, only_ok=False)
     limits = limits_by_config(a.limits)
     configs = [_configuration(r, parity.rows(r), limits.get(tuple(r.get(k) for k in CONFIG_KEY)))
                for r in plain_rows(a.summary)]
-    keys = sorted({(c.workload, c.dataset) for c in configs})
     return ReportData(baseline=a.baseline, parity_margin_pp=a.parity_margin_pp, configurations=configs,
-                      workloads=[_answer(a, w, d, found[(w, d)]).model_copy(update={
-                          "predictions": [_predicted(p) for p in devices.get((w, d), [])],
-                          "floors": _floors(rows_of(a.summary, w, d), table, a.limits)}) for w, d in keys],
+                      workloads=[_answer(a, s, found[s]).model_copy(update={
+                          "predictions": [_predicted(p) for p in devices.get(s, [])],
+                          "floors": _floors(rows_of(a.summary, s), table, a.limits)}) for s in sections(a.summary)],
                       race=race_data(a.race))
 
 

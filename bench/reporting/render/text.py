@@ -35,6 +35,17 @@ def workload_title(workload: str, dataset: str) -> str:
     return f"{workload} on {dataset}"
 
 
+def section_key(rows: pd.DataFrame) -> tuple[str, str]:
+    """A section's (workload, data set label), from its labelled rows (:mod:`bench.reporting.render.labels`): the key
+    its figures are drawn under."""
+    return str(rows["workload"].iloc[0]), str(rows["dataset"].iloc[0])
+
+
+def section_title(rows: pd.DataFrame) -> str:
+    """A section's :func:`workload_title`, from its labelled rows."""
+    return workload_title(*section_key(rows))
+
+
 def anchor(heading: str) -> str:
     """The link target GitHub (and most markdown viewers) give a heading: lower case, punctuation dropped but ``-``
     and ``_``, spaces as ``-`` (``fashion_cnn on synthetic (reduced, n_train=4096)`` ->

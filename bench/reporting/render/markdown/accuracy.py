@@ -9,8 +9,8 @@ import math
 import pandas as pd
 
 from bench.reporting.analysis.seeds import NO_CLAIM
-from bench.reporting.frames.keys import workload_dataset
-from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, with_backend, workload_title
+from bench.reporting.frames.keys import rows_of, sections
+from bench.reporting.render.text import DASH, markdown_table, names_of, number, seconds, section_title, with_backend
 from bench.reporting.render.words import accuracy_ref_text, runs, verdict_words
 from bench.reporting.stats.sample import as_float
 
@@ -73,8 +73,8 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
              "wrong. Method: docs/reports.md, *Accuracy parity*.", ""]
     if parity.empty:
         return [*lines, "No finished points to compare.", ""]
-    for key, g in parity.groupby(["workload", "dataset"], sort=True):
-        workload, dataset = workload_dataset(key)
+    for s in sections(parity):
+        g = rows_of(parity, s)
         rows = []
         for _, r in g.iterrows():
             claim = r["verdict"] != NO_CLAIM
@@ -92,5 +92,5 @@ def parity_section(parity: pd.DataFrame, margin: float, show_backend: bool = Fal
                          "verdict": verdict,
                          "same-seed agreement %": number(100 * r["agreement"], ".1f")})
         table = markdown_table(with_backend(rows, show_backend, names_of(g)))
-        lines += [f"### {workload_title(workload, dataset)}", "", table, ""]
+        lines += [f"### {section_title(g)}", "", table, ""]
     return lines

@@ -15,9 +15,10 @@ from bench.reporting.analysis.predict import PREDICTED, DevicePrediction, Pick, 
 from bench.reporting.claims import NONE_FINISHED, NONE_LEARNS, TRADEOFF, Claims
 from bench.reporting.claims import claims as workload_claims
 from bench.reporting.frames.keys import row_of, rows_of
+from bench.reporting.render.labels import absent
 from bench.reporting.render.markdown import conclusions
 from bench.reporting.render.markdown.findings import backend_contrast
-from bench.reporting.render.text import anchor, seconds, sig, usd, workload_title
+from bench.reporting.render.text import anchor, seconds, section_title, sig, usd
 from bench.reporting.render.words import (
     BACKEND_NAMES,
     backend_name,
@@ -31,7 +32,7 @@ from bench.reporting.render.words import (
     sureness,
     target_claim,
 )
-from bench.reporting.verdicts import Analysis, absent_strategies
+from bench.reporting.verdicts import Analysis
 
 ANSWER_LINES = 40  # the answer section's lines, heading to the next section
 LINE_CHARS = 300  # no line of the answer longer
@@ -116,15 +117,15 @@ def predicted_line(devices: Sequence[DevicePrediction]) -> list[str]:
             + "; ".join(_pick_text(p) for p in found) + "."]
 
 
-def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFrame | None = None,
+def answer_section(a: Analysis, section: int, priced: pd.DataFrame | None = None,
                    claims: Claims | None = None, devices: Sequence[DevicePrediction] = ()) -> list[str]:
     """A workload's answer: a line naming it, what ran and a link to its section, then a few sentences
     (``devices``: its predictions, :func:`bench.reporting.analysis.predict.predict_workload`)."""
-    summary = rows_of(a.summary, workload, dataset)
-    title = workload_title(workload, dataset)
-    absent = absent_strategies(summary)
-    missing = f"; absent: {', '.join(f'`{s}`' for s in absent['strategy'])}" if not absent.empty else ""
-    c = claims if claims is not None else workload_claims(a, workload, dataset)
+    summary = rows_of(a.summary, section)
+    title = section_title(summary)
+    gone = absent(summary)
+    missing = f"; absent: {', '.join(f'`{s}`' for s in gone['strategy'])}" if not gone.empty else ""
+    c = claims if claims is not None else workload_claims(a, section)
     if c.outcome == NONE_FINISHED:  # what was asked and why: its section, not a speed
         n = summary.groupby("status")["n_points"].sum()
         said = ", ".join(f"{int(k)} {status}" for status, k in sorted(n.items()))
@@ -132,7 +133,7 @@ def answer_section(a: Analysis, workload: str, dataset: str, priced: pd.DataFram
                 f"{none_learns(c)}{earlier_note(c)} Each point's reason: its section, *Nothing finished*.", ""]
     lines = [f"**{title}** ([evidence](#{anchor(title)})): ran {ran_on(summary)}{missing}."]
     lines += backend_contrast(summary)
-    t = a.tradeoffs.get((workload, dataset))
+    t = a.tradeoffs.get(section)
     if c.outcome == NONE_LEARNS:
         lines.append(none_learns(c))
     elif t is not None and c.outcome == TRADEOFF:

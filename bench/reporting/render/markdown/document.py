@@ -13,7 +13,7 @@ from bench.records import LoadResult, Record
 from bench.reporting.analysis.cost import BOUND_DEVICES
 from bench.reporting.analysis.predict import DevicePrediction
 from bench.reporting.claims import Claims, all_claims
-from bench.reporting.frames.keys import rows_of, workload_dataset
+from bench.reporting.frames.keys import rows_of, sections
 from bench.reporting.frames.summary import INPUT_BOUND_FRACTION
 from bench.reporting.load.prices import Price
 from bench.reporting.render.markdown.accuracy import parity_section
@@ -33,7 +33,7 @@ from bench.reporting.render.markdown.tables import (
     problems_section,
     skipped_files_section,
 )
-from bench.reporting.render.text import config_label, sig, workload_title
+from bench.reporting.render.text import config_label, section_key, section_title, sig
 from bench.reporting.render.words import accuracy_flag_text, earlier_text, not_learning_text, runs
 from bench.reporting.verdicts import Analysis
 
@@ -96,16 +96,16 @@ def _sentences(summary: pd.DataFrame, parity: pd.DataFrame) -> list[str]:
     return out
 
 
-def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, found_here: Claims | None,
+def _workload_part(a: Analysis, g: pd.DataFrame, section: int, found_here: Claims | None,
                    figs: dict[str, Path], priced: pd.DataFrame | None, table: Mapping[str, Price] | None,
                    devices: list[DevicePrediction]) -> tuple[list[str], bool]:
     """A workload's section (some of its configurations finished), and whether its bounds priced an accelerator."""
-    par, be = rows_of(a.parity, workload, dataset), rows_of(a.break_even, workload, dataset)
-    part = [f"## {workload_title(workload, dataset)}", "", *findings_section(a, workload, dataset, found_here),
+    par, be = rows_of(a.parity, section), rows_of(a.break_even, section)
+    part = [f"## {section_title(g)}", "", *findings_section(a, section, found_here),
             "### Results", "", *results_table(g, a.baseline, a.show_backend).split("\n"), ""]
     for sentence in _sentences(g, par):
         part += [sentence, ""]
-    part += ["### Best configuration per strategy", "", *best_section(a, workload, dataset)]
+    part += ["### Best configuration per strategy", "", *best_section(a, section)]
     part += break_even_section(be, a.show_backend)
     bound: list[str] = []
     if learns_nowhere(g):  # why and what to try, in place of speedups, a cost front and bounds
@@ -115,7 +115,7 @@ def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, fo
         bound = reach_section(g, devices, table, a.limits)
         part += bound
         if priced is not None:
-            part += cost_section(rows_of(priced, workload, dataset), figs.pop("cost", None))
+            part += cost_section(rows_of(priced, section), figs.pop("cost", None))
     if figs:
         part += ["### Figures", ""]
         part += [f"![{name.replace('_', ' ')}]({path.name})" for name, path in figs.items()]
@@ -123,8 +123,8 @@ def _workload_part(a: Analysis, g: pd.DataFrame, workload: str, dataset: str, fo
     return part, bool(bound)
 
 
-def _opening(a: Analysis, loaded: LoadResult[Record], found: Mapping[tuple[str, str], Claims],
-             priced: pd.DataFrame | None, devices: Mapping[tuple[str, str], list[DevicePrediction]]) -> list[str]:
+def _opening(a: Analysis, loaded: LoadResult[Record], found: Mapping[int, Claims],
+             priced: pd.DataFrame | None, devices: Mapping[int, list[DevicePrediction]]) -> list[str]:
     """The report's title, what it read, how to read it and the answer, a few lines per workload."""
     hosts = sorted(set(a.points["host"]))
     lines = ["# bench report", "",
@@ -133,24 +133,24 @@ def _opening(a: Analysis, loaded: LoadResult[Record], found: Mapping[tuple[str, 
              f"`{a.baseline}` strategy that learns; accuracies within ±{a.parity_margin_pp:g} pp count as equal; "
              f"{len(loaded.skipped)} file(s) skipped by the loader.", "", HOW_TO_READ, "",
              "## The answer", ""]
-    for key in a.summary.groupby(["workload", "dataset"], sort=True).groups:
-        workload, dataset = workload_dataset(key)
-        lines += answer_section(a, workload, dataset, priced, found.get((workload, dataset)),
-                                list(devices.get((workload, dataset), [])))
+    for s in sections(a.summary):
+        lines += answer_section(a, s, priced, found.get(s), list(devices.get(s, [])))
     return lines
 
 
 def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path],
                     figures: dict[tuple[str, str], dict[str, Path]], priced: pd.DataFrame | None = None,
                     table: Mapping[str, Price] | None = None,
-                    claims: Mapping[tuple[str, str], Claims] | None = None,
+                    claims: Mapping[int, Claims] | None = None,
                     parents: Mapping[str, Mapping[str, float]] | None = None,
-                    predicted: Mapping[tuple[str, str], list[DevicePrediction]] | None = None) -> str:
+                    predicted: Mapping[int, list[DevicePrediction]] | None = None) -> str:
     """The whole report as markdown text (deterministic for equal inputs); ``priced`` (the summary with its
     costs, :func:`bench.reporting.analysis.cost.priced_summary`) and its price ``table`` give the Cost sections;
     ``claims`` are each workload's conclusions (:func:`bench.reporting.claims.all_claims`, built here without);
     ``parents`` the runs' own processes' seconds (:func:`bench.reporting.load.parents.parent_times`); ``predicted``
-    each workload's devices (:func:`bench.reporting.analysis.predict.predictions_by_workload`; none without)."""
+    each section's devices (:func:`bench.reporting.analysis.predict.predictions_by_workload`, their sources named:
+    :func:`bench.reporting.render.labels.labelled_predictions`; none without). ``a`` is labelled
+    (:func:`bench.reporting.render.labels.labelled_analysis`)."""
     found = claims if claims is not None else all_claims(a)
     devices = predicted or {}
     lines = [*_opening(a, loaded, found, priced, devices), *race_section(a.race),  # repeats=auto: its repeats
@@ -159,15 +159,14 @@ def render_markdown(a: Analysis, loaded: LoadResult[Record], dirs: Sequence[Path
              "### Peaks used for MFU", "", peaks_table(a.points, a.show_backend), "", *time_section(a.points, parents)]
     seen: dict[str, str] = {}
     bounded = False  # a lower bound priced an accelerator: its price goes into Prices used
-    for key, g in a.summary.groupby(["workload", "dataset"], sort=True):
-        workload, dataset = workload_dataset(key)
-        title = workload_title(workload, dataset)
+    for s in sections(a.summary):
+        g = rows_of(a.summary, s)
+        title = section_title(g)
         if not (g["status"] == "ok").any():  # what was asked and why nothing finished, with nothing measured on it
-            lines += [f"## {title}", "", *nothing_finished_section(rows_of(a.points, workload, dataset))]
+            lines += [f"## {title}", "", *nothing_finished_section(rows_of(a.points, s))]
             continue
-        part, bound = _workload_part(a, g, workload, dataset, found.get((workload, dataset)),
-                                     dict(figures.get((workload, dataset), {})), priced, table,
-                                     list(devices.get((workload, dataset), [])))
+        part, bound = _workload_part(a, g, s, found.get(s), dict(figures.get(section_key(g), {})), priced, table,
+                                     list(devices.get(s, [])))
         bounded = bounded or bound
         lines += once(part, seen, title)  # each note and legend in full once
     if priced is not None and table is not None:

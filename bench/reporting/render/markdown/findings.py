@@ -67,8 +67,9 @@ def _vs_best_cell(p: Pair | None, named: bool) -> str:
     return f"{ratio_text(p.ratio)} vs {p.b['strategy']}" if named else ratio_text(p.ratio)
 
 
-def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
-    bests = strategy_bests(a, workload, dataset)
+def best_section(a: Analysis, section: int) -> list[str]:
+    """A section's best configuration per strategy and its winner."""
+    bests = strategy_bests(a, section)
     if not bests:
         return ["No configuration of this workload learns: nothing is ranked.", ""]
     named = sum(p is not None and same_config(p.a, p.b) for _, p in bests) > 1
@@ -77,10 +78,10 @@ def best_section(a: Analysis, workload: str, dataset: str) -> list[str]:
              "train s/epoch": seconds(r["train_s_median"]), "final val acc": number(r["final_val_accuracy"], ".3f")}
             for r, p in bests]
     names = [(r["backend"], r["strategy_label"]) for r, _ in bests]
-    win = winner(a, workload, dataset)
+    win = winner(a, section)
     if win is None:  # best configurations exist only where a winner does
         return [markdown_table(with_backend(rows, a.show_backend, names)), ""]
-    t = a.tradeoffs.get((workload, dataset))
+    t = a.tradeoffs.get(section)
     if t is not None and not t.settled:
         return [markdown_table(with_backend(rows, a.show_backend, names)), "",
                 f"**Fastest that learns:** {config_label(win)}, {sig(win['examples_per_s'])} examples/s, final val "
@@ -110,14 +111,14 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
         items = [f"`{p.a['strategy']}` {config_name(p.a)} {ratio_words(p.ratio)}" for p in c.others]
         lines.append(f"- **Every other strategy's best configuration that learns**, in throughput relative "
                      f"to it: {'; '.join(items)}.")
-    lines += _backend_line(a, c.workload, c.dataset)
+    lines += _backend_line(a, c.section)
     lines.append(f"- **Accuracy:** {conclusions.accuracy(win)}; {accuracy_evidence(win)}.")
     quick = conclusions.quickest(c)
     if quick:
         lines.append(f"- {quick}. The highest throughput does not always reach an accuracy first: a larger batch "
                      "takes fewer, bigger steps.")
-    be = rows_of(a.break_even, c.workload, c.dataset)
-    be = be[be["strategy"] == win["strategy"]] if not be.empty else be
+    be = rows_of(a.break_even, c.section)
+    be = be[be["strategy_id"] == win["strategy_id"]] if not be.empty else be
     payback = ""
     if not be.empty and be.iloc[0]["quick_key"] != be.iloc[0]["fast_key"] and be.iloc[0]["fast_key"] == config_key(win):
         n = be.iloc[0]["break_even_epochs"]
@@ -128,7 +129,7 @@ def _winner_lines(a: Analysis, summary: pd.DataFrame, c: Claims) -> list[str]:
              "longer)" if flag(win.get("warmup_after_others")) else "")
     lines.append(f"- **Warm-up:** epoch 1 trains {seconds(win['warmup_overhead_s'])} s longer than a steady "
                  f"epoch{later}{payback}.")
-    lines += _compiler_lines(rows_of(a.compilers, c.workload, c.dataset))
+    lines += _compiler_lines(rows_of(a.compilers, c.section))
     return lines
 
 
@@ -152,11 +153,11 @@ def _backend_id(row: Any) -> str:
     return f"{row['backend']} ({mark})" if mark else str(row["backend"])
 
 
-def _backend_line(a: Analysis, workload: str, dataset: str) -> list[str]:
+def _backend_line(a: Analysis, section: int) -> list[str]:
     """The fastest backend on each strategy that ran under two or more (:func:`~bench.reporting.claims.backend_bests`):
     its configuration and throughput, then every other backend's best relative to it, per process."""
     parts = []
-    for name, top, pairs in backend_bests(a, workload, dataset):
+    for name, top, pairs in backend_bests(a, section):
         rest = ", ".join(f"{_backend_id(p.a)} at {config_name(p.a)} {ratio_words(p.ratio)}" for p in pairs)
         maths = {str(r["backend"]): arithmetic_words(r) for r in (top, *(p.a for p in pairs))}
         differ = (f" — at different arithmetic ({'; '.join(f'{b} {m}' for b, m in maths.items())}), not only "
@@ -187,9 +188,9 @@ def _tradeoff_vs_baseline(a: Analysis, fast: Pair | None, best: Pair | None) -> 
             f"({config_label(base)}, {sig(base['examples_per_s'])} examples/s)."]
 
 
-def _augmentation_layers(a: Analysis, workload: str, dataset: str) -> list[str]:
+def _augmentation_layers(a: Analysis, section: int) -> list[str]:
     """The Keras augmentation layers the workload's records name (their class names, once each)."""
-    points = rows_of(a.points, workload, dataset)
+    points = rows_of(a.points, section)
     if points.empty or "augmentation_layers" not in points:
         return []
     return sorted({str(name) for names in points["augmentation_layers"] for name in names})
@@ -247,10 +248,10 @@ def backend_contrast(summary: pd.DataFrame) -> list[str]:
     return lines
 
 
-def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
+def backend_agreement(a: Analysis, section: int) -> list[str]:
     """In words, per pair of backends compared by seed: how many validation examples got the same class from both,
     summed over their configurations (each configuration's share too when there are several)."""
-    rows = rows_of(a.parity, workload, dataset)
+    rows = rows_of(a.parity, section)
     rows = rows[(rows["kind"] == "backend") & (rows["compared"] > 0)] if len(rows) else rows
     out = []
     pairs = [tuple(BACKEND_NAMES.get(b, b) for b in (r["baseline_backend"], r["backend"])) for _, r in rows.iterrows()]
@@ -268,14 +269,14 @@ def backend_agreement(a: Analysis, workload: str, dataset: str) -> list[str]:
     return out
 
 
-def findings_section(a: Analysis, workload: str, dataset: str, claims: Claims | None = None) -> list[str]:
+def findings_section(a: Analysis, section: int, claims: Claims | None = None) -> list[str]:
     """A workload's findings, each in full: the fastest configuration that learns and what to know about it (without
     a target, the throughput/accuracy trade-off when the fastest is not the most accurate)."""
-    summary = a.summary[(a.summary["workload"] == workload) & (a.summary["dataset"] == dataset)]
+    summary = rows_of(a.summary, section)
     lines = ["### Findings", ""]
-    c = claims if claims is not None else workload_claims(a, workload, dataset)
+    c = claims if claims is not None else workload_claims(a, section)
     win = c.winner
-    t = a.tradeoffs.get((workload, dataset))
+    t = a.tradeoffs.get(section)
     lines += backend_contrast(summary)  # first: the same model trained on one backend and not on another
     if c.outcome in (NONE_LEARNS, NONE_FINISHED):
         lines.append(none_learns(c))
@@ -283,8 +284,8 @@ def findings_section(a: Analysis, workload: str, dataset: str, claims: Claims | 
         lines += tradeoff_lines(a, summary, t)
     else:
         lines += _winner_lines(a, summary, c)
-    findings = backend_agreement(a, workload, dataset)
-    for _, w in rows_of(a.wrappers, workload, dataset).iterrows():
+    findings = backend_agreement(a, section)
+    for _, w in rows_of(a.wrappers, section).iterrows():
         lo, hi = min(w["ratios"]), max(w["ratios"])
         spread = f"{sig(lo)}x" if len(w["ratios"]) == 1 else f"{sig(lo)}-{sig(hi)}x"
         findings.append(f"the `{w['wrapper']}` wrapper (a `tf.distribute.OneDeviceStrategy` scope) costs "
@@ -297,7 +298,7 @@ def findings_section(a: Analysis, workload: str, dataset: str, claims: Claims | 
     if not excluded.empty and win is not None:
         findings.append(f"{len(excluded)} configuration(s) are not ranked because they do not learn, miss the target "
                         "or are significantly less accurate than the baseline")
-    layers = _augmentation_layers(a, workload, dataset)
+    layers = _augmentation_layers(a, section)
     if layers:
         findings.append(f"the model holds Keras augmentation layers ({', '.join(layers)}): a TPU cannot compile "
                         "the projective ones under TensorFlow and JAX needs TensorFlow for any; `python -m bench "

@@ -26,6 +26,7 @@ from bench.reporting.analysis.limits import INPUT, SAID_LIMITS
 from bench.reporting.analysis.predict import MEASURED, PREDICTED, REFERENCED, DevicePrediction
 from bench.reporting.frames.keys import row_of
 from bench.reporting.load.prices import Price
+from bench.reporting.render.labels import Names
 from bench.reporting.render.markdown.cost import bound_cell, times_cell
 from bench.reporting.render.text import DASH, config_label, markdown_table, rate, seconds, sig, usd
 from bench.reporting.render.words import PREDICTED_REASONS, PREDICTED_SHORT, device_name, predicted_reason
@@ -162,14 +163,15 @@ _CSV_FIGURES = ("train_s", "low_s", "high_s", "examples_per_s", "limit", "fixed_
                 "usd_to_target")
 
 
-def predictions_csv(predicted: Mapping[tuple[str, str], Sequence[DevicePrediction]]) -> str:
-    """Every workload's devices as CSV (one row each; seconds, examples/s, fractions, USD; the measured
+def predictions_csv(predicted: Mapping[int, Sequence[DevicePrediction]], names: Names) -> str:
+    """Every section's devices as CSV (one row each; seconds, examples/s, fractions, USD; the measured
     configuration a prediction scales from as ``source_*``): the file ``predictions.csv`` beside report.md, the
-    same figures as report.json's ``workloads[].predictions`` and the section's table."""
-    rows = [{"workload": w, "dataset": d, "device": device_name(p.device, kind=p.kind), "kind": p.kind,
-             "model": p.model, "basis": p.basis,
+    same figures as report.json's ``workloads[].predictions`` and the section's table. Their sources are named
+    (:func:`bench.reporting.render.labels.labelled_predictions`)."""
+    rows = [{"workload": names.workload(s), "dataset": names.dataset(s),
+             "device": device_name(p.device, kind=p.kind), "kind": p.kind, "model": p.model, "basis": p.basis,
              **{k: getattr(p, k) for k in _CSV_FIGURES},
              **{f"source_{k}": p.source.get(k) for k in ("backend", "strategy", "global_batch_size",
                                                          "steps_per_execution", "precision", "host_part")}}
-            for (w, d), devices in sorted(predicted.items()) for p in devices]
+            for s, devices in sorted(predicted.items()) for p in devices]
     return str(pd.DataFrame(rows).to_csv(index=False, lineterminator="\n", float_format="%.6g")) if rows else ""

@@ -13,6 +13,7 @@ import pandas as pd
 from bench.reporting.analysis.limits import SAID_LIMITS
 from bench.reporting.frames.points import COMPILED
 from bench.reporting.frames.summary import SHORT_EPOCH_S
+from bench.reporting.render.labels import absent as absent_strategies
 from bench.reporting.render.markdown.accuracy import accuracy_cell
 from bench.reporting.render.text import (
     DASH,
@@ -31,7 +32,6 @@ from bench.reporting.render.text import (
     with_backend,
 )
 from bench.reporting.render.words import ONE_STEP_WORDS, accuracy_flag_text, arithmetic_words, not_learning_text
-from bench.reporting.verdicts import absent_strategies
 
 MAX_COLUMNS = 12
 # Dropped first when a table has more than MAX_COLUMNS columns (all of them are in results.csv and report.json).

@@ -13,7 +13,7 @@ from bench.records.backends import SPECS, spec
 from bench.reporting.analysis.race import NO_OK
 from bench.reporting.analysis.race_replay import Spent
 from bench.reporting.frames.runs import time_budget
-from bench.reporting.render.text import DASH, config_label, markdown_table, seconds, workload_title
+from bench.reporting.render.text import DASH, config_label, markdown_table, seconds, section_title
 from bench.reporting.render.words import race_reason_text
 from bench.reporting.stats.sample import as_float
 
@@ -66,8 +66,8 @@ def race_section(spent: Spent | None) -> list[str]:
              f"{spent.used_s:.0f} s of point time, against about {spent.full_s:.0f} s for "
              f"repeats={spent.max_repeats} everywhere{share}. Speedup intervals of this run are Bonferroni-adjusted "
              f"over its {spent.max_repeats} looks at the data (method: docs/statistics.md).", ""]
-    for (workload, dataset), done in sorted(spent.settled.items()):
-        lines += [f"- {workload_title(workload, dataset)}: "
+    for section, done in sorted(spent.settled.items()):
+        lines += [f"- {section_title(spent.table[spent.table['section'] == section])}: "
                   + ("**settled**: the fastest's throughput separated from every other configuration's and its "
                      "speedup over its baseline is settled."
                      if done else "**not settled** at the repeats given: the answer above is the best estimate, "
