@@ -13,7 +13,7 @@ import pandas as pd
 
 from bench.records import RecordLike, as_records
 from bench.reporting.frames.epochs import epochs_frame
-from bench.reporting.frames.labels import identity_rows
+from bench.reporting.frames.identity import identity_rows
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.labels import labelled_analysis, with_labels
 from bench.reporting.verdicts import Analysis, analyze

@@ -93,3 +93,30 @@ def test_configurations_are_keyed_by_identity_columns_and_labelled_from_them() -
     named = ["workload", "dataset", "strategy", *SETTINGS]
     assert points.groupby(CONFIG_KEY).ngroups == points.groupby(named).ngroups == points.groupby(ORDER).ngroups > 20
     assert {"cpu@hostA", "cpu@hostB"} <= set(points["strategy"]) and points["host_shown"].any()
+
+
+def test_sections_and_strategies_are_ordered_by_their_columns_not_their_labels_words() -> None:
+    """Sections by workload, data set and examples used (numbers as numbers: 6000 before 12000), the default pipeline
+    first; strategies by backend in their declared order, then strategy, then the one asked, compiler, processes and
+    host. Sorting the labels' words put ``jax/cpu`` between TensorFlow's ``cpu`` and ``mirrored_cpu``, and
+    ``n_train=12000`` before ``n_train=6000``."""
+    from bench.reporting.frames.keys import with_codes
+    from tests.rows import identified
+
+    def row(backend: str, name: str, n: int = 6000, pipeline: str = "default", asked: str = "", mark: str = "",
+            host: str = "h") -> dict:
+        return identified({"workload": "w", "dataset_n_train": n, "input_pipeline": pipeline, "backend": backend,
+                           "strategy_requested": asked or name, "strategy_name": name, "compiler_mark": mark,
+                           "host": host})
+
+    rows = [row("jax", "cpu"), row("tensorflow", "mirrored_cpu"), row("tensorflow", "cpu", mark="XLA"),
+            row("tensorflow", "cpu", asked="auto"), row("tensorflow", "cpu"), row("torch", "cpu"),
+            row("tensorflow", "cpu", n=12000), row("tensorflow", "cpu", pipeline="autotune"),
+            row("tensorflow", "cpu", host="g")]
+    coded = with_codes(pd.DataFrame(rows).drop(columns=["section", "strategy_id", "host_key"]))
+    shown = with_labels(coded)
+    by_section = shown.drop_duplicates("section").sort_values("section")["dataset"].tolist()
+    assert by_section == ["d (n_train=6000)", "d (n_train=6000, pipeline=autotune)", "d (n_train=12000)"]
+    first = shown[shown["section"] == 0].sort_values("strategy_id")
+    assert first["strategy"].tolist() == ["cpu@g", "cpu@h", "cpu (XLA)@h", "auto (cpu)@h", "mirrored_cpu", "jax/cpu",
+                                          "torch/cpu"]

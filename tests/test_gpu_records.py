@@ -330,7 +330,7 @@ def test_records_of_an_earlier_builtin_definition_are_said_to_be_so_and_never_po
     its own."""
     from bench.records import as_records, load_records
     from bench.records.revisions import CURRENT, earlier_definition
-    from bench.reporting.frames.labels import workload_labels
+    from bench.reporting.frames.identity import workload_labels
 
     part = report[report.index("\n## catsdogs_cnn on synthetic (full, n_train=8000)"):]
     said = ("**Not today's workload**: these records trained `catsdogs_cnn` as an older bench defined it: a "

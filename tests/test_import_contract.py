@@ -254,11 +254,11 @@ def words_in(path: Path) -> list[str]:
 
 def test_no_reader_text_in_frames_analysis_verdicts_or_claims(tmp_path: Path) -> None:
     """Judgements are codes and numbers (issue 75): prices, race states, verdicts, the sources of a label's evidence
-    and device names are worded in render/. frames/labels.py holds the identity columns as records name them: the
+    and device names are worded in render/. frames/identity.py holds the identity columns as records name them: the
     compiler marks (``jit auto: XLA``) and a built-in's earlier definition (``sigmoid output, earlier definition``)."""
     reporting = BENCH / "reporting"
     files = [*sorted((reporting / "analysis").rglob("*.py")), reporting / "verdicts.py", reporting / "claims.py",
-             *sorted(p for p in (reporting / "frames").rglob("*.py") if p.name != "labels.py")]
+             *sorted(p for p in (reporting / "frames").rglob("*.py") if p.name != "identity.py")]
     assert len(files) > 25 and [w for f in files for w in words_in(f)] == []
     bad = tmp_path / "bad.py"
     bad.write_text('"""A docstring may talk."""\nSTATE = "misses target"\nCODE = "misses_target"\n'

@@ -242,7 +242,7 @@ def _rec(backend: str, asked: object, compiler: str | None, strategy: str = "cpu
     ("tensorflow", False, "XLA (tf.function, jit_compile=True)", "XLA"),  # the workload's compile settings set it
 ])
 def test_a_label_names_the_compiler_that_ran(backend: str, asked: object, compiler: str | None, mark: str) -> None:
-    from bench.reporting.frames.labels import compiler_mark
+    from bench.reporting.frames.identity import compiler_mark
     from tests.rows import strategy_labels
 
     r = _rec(backend, asked, compiler)

@@ -20,8 +20,8 @@ from bench.reporting.analysis.race_replay import Spent, replay
 from bench.reporting.analysis.seeds import SeedIndex
 from bench.reporting.analysis.tradeoff import Tradeoff, tradeoff
 from bench.reporting.frames.epochs import epochs_frame
+from bench.reporting.frames.identity import shows_backends
 from bench.reporting.frames.keys import CONFIG_KEY, SETTINGS, config_key, rows_of, same_config, sections, settings_of
-from bench.reporting.frames.labels import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.frames.speedups import DEFAULT_BASELINE, baseline_rows
 from bench.reporting.frames.summary import summarize
@@ -181,7 +181,7 @@ class Analysis:
 
     @property
     def show_backend(self) -> bool:
-        """Whether tables show a ``backend`` column (:func:`bench.reporting.frames.labels.shows_backends`)."""
+        """Whether tables show a ``backend`` column (:func:`bench.reporting.frames.identity.shows_backends`)."""
         return shows_backends(self.points)
 
 

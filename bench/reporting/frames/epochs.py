@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from bench.records import RecordLike, as_records
+from bench.reporting.frames.identity import identity_rows
 from bench.reporting.frames.keys import LABELS, plain_rows
-from bench.reporting.frames.labels import identity_rows
 from bench.reporting.stats.sample import as_float
 
 EPOCH_COLUMNS: tuple[tuple[str, str, str], ...] = (

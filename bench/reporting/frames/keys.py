@@ -18,7 +18,7 @@ SETTINGS = ["global_batch_size", "steps_per_execution", "precision"]
 DATASET_KEY = ["dataset_name", "dataset_scale", "dataset_n_train", "dataset_whole", "input_pipeline"]
 # A strategy: the backend, the strategy asked for and the one resolved, the compiler mark, processes and host.
 STRATEGY_KEY = ["backend", "strategy_requested", "strategy_name", "compiler_mark", "process_count", "host"]
-# A configuration; repeats of it are pooled. Identity columns only (frames.labels.identity_columns): no display label.
+# A configuration; repeats of it are pooled. Identity columns only (frames.identity.identity_columns): no display label.
 CONFIG_KEY = ["workload", *DATASET_KEY, *STRATEGY_KEY, *SETTINGS]
 # A section of a report: a workload on one data set.
 SECTION_KEY = ["workload", *DATASET_KEY]

@@ -17,8 +17,8 @@ from bench.predictions import decode
 from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.records.backends import spec
 from bench.reporting.frames.floors import probe_columns
+from bench.reporting.frames.identity import earlier_of, identity_rows
 from bench.reporting.frames.keys import LABELS, ORDER, plain_rows
-from bench.reporting.frames.labels import earlier_of, identity_rows
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, Reason, learning_reasons
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target

@@ -13,7 +13,7 @@ from tabulate import tabulate
 
 from bench.records import RecordLike
 from bench.reporting.analysis.compare import BOTH, NO_CLAIM, NOT_SIGNIFICANT, ONLY_IN
-from bench.reporting.frames.labels import shows_backends
+from bench.reporting.frames.identity import shows_backends
 from bench.reporting.frames.points import points_frame
 from bench.reporting.render.labels import Names, labelled
 from bench.reporting.render.labels import absent as absent_named

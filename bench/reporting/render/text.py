@@ -1,6 +1,6 @@
 """How every number and cell is written (seconds, dollars, ratios with intervals, speedups, dashes, markdown cells,
 the backend column), for the markdown report, the console table and ``compare``. Names come from
-:mod:`bench.reporting.frames.labels`.
+:mod:`bench.reporting.frames.identity`.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ def not_learning_text(value: Any) -> str:
 
 
 def earlier_text(earlier: tuple[str, ...]) -> str:
-    """Why a built-in's records are not today's workload of that name (``frames.labels.earlier_of``): the output and
+    """Why a built-in's records are not today's workload of that name (``frames.identity.earlier_of``): the output and
     loss its revision trained, and what replaced them."""
     workload, output, literal, change = (*earlier, "", "", "", "")[:4]
     since = f"; every change since: {'; '.join(earlier[4:])} (docs/workloads.md)" if len(earlier) > 4 else ""

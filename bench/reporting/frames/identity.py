@@ -29,7 +29,7 @@ def compiler_marks(typed: Sequence[Record]) -> list[str]:
 
 def identity_rows(typed: Sequence[Record]) -> pd.DataFrame:
     """One row of :func:`identity_columns` per record, one name per data set content (:func:`one_name_per_content`),
-    in the records' order."""
+    with its codes (:func:`bench.reporting.frames.keys.with_codes`), in the records' order."""
     rows = [identity_columns(r, workload, mark)
             for r, workload, mark in zip(typed, workload_labels(typed), compiler_marks(typed), strict=True)]
     return with_codes(one_name_per_content(pd.DataFrame(rows))) if rows else pd.DataFrame()
@@ -134,12 +134,12 @@ def workload_labels(records: Sequence[Record]) -> list[str]:
 
 def identity_columns(r: Record, workload: str, compiler: str) -> dict[str, Any]:
     """The columns that say which point a row belongs to, the same in the per-point and the per-epoch frame, codes
-    and numbers (no label; :func:`with_labels` makes those from them): run, point, ``workload`` (its label:
-    :func:`workload_labels`); the data set's name, content hash, scale ('' none), ``n_train`` and the whole set's
-    ``n_train`` (-1: not known) and input pipeline; backend, the strategy as requested and as resolved, the compiler
-    mark (``compiler``: :func:`compiler_marks`), the cooperating processes and the host; global batch (examples; a
-    skipped point that never knew it: its planned batch, else 0), steps_per_execution that ran, precision, repeat and
-    status."""
+    and numbers (no label: :mod:`bench.reporting.render.labels` makes those from them): run, point, ``workload``
+    (its name as tables show it: :func:`workload_labels`); the data set's name, content hash, scale ('' none),
+    ``n_train`` and the whole set's ``n_train`` (-1: not known) and input pipeline; backend, the strategy as requested
+    and as resolved, the compiler mark (``compiler``: :func:`compiler_marks`), the cooperating processes and the host;
+    global batch (examples; a skipped point that never knew it: its planned batch, else 0), steps_per_execution that
+    ran, precision, repeat and status."""
     ds, s = r.dataset, r.strategy
     return {"run_id": r.run_id, "point_id": r.point_id, "workload": workload,
             "dataset_name": ds.name or "?", "dataset_sha256": ds.sha256 or "", "dataset_scale": ds.scale or "",
