@@ -204,13 +204,15 @@ def verdicts(frame_or_dirs: pd.DataFrame | str | Path | Sequence[str | Path], ba
     throughput over repeats, accuracy over seeds, target, parity and speedup; per workload the answer."""
     from bench.records import as_records
     from bench.reporting.load import untrusted
+    from bench.reporting.render.labels import labelled_analysis
     from bench.reporting.render.report_json import report_data
     from bench.reporting.stats.paired import PARITY_MARGIN_PP
     from bench.reporting.verdicts import analyze
 
     records = as_records(untrusted.load(_dirs(frame_or_dirs)).records)
     margin = PARITY_MARGIN_PP if parity_margin_pp is None else parity_margin_pp
-    return report_data(analyze(records, baseline=baseline, parity_margin_pp=margin)).model_dump(mode="json")
+    a = labelled_analysis(analyze(records, baseline=baseline, parity_margin_pp=margin))
+    return report_data(a).model_dump(mode="json")
 
 
 class ShownPath(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath, as Path() is here

@@ -23,7 +23,7 @@ from bench.reporting.frames.keys import CONFIG_KEY, plain_rows, rows_of, section
 from bench.reporting.load.prices import Price, load_table
 from bench.reporting.load.throughput import measured_error
 from bench.reporting.render.claims_json import Claimed, Ratio, claims_data, ratio_data
-from bench.reporting.render.labels import Names, labelled_analysis, labelled_predictions
+from bench.reporting.render.labels import Names, labelled_predictions
 from bench.reporting.render.limits_json import Limit, limits_by_config
 from bench.reporting.render.race_json import RaceSpent, race_data
 from bench.reporting.render.text import config_label, flag, reason_text, section_key, two_speeds_text
@@ -332,8 +332,7 @@ def report_data(a: Analysis, claims: Mapping[int, Claims] | None = None,
     """The verdicts of an analysis as data (module docstring); ``claims``: each section's (:func:`all_claims`);
     ``predicted``: each section's devices (:func:`predictions_by_workload`, named by
     :func:`bench.reporting.render.labels.labelled_predictions`); ``prices``: the price table (the shipped one
-    without). ``a`` is labelled here unless it is (:func:`bench.reporting.render.labels.labelled_analysis`)."""
-    a = a if "strategy" in a.summary or a.summary.empty else labelled_analysis(a)
+    without). ``a`` is labelled (:func:`bench.reporting.render.labels.labelled_analysis`)."""
     found = claims if claims is not None else all_claims(a)
     table = prices if prices is not None else load_table()
     devices = predicted if predicted is not None else labelled_predictions(
