@@ -75,9 +75,11 @@ class Names:
         return cls(sections, strategies)
 
     def workload(self, section: int) -> str:
+        """A section's workload (its name as tables show it)."""
         return self.sections[int(section)][0]
 
     def dataset(self, section: int) -> str:
+        """A section's data set label."""
         return self.sections[int(section)][1]
 
     def key(self, section: int) -> tuple[str, str]:
