@@ -122,7 +122,7 @@ def run(workloads: Sequence[Any], suite: str | None = None, **keys: Any) -> pd.D
     status, run_dir = execute(cfg)
     if run_dir is None:
         raise ConfigError(f"resume={cfg.resume!r}: no run to resume (see the message above)")
-    frame = points_table(load_records([run_dir], warn=False).records, not_learning_text, with_labels)  # in words
+    frame = points_table(load_records([run_dir], warn=False).records, with_labels, not_learning_text)  # in words
     frame.attrs[RUN_DIRS] = [str(run_dir)]
     # status 1: no point succeeded; the frame's status and error columns say why, as the console table did
     if status > 128:

@@ -24,10 +24,8 @@ def _scalar(value: object) -> bool:
 
 def test_one_row_per_point_with_documented_scalar_columns() -> None:
     records = load_records(RECORDS, warn=False).records
-    table = points_table(records, labels=with_labels)  # bench.run's frame
+    table = points_table(records, with_labels)  # bench.run's frame
     assert list(table.columns) == [c for c, _, _ in POINT_COLUMNS] and len(table) == len(records)
-    bare = points_table(records)  # without labels: every other column
-    assert list(bare.columns) == [c for c, _, _ in POINT_COLUMNS if c not in ("dataset", "strategy")]
     assert all(_scalar(v) for col in table.columns for v in table[col]), "a column holds tuples or lists"
     ok = table[table["status"] == "ok"]
     assert (ok["steady_train_s"] > 0).all() and (ok["n_steady_epochs"] >= 1).all()
@@ -44,7 +42,7 @@ def test_one_row_per_point_and_epoch_matching_the_records() -> None:
         rows = long[(long["run_id"] == r.run_id) & (long["point_id"] == r.point_id)]
         assert rows["epoch"].tolist() == [e.epoch for e in r.epochs]
         assert rows.loc[rows["steady"], "epoch"].tolist() == [e.epoch for e in r.steady_epochs()]
-    table = points_table(records, labels=with_labels)  # the same labels in both frames: joined on run_id, point_id
+    table = points_table(records, with_labels)  # the same labels in both frames: joined on run_id, point_id
     joined = long.merge(table[["run_id", "point_id", "strategy", "dataset"]], on=["run_id", "point_id"],
                         suffixes=("", "_point"))
     assert len(joined) == len(long)
@@ -61,7 +59,7 @@ def test_the_docs_list_every_column_with_its_unit() -> None:
 
 
 def test_empty_runs_give_empty_frames_with_the_columns() -> None:
-    assert list(points_table([], labels=with_labels).columns) == [c for c, _, _ in POINT_COLUMNS]
+    assert list(points_table([], with_labels).columns) == [c for c, _, _ in POINT_COLUMNS]
     assert list(epochs_table([], with_labels).columns) == [c for c, _, _ in EPOCH_COLUMNS]
 
 

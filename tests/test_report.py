@@ -251,6 +251,8 @@ def test_report_main_default_out(tmp_path, monkeypatch, capsys):
     (["--bogus", "X"], "unrecognized arguments: --bogus"),
     # the key's old name (parity_tolerance, renamed parity_margin by issue 33) is named, not read as a folder
     ([str(RECORDS), "parity_tolerance=2"], "parity_tolerance: unknown key (did you mean parity_margin?); allowed: "),
+    # after an option too (argparse read it as an unrecognized argument there)
+    ([str(RECORDS), "--out", "X", "basline=cpu"], "basline: unknown key (did you mean baseline?); allowed: "),
 ])
 def test_report_main_bad_input(tmp_path, monkeypatch, capsys, argv, needle):
     monkeypatch.chdir(tmp_path)

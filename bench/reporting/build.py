@@ -28,6 +28,7 @@ from bench.reporting.render.markdown.document import render_markdown
 from bench.reporting.render.markdown.reach import PREDICTIONS_CSV, predictions_csv
 from bench.reporting.render.markdown.results import CSV_NAME, results_csv
 from bench.reporting.render.report_json import report_data, to_json
+from bench.reporting.render.text import section_key
 from bench.reporting.stats.paired import PARITY_MARGIN_PP
 from bench.reporting.verdicts import analyze_frames
 
@@ -82,10 +83,10 @@ def _build_report(record_dirs: list[Path], out_dir: Path, baseline: str, parity_
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         epochs = epochs_frame(loaded.records)  # the per-epoch figures need only the frames: they start at once
-        names = Names.of(epochs)  # the labels of its sections and strategies (the points' are the same codes)
-        shown = labelled(epochs, names)
+        shown = labelled(epochs, Names.of(epochs))  # the points' codes are the same: named alike
         for s in sections(epochs):
-            drawer.submit(*epoch_tasks(names.key(s), rows_of(shown, s), out_dir))
+            rows = rows_of(shown, s)
+            drawer.submit(*epoch_tasks(section_key(rows), rows, out_dir))
         points = points_frame(loaded.records)
         names = Names.of(points)
         for s in sections(points):

@@ -99,7 +99,7 @@ def report_main(argv: list[str]) -> int:
     try:
         singles = parse_overrides([t for t in argv if t.startswith("price.")])
         rest = [t for t in argv if not t.startswith("price.")]
-        args = parser.parse_args(hydra_style_args(rest, REPORT_KEYS))
+        args = parser.parse_intermixed_args(hydra_style_args(rest, REPORT_KEYS))  # a key after --out too
         if not args.dirs:
             raise CliError("no results folder given (usage: python -m bench report DIR [DIR ...])")
         unknown_key(args.dirs, REPORT_KEYS)

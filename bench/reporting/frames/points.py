@@ -18,7 +18,7 @@ from bench.records import ErrorInfo, Record, RecordLike, as_records
 from bench.records.backends import spec
 from bench.reporting.frames.floors import probe_columns
 from bench.reporting.frames.identity import earlier_of, identity_rows
-from bench.reporting.frames.keys import LABELS, ORDER, plain_rows
+from bench.reporting.frames.keys import ORDER, plain_rows
 from bench.reporting.frames.learning import CHANCE_MARGIN_PP, MIN_LOSS_DROP, Reason, learning_reasons
 from bench.reporting.frames.runs import with_run_peaks
 from bench.reporting.frames.targets import time_to_target
@@ -261,17 +261,16 @@ POINT_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def points_table(records: Sequence[RecordLike], reasons: Callable[[tuple[Reason, ...]], str] | None = None,
-                 labels: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> pd.DataFrame:
-    """One row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians, seconds); ``not_learning``
-    as ``reasons`` words it (default: its reason codes, ``; ``-separated); ``labels`` adds the ``dataset`` and
-    ``strategy`` labels (:func:`bench.reporting.render.labels.with_labels`; without, they are not columns)."""
+def points_table(records: Sequence[RecordLike], labels: Callable[[pd.DataFrame], pd.DataFrame],
+                 reasons: Callable[[tuple[Reason, ...]], str] | None = None) -> pd.DataFrame:
+    """``bench.run``'s frame: one row per point, the columns of :data:`POINT_COLUMNS` (steady samples as medians,
+    seconds), its labels added by ``labels`` (:func:`bench.reporting.render.labels.with_labels`); ``not_learning``
+    as ``reasons`` words it (default: its reason codes, ``; ``-separated)."""
     frame = points_frame(records)
-    frame = labels(frame) if labels is not None and not frame.empty else frame
-    columns = [c for c, _, _ in POINT_COLUMNS if labels is not None or c not in LABELS]
+    columns = [c for c, _, _ in POINT_COLUMNS]
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    out = frame.assign(n_steady_epochs=frame["steady_epoch_s"].map(len),
+    out = labels(frame).assign(n_steady_epochs=frame["steady_epoch_s"].map(len),
                        flops_uncounted=frame["flops_uncounted"].map("; ".join))
     for col in ("steady_epoch_s", "steady_train_s"):
         out[col] = out[col].map(finite_median)
